@@ -1,0 +1,171 @@
+"""``p2p10 rules``: the phases under the chosen options, and the meld solver for people and
+scripts."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Mapping
+from typing import IO, Any
+
+from p2p10.cards import COLOURS, card_text, cards_text, parse_hand, points
+from p2p10.errors import P2P10Error
+from p2p10.melds import label_text
+from p2p10.rules import OPTION_HELP, PHASES, RuleSet, describe_phase
+from p2p10.solver import LayDownPlan, solve
+
+
+def add_parser(sub: Any, rule_options: argparse.ArgumentParser) -> None:
+    """Register ``rules`` and its subcommands."""
+    rules = sub.add_parser("rules", help="the phases, the rule options and the meld solver",
+                           description="The phases under the chosen rule options, and the "
+                                       "meld solver.")
+    rsub = rules.add_subparsers(dest="rules_command", metavar="{phases,options,solve}")
+    rsub.required = True
+    phases = rsub.add_parser("phases", parents=[rule_options],
+                             help="list the phases played under the chosen options")
+    phases.set_defaults(func=cmd_phases)
+    options = rsub.add_parser("options", help="list every rule option")
+    options.set_defaults(func=cmd_options)
+    solve_p = rsub.add_parser(
+        "solve", parents=[rule_options],
+        help="the lay-down of a phase that puts the most cards down",
+        description="Print the lay-down of a phase that puts the most cards down. With --json, "
+                    'read one JSON object per line on stdin, {"phase": N, "hand": ["R7", ...], '
+                    '"options": {...}}, and write one JSON answer per line.',
+        epilog="example: p2p10 rules solve --phase 2 R7 B7 G7 R4 B5 Y6 W R2 R11 S")
+    solve_p.add_argument("--phase", type=int, help="the phase, 1..10")
+    solve_p.add_argument("--json", action="store_true",
+                         help="answer in JSON; with no cards, read JSON lines on stdin")
+    solve_p.add_argument("cards", nargs="*", metavar="CARD",
+                         help="cards in notation: R7 B12 G1 Y9 W S")
+    solve_p.set_defaults(func=cmd_solve)
+
+
+def cmd_options(args: argparse.Namespace) -> int:
+    """Print every rule option with its meaning."""
+    width = max(len(name) for name, _ in OPTION_HELP)
+    for name, text in OPTION_HELP:
+        print(f"  {name:<{width}}  {text}")
+    print("\nGive them with -o, e.g. -o skip=next -o goal=5 (or -o skip=next,goal=5).")
+    return 0
+
+
+def cmd_phases(args: argparse.Namespace) -> int:
+    """Print the phases played under the chosen rule options."""
+    rules: RuleSet = args.rules
+    print(f"Rules: {rules.describe()}")
+    for index, phase in enumerate(rules.phase_list, 1):
+        print(f"  {index:>2}. Phase {phase:>2}: {describe_phase(phase)}")
+    if rules.hands:
+        print(f"Exactly {rules.hands} hands; everybody plays the same phase each hand and "
+              "advances every hand; lowest total wins.")
+    elif rules.any_order:
+        print("Lay down any phase of the list not yet made, one per hand.")
+    if rules.goal:
+        print(f"The game ends after the hand in which somebody has made {rules.goal} phases.")
+    return 0
+
+
+def plan_json(plan: LayDownPlan | None) -> dict[str, Any]:
+    """The JSON answer for a solver result."""
+    if plan is None:
+        return {"makes": False, "melds": [], "down": 0}
+    melds = []
+    for meld in plan.melds:
+        values: list[int | str] = (
+            [COLOURS[v] for v in meld.values] if meld.kind == "color" else list(meld.values))
+        melds.append({"kind": meld.kind, "cards": [card_text(c) for c in meld.cards],
+                      "values": values})
+    return {"makes": True, "melds": melds, "down": plan.down}
+
+
+def _solve_request(request: Any) -> dict[str, Any]:
+    if not isinstance(request, Mapping):
+        raise P2P10Error("each line must be a JSON object with 'phase' and 'hand'")
+    unknown = set(request) - {"phase", "hand", "options"}
+    if unknown:
+        raise P2P10Error(f"unknown field(s): {', '.join(sorted(unknown))}")
+    phase = request.get("phase")
+    if isinstance(phase, bool) or not isinstance(phase, int) or phase not in PHASES:
+        raise P2P10Error(f"'phase' must be a whole number from 1 to 10, not {phase!r}")
+    hand = request.get("hand")
+    if not isinstance(hand, list) or not all(isinstance(c, str) for c in hand):
+        raise P2P10Error("'hand' must be a list of cards in notation, like [\"R7\", \"W\"]")
+    options = request.get("options")
+    if options is not None and not isinstance(options, Mapping | list):
+        raise P2P10Error("'options' must be an object like {\"natural\": \"phase\"} or a list")
+    rules = RuleSet.parse(options)
+    return plan_json(solve(parse_hand(hand), phase, rules))
+
+
+def answer_line(line: str) -> dict[str, Any]:
+    """Answer one JSON request line; never raises."""
+    try:
+        request = json.loads(line)
+    except ValueError as err:
+        return {"error": f"not JSON: {err}"}
+    try:
+        return _solve_request(request)
+    except P2P10Error as err:
+        return {"error": str(err)}
+
+
+def solve_stream(source: IO[str], sink: IO[str]) -> None:
+    """Answer every line of ``source`` with one line on ``sink``."""
+    for line in source:
+        if not line.strip():
+            sink.write(json.dumps({"error": "empty line"}) + "\n")
+        else:
+            sink.write(json.dumps(answer_line(line)) + "\n")
+        sink.flush()
+
+
+def print_plan(plan: LayDownPlan | None, phase: int, hand: tuple[int, ...]) -> None:
+    """Print a lay-down for a person."""
+    title = f"Phase {phase} ({describe_phase(phase)})"
+    if plan is None:
+        print(f"{title}: this hand does not make it.")
+        return
+    print(f"{title}: makes it, {plan.down} card{'s' * (plan.down != 1)} down")
+    for meld in plan.melds:
+        shown = []
+        for card, value in zip(meld.cards, meld.values, strict=True):
+            text = card_text(card)
+            if text == "W":
+                text += f"({COLOURS[value] if meld.kind == 'color' else value})"
+            shown.append(text)
+        print(f"  {label_text(meld.kind, meld.label, len(meld.cards)):<12} {' '.join(shown)}")
+    rest = list(hand)
+    for card in plan.cards:
+        rest.remove(card)
+    if rest:
+        print(f"Left in hand: {cards_text(rest)} ({sum(map(points, rest))} points)")
+    else:
+        print("Left in hand: nothing")
+
+
+def cmd_solve(args: argparse.Namespace) -> int:
+    """``p2p10 rules solve``."""
+    if args.json and not args.cards:
+        if args.phase is not None:
+            print("p2p10: --phase is read from each JSON line; leave it out with --json",
+                  file=sys.stderr)
+            return 2
+        solve_stream(sys.stdin, sys.stdout)
+        return 0
+    if args.phase is None or args.phase not in PHASES:
+        print("p2p10: give --phase N (1 to 10) and the cards, e.g. "
+              "p2p10 rules solve --phase 2 R7 B7 G7 R4 B5 Y6 W", file=sys.stderr)
+        return 2
+    if not args.cards:
+        print("p2p10: give the cards of the hand, e.g. R7 B7 G7 R4 B5 Y6 W", file=sys.stderr)
+        return 2
+    hand = parse_hand(args.cards)
+    plan = solve(hand, args.phase, args.rules)
+    if args.json:
+        print(json.dumps(plan_json(plan)))
+    else:
+        print_plan(plan, args.phase, hand)
+    return 0

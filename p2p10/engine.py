@@ -1,0 +1,622 @@
+"""The rules engine: game state as a pure fold of events.
+
+``GameState.apply(event)`` validates the event against the state and returns a new state;
+the old one is never changed. An event the rules forbid raises :class:`IllegalMove` with a
+message a player can read, and the state stays as it was. ``fold`` replays a list of events.
+
+The engine knows deck positions (slots) and the cards that have been opened to its viewer,
+never keys. A full-information simulation reveals every slot; a peer reveals only its own
+cards and what is played; a spectator only what is played. All of them fold the same events
+through the same code.
+
+Stages of a hand (``GameState.stage``)::
+
+    deal ──Deal──▶ draw ──DrawStock/TakeDiscard──▶ play ──Discard──▶ draw (next seat)
+                    │ (draw pile empty: Reshuffle)   │ LayDown, Hit (stay in play)
+                    ▼                                ▼ hand emptied (going out)
+                  reveal ◀── dead hand          reveal ──EndHand──▶ deal | over
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from p2p10.cards import DECK_SIZE, card_text, cards_text, is_natural, is_skip, points
+from p2p10.errors import IllegalMove
+from p2p10.events import (
+    Deal,
+    Discard,
+    DrawStock,
+    EndHand,
+    Event,
+    Hit,
+    LayDown,
+    Reshuffle,
+    Reveal,
+    TakeDiscard,
+)
+from p2p10.melds import Meld, MeldError, check_meld, hit
+from p2p10.rules import DEFAULT, PHASES, RuleSet, describe_phase
+
+HAND_SIZE = 10
+MIN_PLAYERS = 2
+MAX_PLAYERS = 6
+
+Stage = Literal["deal", "draw", "play", "reveal", "over"]
+
+
+@dataclass(frozen=True, slots=True)
+class Awaiting:
+    """Who may write the next event.
+
+    ``kind`` is ``"move"`` (``seat`` plays), ``"deal"``, ``"reshuffle"``, ``"reveal"``
+    (the hand is over; the cards left in hands must be revealed), ``"end_hand"`` or ``"over"``.
+    """
+
+    kind: Literal["move", "deal", "reshuffle", "reveal", "end_hand", "over"]
+    seat: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class HandResult:
+    """One row of the score sheet.
+
+    ``phase[s]`` is the phase seat s played (None if not dealt in), ``made[s]`` whether it was
+    laid down, ``points[s]`` the penalty points scored. A tie replay's row has ``tie=True`` and
+    its points do not count towards the totals.
+    """
+
+    number: int
+    tie: bool
+    phase: tuple[int | None, ...]
+    made: tuple[bool, ...]
+    points: tuple[int | None, ...]
+    went_out: int | None
+
+
+class GameState:
+    """The state of a game at one point of its event log. Treat it as immutable."""
+
+    __slots__ = (
+        "dead",
+        "dealer",
+        "discard",
+        "down",
+        "drawn",
+        "hand_no",
+        "hands",
+        "known",
+        "last_phase",
+        "made",
+        "melds",
+        "names",
+        "next_slot",
+        "pending_skips",
+        "pools",
+        "regular_hands",
+        "rules",
+        "seats_in_hand",
+        "sheet",
+        "stage",
+        "stock",
+        "tie",
+        "totals",
+        "turn",
+        "went_out",
+        "where",
+        "winner",
+    )
+
+    rules: RuleSet
+    names: tuple[str, ...]
+    hand_no: int
+    regular_hands: int
+    stage: Stage
+    dealer: int
+    turn: int
+    seats_in_hand: tuple[int, ...]
+    hands: tuple[tuple[int, ...], ...]
+    stock: tuple[int, ...]
+    discard: tuple[int, ...]
+    melds: tuple[Meld, ...]
+    known: Mapping[int, int]
+    where: Mapping[int, int]
+    pools: tuple[tuple[int, int, frozenset[int]], ...]
+    dead: frozenset[int]
+    drawn: bool
+    down: tuple[int | None, ...]
+    pending_skips: tuple[int, ...]
+    went_out: int | None
+    next_slot: int
+    totals: tuple[int, ...]
+    made: tuple[tuple[int, ...], ...]
+    last_phase: tuple[int | None, ...]
+    sheet: tuple[HandResult, ...]
+    tie: frozenset[int] | None
+    winner: int | None
+
+    def __init__(self, players: int, rules: RuleSet = DEFAULT,
+                 names: Sequence[str] | None = None) -> None:
+        if not MIN_PLAYERS <= players <= MAX_PLAYERS:
+            raise IllegalMove(f"Phase 10 is for 2 to 6 players, not {players}")
+        if names is not None and len(names) != players:
+            raise IllegalMove(f"{len(names)} names given for {players} players")
+        self.rules = rules
+        self.names = tuple(names) if names else tuple(f"Seat {i + 1}" for i in range(players))
+        self.hand_no = -1
+        self.regular_hands = 0
+        self.stage = "deal"
+        self.dealer = -1
+        self.turn = -1
+        self.seats_in_hand = ()
+        self.hands = ((),) * players
+        self.stock = ()
+        self.discard = ()
+        self.melds = ()
+        self.known = {}
+        self.where = {}
+        self.pools = ()
+        self.dead = frozenset()
+        self.drawn = False
+        self.down = (None,) * players
+        self.pending_skips = (0,) * players
+        self.went_out = None
+        self.next_slot = 0
+        self.totals = (0,) * players
+        self.made = ((),) * players
+        self.last_phase = (None,) * players
+        self.sheet = ()
+        self.tie = None
+        self.winner = None
+
+    # ----------------------------------------------------------------- reading the state
+
+    @property
+    def players(self) -> int:
+        """Number of seats at the table."""
+        return len(self.names)
+
+    def awaiting(self) -> Awaiting:
+        """Who may write the next event (see :class:`Awaiting`)."""
+        if self.stage == "over":
+            return Awaiting("over")
+        if self.stage == "deal":
+            return Awaiting("deal")
+        if self.stage == "reveal":
+            missing = self.unrevealed_in_hands()
+            return Awaiting("reveal") if missing else Awaiting("end_hand")
+        if self.stage == "draw" and not self.stock and len(self.discard) >= 2:
+            return Awaiting("reshuffle")
+        return Awaiting("move", self.turn)
+
+    def next_deal_seats(self) -> tuple[int, ...]:
+        """The seats the next ``Deal`` deals in: everybody, or the players of a tie replay."""
+        return tuple(sorted(self.tie)) if self.tie is not None else tuple(range(self.players))
+
+    def unrevealed_in_hands(self) -> tuple[int, ...]:
+        """Slots held in hands whose card this viewer does not know."""
+        return tuple(s for seat in self.seats_in_hand for s in self.hands[seat]
+                     if s not in self.known)
+
+    def card_at(self, slot: int) -> int | None:
+        """The card at ``slot`` if this viewer knows it."""
+        return self.known.get(slot)
+
+    def hand_cards(self, seat: int) -> tuple[int, ...]:
+        """The known cards of ``seat``'s hand (all of them for a full-information viewer)."""
+        return tuple(self.known[s] for s in self.hands[seat] if s in self.known)
+
+    def top_discard(self) -> int | None:
+        """The card on top of the discard pile, if any."""
+        return self.known[self.discard[-1]] if self.discard else None
+
+    def phase_of(self, seat: int) -> int | None:
+        """The phase ``seat`` plays this hand (under ``order=any``: the lowest not yet made);
+        None when the seat is not dealt into this hand."""
+        allowed = self.allowed_phases(seat)
+        return allowed[0] if allowed else None
+
+    def allowed_phases(self, seat: int) -> tuple[int, ...]:
+        """Every phase ``seat`` may lay down this hand."""
+        if self.stage == "over":
+            return ()
+        if self.tie is not None:
+            phase = self.last_phase[seat]
+            return (phase,) if seat in self.tie and phase is not None else ()
+        rules = self.rules
+        if rules.hands:
+            return (rules.phase_list[self.regular_hands % len(rules.phase_list)],)
+        if rules.any_order:
+            return tuple(p for p in rules.phase_list if p not in self.made[seat])
+        count = len(self.made[seat])
+        return (rules.phase_list[count],) if count < len(rules.phase_list) else ()
+
+    def skip_targets(self, seat: int) -> tuple[int, ...]:
+        """The seats a Skip discarded by ``seat`` may hit now (empty: it has no effect)."""
+        rules = self.rules
+        if rules.skip_next:
+            candidates: Iterable[int] = (self._seat_after(seat),)
+        else:
+            candidates = self.seats_in_hand
+        return tuple(t for t in candidates
+                     if t != seat and (rules.skip_stacking or self.pending_skips[t] == 0))
+
+    def is_over(self) -> bool:
+        """True once the game has a winner."""
+        return self.stage == "over"
+
+    # ------------------------------------------------------------------- applying events
+
+    def apply(self, event: Event) -> GameState:
+        """Validate ``event`` and return the state after it. Raises :class:`IllegalMove`."""
+        handler = _HANDLERS.get(type(event))
+        if handler is None:
+            raise IllegalMove(f"{event!r} is not a game event")
+        new = self._copy()
+        handler(new, event)
+        return new
+
+    def _copy(self) -> GameState:
+        new = object.__new__(GameState)
+        for name in GameState.__slots__:
+            object.__setattr__(new, name, getattr(self, name))
+        return new
+
+    def _fail(self, message: str, seat: int | None = None) -> IllegalMove:
+        return IllegalMove(message, seat)
+
+    def _name(self, seat: int) -> str:
+        return self.names[seat]
+
+    def _seat_after(self, seat: int) -> int:
+        order = self.seats_in_hand
+        if seat in order:
+            return order[(order.index(seat) + 1) % len(order)]
+        n = self.players
+        for step in range(1, n + 1):
+            candidate = (seat + step) % n
+            if candidate in order:
+                return candidate
+        raise AssertionError("no seat in hand")
+
+    def _set(self, name: str, value: object) -> None:
+        object.__setattr__(self, name, value)
+
+    def _replace_at(self, name: str, index: int, value: object) -> None:
+        items = list(getattr(self, name))
+        items[index] = value
+        self._set(name, tuple(items))
+
+    # Each _on_* mutates a fresh copy made by apply(); the original is never touched.
+
+    def _check_seat(self, seat: int, stage: Stage) -> None:
+        if not 0 <= seat < self.players:
+            raise self._fail(f"there is no seat {seat}")
+        if self.stage == "over":
+            raise self._fail("the game is over", seat)
+        if self.stage in ("deal", "reveal"):
+            raise self._fail("the hand is not being played: no moves now", seat)
+        waiting = self.awaiting()
+        if waiting.kind == "reshuffle":
+            raise self._fail("the draw pile is empty and must be reshuffled first", seat)
+        if seat != self.turn:
+            raise self._fail(f"it is {self._name(self.turn)}'s turn, not {self._name(seat)}'s", seat)
+        if self.stage != stage:
+            if stage == "draw":
+                raise self._fail("you have already drawn this turn", seat)
+            raise self._fail("draw a card first: from the draw pile or the discard pile", seat)
+
+    def _take_card(self, seat: int, slot: int, card: int) -> None:
+        """Check that ``seat`` holds ``slot`` with ``card``; open it; take it from the hand."""
+        if slot not in self.hands[seat]:
+            raise self._fail(f"{self._name(seat)} does not hold slot {slot}", seat)
+        self._open(slot, card, seat)
+        self._replace_at("hands", seat, tuple(s for s in self.hands[seat] if s != slot))
+
+    def _open(self, slot: int, card: int, seat: int | None = None) -> None:
+        if not 0 <= card < DECK_SIZE:
+            raise self._fail(f"card {card} does not exist", seat)
+        if not 0 <= slot < self.next_slot or slot in self.dead:
+            raise self._fail(f"slot {slot} is not in play", seat)
+        known = self.known.get(slot)
+        if known is not None:
+            if known != card:
+                raise self._fail(
+                    f"slot {slot} holds {card_text(known)}, not {card_text(card)}", seat)
+            return
+        other = self.where.get(card)
+        if other is not None:
+            raise self._fail(f"{card_text(card)} is already at slot {other}, not at slot {slot}", seat)
+        for first, end, pool in self.pools:
+            if first <= slot < end and card not in pool:
+                raise self._fail(
+                    f"{card_text(card)} was not among the cards reshuffled into slot {slot}", seat)
+        known_map = dict(self.known)
+        known_map[slot] = card
+        where = dict(self.where)
+        where[card] = slot
+        self._set("known", known_map)
+        self._set("where", where)
+
+    def _on_deal(self, event: Deal) -> None:
+        if self.stage != "deal":
+            raise self._fail("a hand is already under way")
+        n = self.players
+        hand_no = self.hand_no + 1
+        seats = self.next_deal_seats()
+        dealer = hand_no % n
+        start = next(s for s in ((dealer + k) % n for k in range(1, n + 1)) if s in seats)
+        order = seats[seats.index(start):] + seats[:seats.index(start)]
+        k = len(seats)
+        hands: list[tuple[int, ...]] = [() for _ in range(n)]
+        for i, seat in enumerate(order):
+            hands[seat] = tuple(range(i, HAND_SIZE * k, k))
+        first_slot = HAND_SIZE * k
+        self._set("hand_no", hand_no)
+        self._set("dealer", dealer)
+        self._set("seats_in_hand", seats)
+        self._set("hands", tuple(hands))
+        self._set("stock", tuple(range(DECK_SIZE - 1, first_slot, -1)))
+        self._set("discard", (first_slot,))
+        self._set("melds", ())
+        self._set("known", {})
+        self._set("where", {})
+        self._set("pools", ())
+        self._set("dead", frozenset())
+        self._set("next_slot", DECK_SIZE)
+        self._set("down", (None,) * n)
+        self._set("pending_skips", (0,) * n)
+        self._set("went_out", None)
+        self._open(first_slot, event.first_up)
+        if is_skip(event.first_up):
+            # A Skip turned up first costs the first player their first turn (seed 003).
+            self._replace_at("pending_skips", start, 1)
+        self._set("turn", dealer)
+        self._pass_turn()
+
+    def _pass_turn(self) -> None:
+        """Give the turn to the next seat, consuming the Skips that stand in the way."""
+        seat = self._seat_after(self.turn)
+        pending = list(self.pending_skips)
+        while pending[seat] > 0:
+            pending[seat] -= 1
+            seat = self._seat_after(seat)
+        self._set("pending_skips", tuple(pending))
+        self._set("turn", seat)
+        self._set("stage", "draw")
+        self._set("drawn", False)
+        if not self.stock and len(self.discard) < 2 and (
+                not self.discard or is_skip(self.known[self.discard[-1]])):
+            # Nothing can be drawn at all: the hand ends with nobody out.
+            self._set("stage", "reveal")
+
+    def _on_reveal(self, event: Reveal) -> None:
+        if self.stage in ("deal", "over"):
+            raise self._fail("no hand is under way: nothing to reveal")
+        for slot, card in event.cards:
+            self._open(slot, card)
+
+    def _on_reshuffle(self, event: Reshuffle) -> None:
+        if self.awaiting().kind != "reshuffle":
+            raise self._fail("the draw pile is not empty and nobody needs to draw: no reshuffle now")
+        old = self.discard[:-1]
+        cards = frozenset(self.known[s] for s in old)
+        first = self.next_slot
+        end = first + len(old)
+        known = {s: c for s, c in self.known.items() if s not in old}
+        where = {c: s for s, c in known.items()}
+        self._set("known", known)
+        self._set("where", where)
+        self._set("dead", self.dead | frozenset(old))
+        self._set("pools", self.pools + ((first, end, cards),))
+        self._set("discard", self.discard[-1:])
+        self._set("stock", tuple(range(end - 1, first - 1, -1)))
+        self._set("next_slot", end)
+
+    def _on_draw_stock(self, event: DrawStock) -> None:
+        self._check_seat(event.seat, "draw")
+        if not self.stock:
+            raise self._fail("the draw pile is empty: take the discard", event.seat)
+        slot = self.stock[-1]
+        self._set("stock", self.stock[:-1])
+        self._replace_at("hands", event.seat, self.hands[event.seat] + (slot,))
+        self._set("stage", "play")
+        self._set("drawn", True)
+
+    def _on_take_discard(self, event: TakeDiscard) -> None:
+        self._check_seat(event.seat, "draw")
+        top = self.top_discard()
+        if top is None:
+            raise self._fail("the discard pile is empty: draw from the draw pile", event.seat)
+        if is_skip(top):
+            raise self._fail("a Skip can never be taken from the discard pile", event.seat)
+        slot = self.discard[-1]
+        self._set("discard", self.discard[:-1])
+        self._replace_at("hands", event.seat, self.hands[event.seat] + (slot,))
+        self._set("stage", "play")
+        self._set("drawn", True)
+
+    def _on_lay_down(self, event: LayDown) -> None:
+        seat = event.seat
+        self._check_seat(seat, "play")
+        if self.down[seat] is not None:
+            raise self._fail("you have already laid down your phase this hand", seat)
+        allowed = self.allowed_phases(seat)
+        if event.phase not in allowed:
+            if not allowed:
+                raise self._fail("you have no phase left to lay down", seat)
+            words = " or ".join(map(str, allowed))
+            raise self._fail(f"you are on phase {words}, not phase {event.phase}", seat)
+        reqs = PHASES[event.phase]
+        title = f"Phase {event.phase} ({describe_phase(event.phase)})"
+        if len(event.melds) != len(reqs):
+            raise self._fail(f"{title} is {len(reqs)} meld{'s' * (len(reqs) > 1)}, "
+                             f"not {len(event.melds)}", seat)
+        all_slots = [s for spec in event.melds for s in spec.slots]
+        if len(set(all_slots)) != len(all_slots):
+            raise self._fail("a card cannot go into two melds", seat)
+        per_phase = self.rules.natural_per_phase
+        new_melds: list[Meld] = []
+        next_id = len(self.melds)
+        for req, spec in zip(reqs, event.melds, strict=True):
+            if len(spec.slots) != len(spec.cards):
+                raise self._fail("each card of a meld needs its slot", seat)
+            for slot, card in zip(spec.slots, spec.cards, strict=True):
+                self._take_card(seat, slot, card)
+            try:
+                label = check_meld(req.kind, spec.cards, req.size, spec.label, not per_phase)
+            except MeldError as err:
+                raise self._fail(f"Phase {event.phase} needs a {req.describe()}; {err}", seat) from None
+            new_melds.append(Meld(next_id, seat, req.kind, label, spec.slots, spec.cards))
+            next_id += 1
+        if per_phase and not any(is_natural(c) for spec in event.melds for c in spec.cards):
+            raise self._fail(f"{title} needs at least one numbered card", seat)
+        self._set("melds", self.melds + tuple(new_melds))
+        self._replace_at("down", seat, event.phase)
+        self._check_out(seat)
+
+    def _on_hit(self, event: Hit) -> None:
+        seat = event.seat
+        self._check_seat(seat, "play")
+        if self.down[seat] is None:
+            raise self._fail("lay down your own phase before you hit", seat)
+        if not 0 <= event.meld < len(self.melds):
+            raise self._fail(f"there is no meld {event.meld} on the table", seat)
+        meld = self.melds[event.meld]
+        if self.rules.hit_own and meld.owner != seat:
+            raise self._fail(f"with hit=own you may hit only your own melds, and the "
+                             f"{meld.describe()} is {self._name(meld.owner)}'s", seat)
+        self._take_card(seat, event.slot, event.card)
+        try:
+            grown = hit(meld, event.slot, event.card, event.end)
+        except MeldError as err:
+            raise self._fail(str(err), seat) from None
+        self._replace_at("melds", event.meld, grown)
+        self._check_out(seat)
+
+    def _on_discard(self, event: Discard) -> None:
+        seat = event.seat
+        self._check_seat(seat, "play")
+        targets = self.skip_targets(seat)
+        self._take_card(seat, event.slot, event.card)
+        self._set("discard", self.discard + (event.slot,))
+        going_out = not self.hands[seat]
+        if is_skip(event.card) and not going_out:
+            if event.target is None:
+                if targets:
+                    names = ", ".join(self._name(t) for t in targets)
+                    raise self._fail(f"say whom the Skip is for: {names}", seat)
+            elif event.target not in targets:
+                raise self._fail(self._why_not_target(seat, event.target), seat)
+            else:
+                self._replace_at("pending_skips", event.target,
+                                 self.pending_skips[event.target] + 1)
+        elif event.target is not None and not is_skip(event.card):
+            raise self._fail(f"only a Skip has a target, and {card_text(event.card)} is not one",
+                             seat)
+        if going_out:
+            self._check_out(seat)
+        else:
+            self._pass_turn()
+
+    def _why_not_target(self, seat: int, target: int) -> str:
+        if target == seat:
+            return "you cannot skip yourself"
+        if not 0 <= target < self.players or target not in self.seats_in_hand:
+            return f"seat {target} is not playing this hand"
+        if self.rules.skip_next:
+            return f"with skip=next the Skip goes to {self._name(self._seat_after(seat))}"
+        return (f"{self._name(target)} is already skipped and may not be skipped again "
+                "before their own turn")
+
+    def _check_out(self, seat: int) -> None:
+        if not self.hands[seat]:
+            self._set("went_out", seat)
+            self._set("stage", "reveal")
+
+    def _on_end_hand(self, event: EndHand) -> None:
+        if self.stage != "reveal":
+            raise self._fail("the hand is not over")
+        missing = self.unrevealed_in_hands()
+        if missing:
+            raise self._fail(f"slots {', '.join(map(str, missing))} must be revealed before scoring")
+        n = self.players
+        seats = self.seats_in_hand
+        hand_points: list[int | None] = [None] * n
+        for seat in seats:
+            hand_points[seat] = sum(points(self.known[s]) for s in self.hands[seat])
+        phases = tuple(self.phase_of(s) if s in seats else None for s in range(n))
+        played = tuple(self.down[s] if self.down[s] is not None else phases[s] for s in range(n))
+        result = HandResult(self.hand_no, self.tie is not None, played,
+                            tuple(self.down[s] is not None for s in range(n)),
+                            tuple(hand_points), self.went_out)
+        self._set("sheet", self.sheet + (result,))
+        self._set("stage", "deal")
+        if self.tie is not None:
+            if self.went_out is not None:
+                self._set("winner", self.went_out)
+                self._set("stage", "over")
+            return
+        self._set("totals", tuple(t + (p or 0) for t, p in zip(self.totals, hand_points, strict=True)))
+        made = list(self.made)
+        last = list(self.last_phase)
+        for seat in seats:
+            phase = self.down[seat]
+            if phase is not None:
+                made[seat] = made[seat] + (phase,)
+                last[seat] = phase
+            elif self.rules.hands:
+                last[seat] = phases[seat]
+        self._set("made", tuple(made))
+        self._set("last_phase", tuple(last))
+        self._set("regular_hands", self.regular_hands + 1)
+        self._settle_game()
+
+    def _settle_game(self) -> None:
+        rules = self.rules
+        if rules.hands:
+            finishers = list(range(self.players)) if self.regular_hands >= rules.hands else []
+        else:
+            finishers = [s for s in range(self.players) if len(self.made[s]) >= rules.phases_to_win]
+        if not finishers:
+            return
+        best = min(self.totals[s] for s in finishers)
+        tied = [s for s in finishers if self.totals[s] == best]
+        if len(tied) == 1:
+            self._set("winner", tied[0])
+            self._set("stage", "over")
+        else:
+            self._set("tie", frozenset(tied))
+
+
+_HANDLERS: dict[type, Callable[[GameState, Any], None]] = {
+    Deal: GameState._on_deal,
+    Reveal: GameState._on_reveal,
+    Reshuffle: GameState._on_reshuffle,
+    DrawStock: GameState._on_draw_stock,
+    TakeDiscard: GameState._on_take_discard,
+    LayDown: GameState._on_lay_down,
+    Hit: GameState._on_hit,
+    Discard: GameState._on_discard,
+    EndHand: GameState._on_end_hand,
+}
+
+
+def fold(events: Iterable[Event], players: int, rules: RuleSet = DEFAULT,
+         names: Sequence[str] | None = None) -> GameState:
+    """The state after applying ``events`` in order to a new game."""
+    state = GameState(players, rules, names)
+    for event in events:
+        state = state.apply(event)
+    return state
+
+
+def describe_hand(state: GameState, seat: int) -> str:
+    """A seat's known hand in notation (unknown cards shown as ``??``)."""
+    return " ".join(card_text(state.known[s]) if s in state.known else "??"
+                    for s in state.hands[seat])
+
+
+__all__ = ["Awaiting", "GameState", "HandResult", "cards_text", "describe_hand", "fold"]

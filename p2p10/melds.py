@@ -1,0 +1,201 @@
+"""Melds: sets, runs and colour groups; checking them and hitting cards onto them.
+
+A meld's wilds take a fixed value when it is laid down and keep it for the hand. The value
+of every card follows from the meld's *label*: a set's number, a run's lowest value (its
+cards are kept in ascending order, so a wild's value is its position), a colour group's
+colour.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from p2p10.cards import (
+    COLOUR_NAMES,
+    COLOURS,
+    MAX_NUMBER,
+    MIN_NUMBER,
+    card_text,
+    cards_text,
+    colour,
+    is_natural,
+    is_skip,
+    number,
+)
+from p2p10.rules import MeldKind
+
+End = Literal["low", "high"]
+
+
+class MeldError(ValueError):
+    """Cards that do not make the meld asked for; the message says why, in words."""
+
+
+@dataclass(frozen=True, slots=True)
+class Meld:
+    """A meld on the table.
+
+    ``slots`` and ``cards`` run in parallel; a run's are in ascending order of value.
+    """
+
+    id: int
+    owner: int
+    kind: MeldKind
+    label: int
+    slots: tuple[int, ...]
+    cards: tuple[int, ...]
+
+    @property
+    def values(self) -> tuple[int, ...]:
+        """The value each card stands for: a number, or a colour index for colour groups."""
+        if self.kind == "run":
+            return tuple(range(self.label, self.label + len(self.cards)))
+        return (self.label,) * len(self.cards)
+
+    @property
+    def high(self) -> int:
+        """A run's highest value."""
+        return self.label + len(self.cards) - 1
+
+    def describe(self) -> str:
+        """'set of 7s: R7 B7 W', 'run 3-6: W R4 G5 Y6', 'red: R1 R5 W ...'."""
+        return f"{label_text(self.kind, self.label, len(self.cards))}: {cards_text(self.cards)}"
+
+
+def label_text(kind: MeldKind, label: int, length: int) -> str:
+    """A meld's name from its kind and label: 'set of 7s', 'run 3-6', 'red group'."""
+    if kind == "set":
+        return f"set of {label}s"
+    if kind == "run":
+        return f"run {label}-{label + length - 1}"
+    return f"{COLOUR_NAMES[label]} group"
+
+
+def value_text(kind: MeldKind, value: int) -> str:
+    """A wild's value as text: a number, or a colour letter for colour groups."""
+    return COLOURS[value] if kind == "color" else str(value)
+
+
+def check_meld(
+    kind: MeldKind,
+    cards: Sequence[int],
+    min_size: int,
+    label: int | None = None,
+    need_natural: bool = True,
+) -> int:
+    """Check that ``cards`` make a meld of ``kind`` with at least ``min_size`` cards.
+
+    Runs are given in ascending order (a wild's position is its value). ``label`` may name
+    the set's number, the run's lowest value or the group's colour; it is needed only when
+    no numbered card settles it (an all-wild meld under ``natural=phase``).
+
+    Returns the label. Raises :class:`MeldError` with a readable reason.
+    """
+    shown = cards_text(cards) or "no cards"
+    if len(cards) < min_size:
+        raise MeldError(f"{shown} is {len(cards)} card{'s' * (len(cards) != 1)}, not {min_size}")
+    for card in cards:
+        if is_skip(card):
+            raise MeldError("a Skip can never be part of a meld")
+    naturals = [c for c in cards if is_natural(c)]
+    if need_natural and not naturals:
+        raise MeldError(f"{shown} has no numbered card; every meld needs at least one")
+    if kind == "set":
+        return _check_set(cards, naturals, label, shown)
+    if kind == "run":
+        return _check_run(cards, label, shown)
+    return _check_colour(naturals, label, shown)
+
+
+def _check_set(cards: Sequence[int], naturals: list[int], label: int | None, shown: str) -> int:
+    numbers = sorted({number(c) for c in naturals})
+    if len(numbers) > 1:
+        raise MeldError(f"{shown} is not a set: it mixes {' and '.join(map(str, numbers))}")
+    value = numbers[0] if numbers else label
+    if value is None:
+        raise MeldError(f"{shown} is all wilds: say which number the set stands for")
+    if label is not None and label != value:
+        raise MeldError(f"{shown} is a set of {value}s, not of {label}s")
+    if not MIN_NUMBER <= value <= MAX_NUMBER:
+        raise MeldError(f"a set's number must be 1 to 12, not {value}")
+    return value
+
+
+def _check_run(cards: Sequence[int], label: int | None, shown: str) -> int:
+    start = label
+    for index, card in enumerate(cards):
+        if is_natural(card):
+            implied = number(card) - index
+            if start is None:
+                start = implied
+            elif implied != start:
+                expected = start + index
+                if number(card) > expected:
+                    raise MeldError(f"{shown} has a gap at {expected}")
+                raise MeldError(
+                    f"{shown} is not in ascending order: {card_text(card)} cannot stand at {expected}"
+                )
+    if start is None:
+        raise MeldError(f"{shown} is all wilds: say where the run starts")
+    if start < MIN_NUMBER:
+        raise MeldError(f"{shown} would need a card below 1; runs go from 1 to 12 and do not wrap")
+    if start + len(cards) - 1 > MAX_NUMBER:
+        raise MeldError(f"{shown} would need a card above 12; runs go from 1 to 12 and do not wrap")
+    return start
+
+
+def _check_colour(naturals: list[int], label: int | None, shown: str) -> int:
+    colours = sorted({colour(c) for c in naturals})
+    if len(colours) > 1:
+        names = " and ".join(COLOUR_NAMES[c] for c in colours)
+        raise MeldError(f"{shown} is not one colour: it mixes {names}")
+    value = colours[0] if colours else label
+    if value is None:
+        raise MeldError(f"{shown} is all wilds: say which colour the group is")
+    if label is not None and label != value:
+        raise MeldError(f"{shown} is {COLOUR_NAMES[value]}, not {COLOUR_NAMES[label]}")
+    if not 0 <= value < len(COLOURS):
+        raise MeldError(f"colour {value} does not exist")
+    return value
+
+
+def hit_ends(meld: Meld, card: int) -> tuple[End | None, ...]:
+    """Where ``card`` can be hit on ``meld``: ``(None,)`` for a set or colour group it fits,
+    ``("low",)``, ``("high",)`` or both for a run, ``()`` when it does not fit."""
+    if is_skip(card):
+        return ()
+    wild = not is_natural(card)
+    if meld.kind == "set":
+        return (None,) if wild or number(card) == meld.label else ()
+    if meld.kind == "color":
+        return (None,) if wild or colour(card) == meld.label else ()
+    ends: list[End] = []
+    if meld.label > MIN_NUMBER and (wild or number(card) == meld.label - 1):
+        ends.append("low")
+    if meld.high < MAX_NUMBER and (wild or number(card) == meld.high + 1):
+        ends.append("high")
+    return tuple(ends)
+
+
+def hit(meld: Meld, slot: int, card: int, end: End | None) -> Meld:
+    """The meld with ``card`` added; raises :class:`MeldError` when it does not fit there."""
+    ends = hit_ends(meld, card)
+    if meld.kind != "run":
+        if not ends:
+            raise MeldError(f"{card_text(card)} does not fit the {meld.describe()}")
+        return Meld(meld.id, meld.owner, meld.kind, meld.label,
+                    meld.slots + (slot,), meld.cards + (card,))
+    if end is None and len(ends) == 1:
+        end = ends[0]
+    if end not in ends:
+        where = f" at the {end} end" if end else ""
+        reason = f"{card_text(card)} does not fit the {meld.describe()}{where}"
+        if end is None and len(ends) == 2:
+            reason = f"say which end of the {meld.describe()} the wild goes on"
+        raise MeldError(reason)
+    if end == "low":
+        return Meld(meld.id, meld.owner, "run", meld.label - 1,
+                    (slot,) + meld.slots, (card,) + meld.cards)
+    return Meld(meld.id, meld.owner, "run", meld.label, meld.slots + (slot,), meld.cards + (card,))

@@ -1,0 +1,219 @@
+"""The rule set: the ten phases and every rule option, as one immutable value.
+
+Every variation the seeds describe is a field of :class:`RuleSet`; the engine reads the
+fields in exactly one place each, never a fork of the code. Options are written the same way
+on the command line, in scenario files and in JSON: ``skip=next``, ``skip_stacking``,
+``natural=phase``, ``hit=own``, ``phases=even``, ``phases=odd``, ``order=any``,
+``hands=10``, ``goal=N``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, fields
+from typing import Literal
+
+from p2p10.errors import BadRules
+
+MeldKind = Literal["set", "run", "color"]
+
+
+@dataclass(frozen=True, slots=True)
+class MeldReq:
+    """One meld a phase asks for: a kind and its minimum size."""
+
+    kind: MeldKind
+    size: int
+
+    def describe(self) -> str:
+        """'set of 3', 'run of 4', '7 cards of one colour'."""
+        if self.kind == "color":
+            return f"{self.size} cards of one colour"
+        return f"{self.kind} of {self.size}"
+
+
+PHASES: Mapping[int, tuple[MeldReq, ...]] = {
+    1: (MeldReq("set", 3), MeldReq("set", 3)),
+    2: (MeldReq("set", 3), MeldReq("run", 4)),
+    3: (MeldReq("set", 4), MeldReq("run", 4)),
+    4: (MeldReq("run", 7),),
+    5: (MeldReq("run", 8),),
+    6: (MeldReq("run", 9),),
+    7: (MeldReq("set", 4), MeldReq("set", 4)),
+    8: (MeldReq("color", 7),),
+    9: (MeldReq("set", 5), MeldReq("set", 2)),
+    10: (MeldReq("set", 5), MeldReq("set", 3)),
+}
+
+
+def describe_phase(phase: int) -> str:
+    """'2 sets of 3', 'set of 3 + run of 4', ..."""
+    reqs = PHASES[phase]
+    if len(reqs) == 2 and reqs[0] == reqs[1]:
+        return f"2 {reqs[0].kind}s of {reqs[0].size}"
+    return " + ".join(r.describe() for r in reqs)
+
+
+@dataclass(frozen=True, slots=True)
+class RuleSet:
+    """Every rule option. The default value is the standard Mattel game.
+
+    Attributes:
+        skip_next: ``skip=next`` — a Skip always hits the next player (at two players the
+            discarder goes again) instead of a target the discarder chooses.
+        skip_stacking: a player may be skipped again before their own next turn.
+        natural_per_phase: ``natural=phase`` — one numbered card per phase is enough,
+            instead of one in every meld.
+        hit_own: ``hit=own`` — hit only on your own melds.
+        phase_list: the phases played, in order (``phases=even`` / ``phases=odd``).
+        any_order: ``order=any`` — lay down any phase of the list not yet made.
+        hands: ``hands=N`` — exactly N hands; everybody plays the same phase each hand and
+            advances whether or not they made it; lowest total wins. 0 means off.
+        goal: ``goal=N`` — the game ends after the hand in which somebody has made N phases.
+            0 means off (the game ends when somebody has made every phase of the list).
+    """
+
+    skip_next: bool = False
+    skip_stacking: bool = False
+    natural_per_phase: bool = False
+    hit_own: bool = False
+    phase_list: tuple[int, ...] = tuple(range(1, 11))
+    any_order: bool = False
+    hands: int = 0
+    goal: int = 0
+
+    def __post_init__(self) -> None:
+        if not self.phase_list or any(p not in PHASES for p in self.phase_list):
+            raise BadRules(f"phase list {self.phase_list} must name phases 1..10")
+        if self.hands < 0 or self.goal < 0:
+            raise BadRules("hands and goal must be positive")
+        if self.hands and self.goal:
+            raise BadRules("hands=N and goal=N cannot both be set: each ends the game")
+        if self.hands and self.any_order:
+            raise BadRules("order=any has no meaning with hands=N: everybody plays the same phase")
+        if self.goal > len(self.phase_list):
+            raise BadRules(
+                f"goal={self.goal} is more phases than the {len(self.phase_list)} played"
+            )
+
+    @property
+    def phases_to_win(self) -> int:
+        """How many phases a player must make to finish (not used with ``hands``)."""
+        return self.goal or len(self.phase_list)
+
+    def options(self) -> tuple[str, ...]:
+        """The rule set written as option strings; empty for the default rules."""
+        out: list[str] = []
+        if self.skip_next:
+            out.append("skip=next")
+        if self.skip_stacking:
+            out.append("skip_stacking")
+        if self.natural_per_phase:
+            out.append("natural=phase")
+        if self.hit_own:
+            out.append("hit=own")
+        if self.phase_list != DEFAULT.phase_list:
+            named = {v: k for k, v in PHASE_LISTS.items()}
+            out.append(f"phases={named.get(self.phase_list, ','.join(map(str, self.phase_list)))}")
+        if self.any_order:
+            out.append("order=any")
+        if self.hands:
+            out.append(f"hands={self.hands}")
+        if self.goal:
+            out.append(f"goal={self.goal}")
+        return tuple(out)
+
+    def describe(self) -> str:
+        """A readable one-liner of the options in force."""
+        return ", ".join(self.options()) or "standard rules"
+
+    @classmethod
+    def parse(cls, options: Iterable[str] | Mapping[str, object] | None = None) -> RuleSet:
+        """Build a rule set from option strings (``["skip=next", "goal=5"]``) or a mapping
+        (``{"skip": "next", "goal": 5, "skip_stacking": true}``). Raises :class:`BadRules`."""
+        if options is None:
+            return DEFAULT
+        pairs: list[tuple[str, str]] = []
+        if isinstance(options, Mapping):
+            for key, value in options.items():
+                if value is True:
+                    value = "true"
+                elif value is False:
+                    value = "false"
+                pairs.append((str(key), str(value)))
+        else:
+            for item in options:
+                key, sep, value = str(item).partition("=")
+                pairs.append((key, value if sep else "true"))
+        kwargs: dict[str, object] = {}
+        for key, value in pairs:
+            kwargs.update(_parse_option(key.strip().lower(), value.strip().lower()))
+        return cls(**kwargs)  # type: ignore[arg-type]
+
+
+PHASE_LISTS: Mapping[str, tuple[int, ...]] = {
+    "all": tuple(range(1, 11)),
+    "even": (2, 4, 6, 8, 10),
+    "odd": (1, 3, 5, 7, 9),
+}
+
+OPTION_HELP = (
+    ("skip=next", "a Skip always hits the next player (two players: you go again)"),
+    ("skip_stacking", "a player may be skipped again before their own next turn"),
+    ("natural=phase", "one numbered card per phase is enough (default: one per meld)"),
+    ("hit=own", "hit only on your own melds"),
+    ("phases=even|odd", "play only the even (2,4,6,8,10) or odd (1,3,5,7,9) phases"),
+    ("order=any", "lay down any phase of the list not yet made"),
+    ("hands=N", "exactly N hands, everybody advances every hand, lowest total wins"),
+    ("goal=N", "the game ends when somebody has made N phases"),
+)
+
+
+def _flag(key: str, value: str) -> bool:
+    if value in ("true", "1", "yes", "on", ""):
+        return True
+    if value in ("false", "0", "no", "off"):
+        return False
+    raise BadRules(f"{key}={value}: expected true or false")
+
+
+def _count(key: str, value: str) -> int:
+    if not value.isdigit() or int(value) < 1:
+        raise BadRules(f"{key}={value}: expected a whole number of at least 1")
+    return int(value)
+
+
+def _parse_option(key: str, value: str) -> dict[str, object]:
+    if key == "skip":
+        if value in ("next", "choose"):
+            return {"skip_next": value == "next"}
+        raise BadRules(f"skip={value}: expected skip=next or skip=choose")
+    if key in ("skip_stacking", "skip-stacking"):
+        return {"skip_stacking": _flag(key, value)}
+    if key == "natural":
+        if value in ("phase", "meld"):
+            return {"natural_per_phase": value == "phase"}
+        raise BadRules(f"natural={value}: expected natural=phase or natural=meld")
+    if key == "hit":
+        if value in ("own", "any"):
+            return {"hit_own": value == "own"}
+        raise BadRules(f"hit={value}: expected hit=own or hit=any")
+    if key == "phases":
+        if value in PHASE_LISTS:
+            return {"phase_list": PHASE_LISTS[value]}
+        raise BadRules(f"phases={value}: expected phases=all, phases=even or phases=odd")
+    if key == "order":
+        if value in ("any", "sequence"):
+            return {"any_order": value == "any"}
+        raise BadRules(f"order={value}: expected order=any or order=sequence")
+    if key == "hands":
+        return {"hands": _count(key, value)}
+    if key == "goal":
+        return {"goal": _count(key, value)}
+    known = ", ".join(name for name, _ in OPTION_HELP)
+    raise BadRules(f"unknown rule option {key!r}; the options are {known}")
+
+
+DEFAULT = RuleSet()
+
+RULE_FIELDS = tuple(f.name for f in fields(RuleSet))

@@ -1,0 +1,280 @@
+"""The meld solver: can a hand make a phase, and which lay-down puts the most cards down.
+
+The search is exact. A phase is at most two melds, and the shapes that occur are one run,
+one colour group, two sets, or a set and a run. For each shape the solver enumerates every
+choice of meld parameters (a set's number, a run's interval, a group's colour) and, for each,
+the one real decision left: which meld gets a numbered card that both could use. Given the
+parameters, everything else is forced: a set or colour group takes every numbered card that
+fits plus every spare wild (they take any number of cards), a run takes exactly one card per
+value and a wild for every gap. So the enumeration covers every lay-down, and each candidate
+is scored in constant time from prefix counts.
+
+The best lay-down maximises the cards put down (the phase plus extra cards on its own melds),
+then the penalty points put down (so dear cards leave the hand first); remaining ties go to
+the first candidate in a fixed order, so the answer is deterministic.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from p2p10.cards import (
+    COLOURS,
+    MAX_NUMBER,
+    colour,
+    is_natural,
+    is_wild,
+    number,
+    points,
+    sort_key,
+)
+from p2p10.melds import Meld, hit_ends
+from p2p10.rules import DEFAULT, PHASES, MeldKind, MeldReq, RuleSet
+
+WILD_POINTS = 25
+
+
+@dataclass(frozen=True, slots=True)
+class PlannedMeld:
+    """One meld of a lay-down: its kind, label and cards (runs in ascending order)."""
+
+    kind: MeldKind
+    label: int
+    cards: tuple[int, ...]
+
+    @property
+    def values(self) -> tuple[int, ...]:
+        """The value each card stands for (a number; a colour index for colour groups)."""
+        if self.kind == "run":
+            return tuple(range(self.label, self.label + len(self.cards)))
+        return (self.label,) * len(self.cards)
+
+
+@dataclass(frozen=True, slots=True)
+class LayDownPlan:
+    """A complete lay-down of a phase, melds in the phase's order."""
+
+    phase: int
+    melds: tuple[PlannedMeld, ...]
+
+    @property
+    def down(self) -> int:
+        """How many cards go down."""
+        return sum(len(m.cards) for m in self.melds)
+
+    @property
+    def cards(self) -> tuple[int, ...]:
+        """Every card that goes down."""
+        return tuple(c for m in self.melds for c in m.cards)
+
+
+_Melds = tuple[PlannedMeld, ...] | None
+
+
+class _Hand:
+    """A hand broken down for the search: numbered cards by number and by colour, wilds."""
+
+    __slots__ = ("by_colour", "by_number", "count", "prefix", "wilds")
+
+    def __init__(self, cards: Iterable[int]) -> None:
+        ordered = sorted(cards, key=sort_key)
+        self.by_number: list[list[int]] = [[] for _ in range(MAX_NUMBER + 1)]
+        self.by_colour: list[list[int]] = [[] for _ in COLOURS]
+        self.wilds: list[int] = []
+        for card in ordered:
+            if is_natural(card):
+                self.by_number[number(card)].append(card)
+                self.by_colour[colour(card)].append(card)
+            elif is_wild(card):
+                self.wilds.append(card)
+        self.count = [len(cs) for cs in self.by_number]
+        # prefix[x] = how many of the values 1..x-1 are present (for O(1) run gaps).
+        self.prefix = [0] * (MAX_NUMBER + 2)
+        for x in range(1, MAX_NUMBER + 1):
+            self.prefix[x + 1] = self.prefix[x] + (1 if self.count[x] else 0)
+
+    def present(self, low: int, high: int) -> int:
+        """How many values in low..high have at least one numbered card."""
+        return self.prefix[high + 1] - self.prefix[low]
+
+
+def solve(cards: Sequence[int], phase: int, rules: RuleSet = DEFAULT) -> LayDownPlan | None:
+    """The lay-down of ``phase`` from ``cards`` that puts the most cards down, or None."""
+    hand = _Hand(cards)
+    reqs = PHASES[phase]
+    kinds = tuple(r.kind for r in reqs)
+    melds: _Melds
+    if kinds == ("run",):
+        melds = _best_run(hand, reqs[0].size)
+    elif kinds == ("color",):
+        melds = _best_colour(hand, reqs[0].size)
+    elif kinds == ("set", "set"):
+        melds = _best_two_sets(hand, reqs, rules.natural_per_phase)
+    elif kinds == ("set", "run"):
+        melds = _best_set_and_run(hand, reqs, rules.natural_per_phase)
+    else:  # pragma: no cover - every phase in PHASES has one of the shapes above
+        raise NotImplementedError(f"no solver for phase shape {kinds}")
+    return LayDownPlan(phase, melds) if melds is not None else None
+
+
+def can_make(cards: Sequence[int], phase: int, rules: RuleSet = DEFAULT) -> bool:
+    """Whether ``cards`` hold ``phase``."""
+    return solve(cards, phase, rules) is not None
+
+
+def _run_cards(hand: _Hand, low: int, high: int, wilds: list[int],
+               skip_value: int = 0) -> tuple[int, ...]:
+    """One numbered card per value of low..high, a wild in every gap (and at skip_value)."""
+    out: list[int] = []
+    spare = iter(wilds)
+    for x in range(low, high + 1):
+        if x != skip_value and hand.count[x]:
+            out.append(hand.by_number[x][0])
+        else:
+            out.append(next(spare))
+    return tuple(out)
+
+
+def _run_points(hand: _Hand, low: int, high: int) -> int:
+    return sum(points(hand.by_number[x][0]) for x in range(low, high + 1) if hand.count[x])
+
+
+def _best_run(hand: _Hand, size: int) -> _Melds:
+    w = len(hand.wilds)
+    best: tuple[int, int, int, int] | None = None
+    for low in range(1, MAX_NUMBER - size + 2):
+        for high in range(low + size - 1, MAX_NUMBER + 1):
+            present = hand.present(low, high)
+            gaps = high - low + 1 - present
+            if gaps > w or present == 0:
+                continue
+            key = (high - low + 1, _run_points(hand, low, high) + WILD_POINTS * gaps)
+            if best is None or key > best[:2]:
+                best = (*key, low, high)
+    if best is None:
+        return None
+    low, high = best[2], best[3]
+    return (PlannedMeld("run", low, _run_cards(hand, low, high, hand.wilds)),)
+
+
+def _best_colour(hand: _Hand, size: int) -> _Melds:
+    w = len(hand.wilds)
+    best: tuple[int, int, int] | None = None
+    for c, naturals in enumerate(hand.by_colour):
+        if not naturals or len(naturals) + w < size:
+            continue
+        key = (len(naturals) + w, sum(map(points, naturals)))
+        if best is None or key > best[:2]:
+            best = (*key, c)
+    if best is None:
+        return None
+    c = best[2]
+    return (PlannedMeld("color", c, tuple(hand.by_colour[c]) + tuple(hand.wilds)),)
+
+
+def _natural_ok(counts: Sequence[int], per_phase: bool) -> bool:
+    return sum(counts) >= 1 if per_phase else all(n >= 1 for n in counts)
+
+
+def _with_wilds(kind: MeldKind, label: int, naturals: Sequence[int], wilds: Sequence[int]) -> PlannedMeld:
+    return PlannedMeld(kind, label, tuple(naturals) + tuple(wilds))
+
+
+def _best_two_sets(hand: _Hand, reqs: Sequence[MeldReq], per_phase: bool) -> _Melds:
+    k1, k2 = reqs[0].size, reqs[1].size
+    w = len(hand.wilds)
+    symmetric = k1 == k2
+    best: tuple[int, int, int, int, int] | None = None  # down, points, v1, v2, split
+    for v1 in range(1, MAX_NUMBER + 1):
+        for v2 in range(v1 if symmetric else 1, MAX_NUMBER + 1):
+            if v1 != v2:
+                a, b = hand.count[v1], hand.count[v2]
+                splits = [(a, b)]
+            else:
+                n = hand.count[v1]
+                splits = [(a, n - a) for a in range(n + 1)]
+            for a, b in splits:
+                if not _natural_ok((a, b), per_phase):
+                    continue
+                if max(0, k1 - a) + max(0, k2 - b) > w:
+                    continue
+                naturals = a + b
+                pts = (sum(map(points, hand.by_number[v1][:a]))
+                       + sum(map(points, hand.by_number[v2][-b:] if b else [])))
+                key = (naturals + w, pts + WILD_POINTS * w)
+                if best is None or key > best[:2]:
+                    best = (*key, v1, v2, a)
+                break  # every feasible split of one number puts the same cards down
+    if best is None:
+        return None
+    _, _, v1, v2, a = best
+    first = hand.by_number[v1][:a] if v1 == v2 else hand.by_number[v1]
+    second = hand.by_number[v2][a:] if v1 == v2 else hand.by_number[v2]
+    need1 = max(0, k1 - len(first))
+    need2 = max(0, k2 - len(second))
+    # The first set takes its gaps plus every spare wild; the second only its gaps.
+    wilds1 = hand.wilds[: w - need2]
+    wilds2 = hand.wilds[w - need2:]
+    assert len(wilds1) >= need1
+    return (_with_wilds("set", v1, first, wilds1), _with_wilds("set", v2, second, wilds2))
+
+
+def _run_intervals(hand: _Hand, size: int) -> list[tuple[int, int, int, int]]:
+    """Every run interval of at least ``size`` that the wilds could fill:
+    (low, high, values present, points of one card per present value)."""
+    w = len(hand.wilds)
+    out = []
+    for low in range(1, MAX_NUMBER - size + 2):
+        for high in range(low + size - 1, MAX_NUMBER + 1):
+            present = hand.present(low, high)
+            if high - low + 1 - present <= w:
+                out.append((low, high, present, _run_points(hand, low, high)))
+    return out
+
+
+def _best_set_and_run(hand: _Hand, reqs: Sequence[MeldReq], per_phase: bool) -> _Melds:
+    k_set, k_run = reqs[0].size, reqs[1].size
+    w = len(hand.wilds)
+    intervals = _run_intervals(hand, k_run)
+    # An all-wild set (natural=phase only) is as good with any number the hand lacks, so one
+    # such number stands for all of them.
+    empty = [v for v in range(1, MAX_NUMBER + 1) if not hand.count[v]][:1] if per_phase else []
+    numbers = [v for v in range(1, MAX_NUMBER + 1) if hand.count[v]] + empty
+    best: tuple[int, int, int, int, int, bool] | None = None  # down, pts, v, low, high, run_takes_v
+    for v in numbers:
+        m = hand.count[v]
+        set_pts_all = sum(map(points, hand.by_number[v]))
+        v_pts = points(hand.by_number[v][0]) if m else 0
+        for low, high, present, run_pts in intervals:
+            length = high - low + 1
+            # Options: (set naturals, run naturals, run points, run takes a card of v).
+            if not (m and low <= v <= high):
+                options = [(m, present, run_pts, False)]
+            elif m >= 2:
+                options = [(m - 1, present, run_pts, True)]
+            else:  # one card of v: it goes to the run, or to the set and the run gets a wild
+                options = [(0, present, run_pts, True), (1, present - 1, run_pts - v_pts, False)]
+            for s, r, r_pts, run_takes in options:
+                if not _natural_ok((s, r), per_phase):
+                    continue
+                if length - r + max(0, k_set - s) > w:
+                    continue
+                s_pts = set_pts_all - (v_pts if run_takes else 0)
+                key = (s + r + w, s_pts + r_pts + WILD_POINTS * w)
+                if best is None or key > best[:2]:
+                    best = (*key, v, low, high, run_takes)
+    if best is None:
+        return None
+    _, _, v, low, high, run_takes = best
+    inside = low <= v <= high and hand.count[v] > 0
+    skip_value = v if inside and not run_takes else 0
+    gaps = sum(1 for x in range(low, high + 1) if x == skip_value or not hand.count[x])
+    run = _run_cards(hand, low, high, hand.wilds[:gaps], skip_value)
+    set_naturals = hand.by_number[v][1:] if run_takes else hand.by_number[v]
+    return (_with_wilds("set", v, set_naturals, hand.wilds[gaps:]), PlannedMeld("run", low, run))
+
+
+def hit_options(card: int, melds: Iterable[Meld]) -> list[tuple[int, str | None]]:
+    """Every (meld id, end) where ``card`` can be hit; end is 'low'/'high' for runs."""
+    return [(m.id, end) for m in melds for end in hit_ends(m, card)]
