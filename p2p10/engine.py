@@ -171,6 +171,27 @@ class GameState:
         self.tie = None
         self.winner = None
 
+    @classmethod
+    def start(cls, players: int, rules: RuleSet = DEFAULT, names: Sequence[str] | None = None,
+              made: Sequence[Sequence[int]] | None = None, totals: Sequence[int] | None = None,
+              hands_played: int = 0) -> GameState:
+        """A game that begins from a score sheet: the phases each seat has made, the totals
+        and how many hands were played (which sets the next dealer). For continuing a game
+        played on paper, and for rule scenarios that begin near the end."""
+        state = cls(players, rules, names)
+        if made is not None:
+            if len(made) != players or any(p not in rules.phase_list for m in made for p in m):
+                raise IllegalMove(f"made phases {made} do not fit {players} players and the rules")
+            state.made = tuple(tuple(m) for m in made)
+            state.last_phase = tuple(m[-1] if m else None for m in made)
+        if totals is not None:
+            if len(totals) != players:
+                raise IllegalMove(f"{len(totals)} totals given for {players} players")
+            state.totals = tuple(totals)
+        state.regular_hands = hands_played
+        state.hand_no = hands_played - 1
+        return state
+
     # ----------------------------------------------------------------- reading the state
 
     @property

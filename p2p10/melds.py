@@ -94,8 +94,6 @@ def check_meld(
     Returns the label. Raises :class:`MeldError` with a readable reason.
     """
     shown = cards_text(cards) or "no cards"
-    if len(cards) < min_size:
-        raise MeldError(f"{shown} is {len(cards)} card{'s' * (len(cards) != 1)}, not {min_size}")
     for card in cards:
         if is_skip(card):
             raise MeldError("a Skip can never be part of a meld")
@@ -103,10 +101,15 @@ def check_meld(
     if need_natural and not naturals:
         raise MeldError(f"{shown} has no numbered card; every meld needs at least one")
     if kind == "set":
-        return _check_set(cards, naturals, label, shown)
-    if kind == "run":
-        return _check_run(cards, label, shown)
-    return _check_colour(naturals, label, shown)
+        value = _check_set(cards, naturals, label, shown)
+    elif kind == "run":
+        value = _check_run(cards, label, shown)
+    else:
+        value = _check_colour(naturals, label, shown)
+    # Length last, so a short run with a gap is told about the gap ("R4 R5 R7 has a gap at 6").
+    if len(cards) < min_size:
+        raise MeldError(f"{shown} is {len(cards)} card{'s' * (len(cards) != 1)}, not {min_size}")
+    return value
 
 
 def _check_set(cards: Sequence[int], naturals: list[int], label: int | None, shown: str) -> int:
