@@ -99,6 +99,7 @@ class GameState:
         "rules",
         "seats_in_hand",
         "sheet",
+        "skipped_since_turn",
         "stage",
         "stock",
         "tie",
@@ -128,6 +129,7 @@ class GameState:
     drawn: bool
     down: tuple[int | None, ...]
     pending_skips: tuple[int, ...]
+    skipped_since_turn: tuple[bool, ...]
     went_out: int | None
     next_slot: int
     totals: tuple[int, ...]
@@ -162,6 +164,7 @@ class GameState:
         self.drawn = False
         self.down = (None,) * players
         self.pending_skips = (0,) * players
+        self.skipped_since_turn = (False,) * players
         self.went_out = None
         self.next_slot = 0
         self.totals = (0,) * players
@@ -261,8 +264,10 @@ class GameState:
             candidates: Iterable[int] = (self._seat_after(seat),)
         else:
             candidates = self.seats_in_hand
+        # Without skip_stacking a player hit by a Skip may not be hit again until they have
+        # played a turn of their own: not while the Skip waits, nor right after it took effect.
         return tuple(t for t in candidates
-                     if t != seat and (rules.skip_stacking or self.pending_skips[t] == 0))
+                     if t != seat and (rules.skip_stacking or not self.skipped_since_turn[t]))
 
     def is_over(self) -> bool:
         """True once the game has a winner."""
@@ -389,11 +394,13 @@ class GameState:
         self._set("next_slot", DECK_SIZE)
         self._set("down", (None,) * n)
         self._set("pending_skips", (0,) * n)
+        self._set("skipped_since_turn", (False,) * n)
         self._set("went_out", None)
         self._open(first_slot, event.first_up)
         if is_skip(event.first_up):
             # A Skip turned up first costs the first player their first turn (seed 003).
             self._replace_at("pending_skips", start, 1)
+            self._replace_at("skipped_since_turn", start, True)
         self._set("turn", dealer)
         self._pass_turn()
 
@@ -405,6 +412,7 @@ class GameState:
             pending[seat] -= 1
             seat = self._seat_after(seat)
         self._set("pending_skips", tuple(pending))
+        self._replace_at("skipped_since_turn", seat, False)
         self._set("turn", seat)
         self._set("stage", "draw")
         self._set("drawn", False)
@@ -534,6 +542,7 @@ class GameState:
             else:
                 self._replace_at("pending_skips", event.target,
                                  self.pending_skips[event.target] + 1)
+                self._replace_at("skipped_since_turn", event.target, True)
         elif event.target is not None and not is_skip(event.card):
             raise self._fail(f"only a Skip has a target, and {card_text(event.card)} is not one",
                              seat)
@@ -549,8 +558,8 @@ class GameState:
             return f"seat {target} is not playing this hand"
         if self.rules.skip_next:
             return f"with skip=next the Skip goes to {self._name(self._seat_after(seat))}"
-        return (f"{self._name(target)} is already skipped and may not be skipped again "
-                "before their own turn")
+        return (f"{self._name(target)} was skipped and may not be skipped again "
+                "before playing a turn of their own")
 
     def _check_out(self, seat: int) -> None:
         if not self.hands[seat]:

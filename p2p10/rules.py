@@ -86,7 +86,7 @@ class RuleSet:
         if not self.phase_list or any(p not in PHASES for p in self.phase_list):
             raise BadRules(f"phase list {self.phase_list} must name phases 1..10")
         if self.hands < 0 or self.goal < 0:
-            raise BadRules("hands and goal must be positive")
+            raise BadRules("hands and goal cannot be negative (0 turns the option off)")
         if self.hands and self.goal:
             raise BadRules("hands=N and goal=N cannot both be set: each ends the game")
         if self.hands and self.any_order:

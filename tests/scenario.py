@@ -195,8 +195,8 @@ class Game:
             remaining.remove(card)
             top_first.append(card)
         top_first += remaining
-        # The draw pile's top is its highest slot.
-        slots = range(end - 1, first - 1, -1)
+        # The new draw pile is drawn from its lowest slot up.
+        slots = range(first, end)
         self.apply(Reveal(tuple(zip(slots, top_first, strict=True))))
 
     def do(self, command: str) -> None:
@@ -317,7 +317,8 @@ def run_scenario(path: Path) -> None:
                                 hands_played=start.get("hands_played", 0)))
     for number, step in enumerate(steps, 1):
         _check_keys(step, STEP_KEYS, f"step {number}")
-        where = f"{path.name} step {number} ({step.get('do') or 'deal' if 'deal' in step else step.get('do')})"
+        action = "deal" if "deal" in step else "reshuffle" if "reshuffle" in step else step.get("do")
+        where = f"{path.name} step {number} ({action})"
         before = game.state
         try:
             if "deal" in step:
@@ -332,7 +333,7 @@ def run_scenario(path: Path) -> None:
             if step["error"].lower() not in str(err).lower():
                 raise ScenarioError(f"{where}: expected error with {step['error']!r}, got {err}") from None
             if game.state is not before:
-                raise ScenarioError(f"{where}: a refused move changed the state")
+                raise ScenarioError(f"{where}: a refused move changed the state") from None
         else:
             if "error" in step:
                 raise ScenarioError(f"{where}: expected refusal ({step['error']!r}) but it was allowed")

@@ -1,0 +1,46 @@
+"""The benchmark script runs and reports every figure (its times are never asserted)."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).parent.parent
+SCRIPT = ROOT / "benchmarks" / "bench_rules.py"
+
+
+def _positive(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and value > 0
+
+
+def test_quick_benchmark_prints_every_figure_as_json() -> None:
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), "--quick", "--json", "--seed", "7"],
+        cwd=ROOT, capture_output=True, text=True, check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert set(result) >= {"meta", "solver", "games", "replay"}
+
+    solver = result["solver"]
+    assert _positive(solver["solves_per_sec"])
+    for name in ("random", "wild"):
+        cls = solver[name]
+        assert _positive(cls["solves_per_sec"])
+        assert sorted(cls["phases"], key=int) == [str(p) for p in range(1, 11)]
+        for figures in cls["phases"].values():
+            for key in ("median_us", "p99_us", "max_us"):
+                assert _positive(figures[key]), (name, key, figures)
+            assert figures["median_us"] <= figures["p99_us"] <= figures["max_us"]
+            assert 0 <= figures["makes_fraction"] <= 1
+
+    for name in ("random", "greedy"):
+        games = result["games"][name]
+        for key in ("games", "games_per_sec", "median_game_s", "events_per_game_median",
+                    "events_per_game_mean", "live_events_per_sec"):
+            assert _positive(games[key]), (name, key, games)
+
+    replay = result["replay"]
+    for key in ("games", "events", "events_per_sec", "us_per_event"):
+        assert _positive(replay[key]), (key, replay)
+    assert replay["mismatches"] == 0

@@ -1,0 +1,91 @@
+"""The ``p2p10 rules`` command, run as a user runs it (a subprocess)."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+
+from p2p10.cards import DECK_SIZE, card_text
+from p2p10.rules import PHASES
+from tests.brute import makes
+
+
+def p2p10(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "p2p10", *args], input=stdin,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_rules_phases_lists_the_phases_under_the_options() -> None:
+    out = p2p10("rules", "phases").stdout
+    assert "Phase  1: 2 sets of 3" in out and "Phase 10: set of 5 + set of 3" in out
+    even = p2p10("rules", "phases", "-o", "phases=even").stdout
+    assert "Phase  2" in even and "Phase  1" not in even and "Phase  3" not in even
+
+
+def test_rules_solve_prints_the_best_lay_down_readably() -> None:
+    result = p2p10("rules", "solve", "--phase", "2", "R7", "B7", "G7", "R4", "B5", "Y6", "W",
+                   "R2", "R11", "S")
+    assert result.returncode == 0
+    assert "8 cards down" in result.stdout
+    assert "R2 W(3) R4 B5 Y6" in result.stdout
+    assert "Left in hand: R11 S (25 points)" in result.stdout
+
+
+def test_rules_solve_says_when_a_hand_does_not_make_the_phase() -> None:
+    result = p2p10("rules", "solve", "--phase", "4", "R1", "R2", "R3")
+    assert result.returncode == 0 and "does not make it" in result.stdout
+
+
+def test_bad_cards_and_options_exit_2_with_a_message_not_a_traceback() -> None:
+    for args in (["rules", "solve", "--phase", "2", "X9"],
+                 ["rules", "phases", "-o", "bogus"],
+                 ["rules", "solve", "--phase", "2"]):
+        result = p2p10(*args)
+        assert result.returncode == 2
+        assert result.stderr.startswith("p2p10: ") and "Traceback" not in result.stderr
+
+
+def test_json_mode_answers_every_line_and_survives_bad_ones() -> None:
+    lines = [
+        json.dumps({"phase": 1, "hand": ["R7", "B7", "W", "G3", "G3", "Y3"]}),
+        "not json",
+        json.dumps({"phase": 1, "hand": ["R7", "W", "W", "W", "W", "W"],
+                    "options": {"natural": "phase"}}),
+        json.dumps({"phase": 0, "hand": []}),
+        json.dumps({"phase": 2, "hand": ["R99"]}),
+        json.dumps({"phase": 2, "hand": ["R1"], "options": ["skip=sideways"]}),
+        json.dumps([1, 2]),
+        "",
+        json.dumps({"phase": 4, "hand": ["R1", "R2"]}),
+    ]
+    result = p2p10("rules", "solve", "--json", stdin="\n".join(lines) + "\n")
+    answers = [json.loads(line) for line in result.stdout.splitlines()]
+    assert result.returncode == 0 and len(answers) == len(lines)
+    assert answers[0]["makes"] is True and answers[0]["down"] == 6
+    assert {m["kind"] for m in answers[0]["melds"]} == {"set"}
+    assert answers[2]["makes"] is True
+    assert all("error" in answers[i] for i in (1, 3, 4, 5, 6, 7))
+    assert answers[8] == {"makes": False, "melds": [], "down": 0}
+
+
+def test_json_answers_agree_with_an_exhaustive_search_on_random_deals() -> None:
+    rng = random.Random(99)
+    requests = []
+    for _ in range(300):
+        hand = [card_text(c) for c in rng.sample(range(DECK_SIZE), 10)]
+        requests.append({"phase": rng.choice(sorted(PHASES)), "hand": hand})
+    stdin = "\n".join(json.dumps(r) for r in requests) + "\n"
+    answers = [json.loads(line) for line in p2p10("rules", "solve", "--json", stdin=stdin)
+               .stdout.splitlines()]
+    assert len(answers) == len(requests)
+    from p2p10.cards import parse_hand
+
+    for request, answer in zip(requests, answers, strict=True):
+        hand = parse_hand(request["hand"])
+        assert answer["makes"] == makes(hand, request["phase"]), request
+        if answer["makes"]:
+            assert answer["down"] == sum(len(m["cards"]) for m in answer["melds"])
+            for meld in answer["melds"]:
+                assert len(meld["values"]) == len(meld["cards"])
