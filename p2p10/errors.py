@@ -24,3 +24,7 @@ class IllegalMove(P2P10Error):
     def __init__(self, message: str, seat: int | None = None) -> None:
         super().__init__(message)
         self.seat = seat
+
+
+class ProtocolError(P2P10Error, ValueError):
+    """Data received from a peer that is malformed or breaks the protocol."""
