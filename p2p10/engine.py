@@ -12,9 +12,9 @@ through the same code.
 Stages of a hand (``GameState.stage``)::
 
     deal ──Deal──▶ draw ──DrawStock/TakeDiscard──▶ play ──Discard──▶ draw (next seat)
-                    │ (draw pile empty: Reshuffle)   │ LayDown, Hit (stay in play)
-                    ▼                                ▼ hand emptied (going out)
-                  reveal ◀── dead hand          reveal ──EndHand──▶ deal | over
+                    ▲ (draw pile empty: Reshuffle)   │ LayDown, Hit (stay in play)
+                                                     ▼ hand emptied (going out)
+                                                     reveal ──EndHand──▶ deal | over
 """
 
 from __future__ import annotations
@@ -367,6 +367,8 @@ class GameState:
         self._set("where", where)
 
     def _on_deal(self, event: Deal) -> None:
+        if self.stage == "over":
+            raise self._fail("the game is over: no more hands are dealt")
         if self.stage != "deal":
             raise self._fail("a hand is already under way")
         n = self.players
@@ -416,10 +418,9 @@ class GameState:
         self._set("turn", seat)
         self._set("stage", "draw")
         self._set("drawn", False)
-        if not self.stock and len(self.discard) < 2 and (
-                not self.discard or is_skip(self.known[self.discard[-1]])):
-            # Nothing can be drawn at all: the hand ends with nobody out.
-            self._set("stage", "reveal")
+        # A card can always be drawn: at the start of a turn the hands and melds hold exactly
+        # 10 cards per player dealt in, so draw and discard piles hold at least 108 - 60 = 48,
+        # and an empty draw pile always has a discard pile to be reshuffled from.
 
     def _on_reveal(self, event: Reveal) -> None:
         if self.stage in ("deal", "over"):
@@ -554,9 +555,11 @@ class GameState:
     def _why_not_target(self, seat: int, target: int) -> str:
         if target == seat:
             return "you cannot skip yourself"
-        if not 0 <= target < self.players or target not in self.seats_in_hand:
-            return f"seat {target} is not playing this hand"
-        if self.rules.skip_next:
+        if not 0 <= target < self.players:
+            return f"there is no seat {target}"
+        if target not in self.seats_in_hand:
+            return f"{self._name(target)} is not playing this hand"
+        if self.rules.skip_next and target != self._seat_after(seat):
             return f"with skip=next the Skip goes to {self._name(self._seat_after(seat))}"
         return (f"{self._name(target)} was skipped and may not be skipped again "
                 "before playing a turn of their own")
@@ -585,9 +588,9 @@ class GameState:
         self._set("sheet", self.sheet + (result,))
         self._set("stage", "deal")
         if self.tie is not None:
-            if self.went_out is not None:
-                self._set("winner", self.went_out)
-                self._set("stage", "over")
+            # The tie replay is won by whoever goes out first; its points do not count.
+            self._set("winner", self.went_out)
+            self._set("stage", "over")
             return
         self._set("totals", tuple(t + (p or 0) for t, p in zip(self.totals, hand_points, strict=True)))
         made = list(self.made)

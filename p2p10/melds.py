@@ -186,6 +186,8 @@ def hit(meld: Meld, slot: int, card: int, end: End | None) -> Meld:
     """The meld with ``card`` added; raises :class:`MeldError` when it does not fit there."""
     ends = hit_ends(meld, card)
     if meld.kind != "run":
+        if end is not None:
+            raise MeldError(f"the {meld.describe()} has no {end} end: only runs have ends")
         if not ends:
             raise MeldError(f"{card_text(card)} does not fit the {meld.describe()}")
         return Meld(meld.id, meld.owner, meld.kind, meld.label,
