@@ -219,6 +219,15 @@ class GameState:
         """The seats the next ``Deal`` deals in: everybody, or the players of a tie replay."""
         return tuple(sorted(self.tie)) if self.tie is not None else tuple(range(self.players))
 
+    def next_deal_order(self) -> tuple[int, ...]:
+        """The seats of the next hand in dealing order: from the seat left of the next dealer
+        (who also plays first), clockwise. Slot i of the deal goes to ``order[i % len]``."""
+        n = self.players
+        seats = self.next_deal_seats()
+        dealer = (self.hand_no + 1) % n
+        start = next(s for s in ((dealer + k) % n for k in range(1, n + 1)) if s in seats)
+        return seats[seats.index(start):] + seats[:seats.index(start)]
+
     def unrevealed_in_hands(self) -> tuple[int, ...]:
         """Slots held in hands whose card this viewer does not know."""
         return tuple(s for seat in self.seats_in_hand for s in self.hands[seat]
@@ -375,8 +384,8 @@ class GameState:
         hand_no = self.hand_no + 1
         seats = self.next_deal_seats()
         dealer = hand_no % n
-        start = next(s for s in ((dealer + k) % n for k in range(1, n + 1)) if s in seats)
-        order = seats[seats.index(start):] + seats[:seats.index(start)]
+        order = self.next_deal_order()
+        start = order[0]
         k = len(seats)
         hands: list[tuple[int, ...]] = [() for _ in range(n)]
         for i, seat in enumerate(order):

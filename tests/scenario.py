@@ -145,12 +145,7 @@ class Game:
         return " ".join(card_text(self.state.known[s]) for s in self.state.hands[seat])
 
     def deal(self, spec: dict[str, str]) -> None:
-        state = self.state
-        seats = state.next_deal_seats()
-        n = state.players
-        dealer = (state.hand_no + 1) % n
-        start = next(s for s in ((dealer + k) % n for k in range(1, n + 1)) if s in seats)
-        order = seats[seats.index(start):] + seats[:seats.index(start)]
+        order = self.state.next_deal_order()
         names = [t for key in sorted(spec) for t in spec[key].split()]
         ids = iter(parse_hand(names))
         hands: dict[int, list[int]] = {}
