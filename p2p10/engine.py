@@ -73,7 +73,7 @@ class HandResult:
     phase: tuple[int | None, ...]
     made: tuple[bool, ...]
     points: tuple[int | None, ...]
-    went_out: int | None
+    went_out: int
 
 
 class GameState:
@@ -84,7 +84,6 @@ class GameState:
         "dealer",
         "discard",
         "down",
-        "drawn",
         "hand_no",
         "hands",
         "known",
@@ -126,7 +125,6 @@ class GameState:
     where: Mapping[int, int]
     pools: tuple[tuple[int, int, frozenset[int]], ...]
     dead: frozenset[int]
-    drawn: bool
     down: tuple[int | None, ...]
     pending_skips: tuple[int, ...]
     skipped_since_turn: tuple[bool, ...]
@@ -161,7 +159,6 @@ class GameState:
         self.where = {}
         self.pools = ()
         self.dead = frozenset()
-        self.drawn = False
         self.down = (None,) * players
         self.pending_skips = (0,) * players
         self.skipped_since_turn = (False,) * players
@@ -299,9 +296,6 @@ class GameState:
             object.__setattr__(new, name, getattr(self, name))
         return new
 
-    def _fail(self, message: str, seat: int | None = None) -> IllegalMove:
-        return IllegalMove(message, seat)
-
     def _name(self, seat: int) -> str:
         return self.names[seat]
 
@@ -328,45 +322,45 @@ class GameState:
 
     def _check_seat(self, seat: int, stage: Stage) -> None:
         if not 0 <= seat < self.players:
-            raise self._fail(f"there is no seat {seat}")
+            raise IllegalMove(f"there is no seat {seat}")
         if self.stage == "over":
-            raise self._fail("the game is over", seat)
+            raise IllegalMove("the game is over", seat)
         if self.stage in ("deal", "reveal"):
-            raise self._fail("the hand is not being played: no moves now", seat)
+            raise IllegalMove("the hand is not being played: no moves now", seat)
         waiting = self.awaiting()
         if waiting.kind == "reshuffle":
-            raise self._fail("the draw pile is empty and must be reshuffled first", seat)
+            raise IllegalMove("the draw pile is empty and must be reshuffled first", seat)
         if seat != self.turn:
-            raise self._fail(f"it is {self._name(self.turn)}'s turn, not {self._name(seat)}'s", seat)
+            raise IllegalMove(f"it is {self._name(self.turn)}'s turn, not {self._name(seat)}'s", seat)
         if self.stage != stage:
             if stage == "draw":
-                raise self._fail("you have already drawn this turn", seat)
-            raise self._fail("draw a card first: from the draw pile or the discard pile", seat)
+                raise IllegalMove("you have already drawn this turn", seat)
+            raise IllegalMove("draw a card first: from the draw pile or the discard pile", seat)
 
     def _take_card(self, seat: int, slot: int, card: int) -> None:
         """Check that ``seat`` holds ``slot`` with ``card``; open it; take it from the hand."""
         if slot not in self.hands[seat]:
-            raise self._fail(f"{self._name(seat)} does not hold slot {slot}", seat)
+            raise IllegalMove(f"{self._name(seat)} does not hold slot {slot}", seat)
         self._open(slot, card, seat)
         self._replace_at("hands", seat, tuple(s for s in self.hands[seat] if s != slot))
 
     def _open(self, slot: int, card: int, seat: int | None = None) -> None:
         if not 0 <= card < DECK_SIZE:
-            raise self._fail(f"card {card} does not exist", seat)
+            raise IllegalMove(f"card {card} does not exist", seat)
         if not 0 <= slot < self.next_slot or slot in self.dead:
-            raise self._fail(f"slot {slot} is not in play", seat)
+            raise IllegalMove(f"slot {slot} is not in play", seat)
         known = self.known.get(slot)
         if known is not None:
             if known != card:
-                raise self._fail(
+                raise IllegalMove(
                     f"slot {slot} holds {card_text(known)}, not {card_text(card)}", seat)
             return
         other = self.where.get(card)
         if other is not None:
-            raise self._fail(f"{card_text(card)} is already at slot {other}, not at slot {slot}", seat)
+            raise IllegalMove(f"{card_text(card)} is already at slot {other}, not at slot {slot}", seat)
         for first, end, pool in self.pools:
             if first <= slot < end and card not in pool:
-                raise self._fail(
+                raise IllegalMove(
                     f"{card_text(card)} was not among the cards reshuffled into slot {slot}", seat)
         known_map = dict(self.known)
         known_map[slot] = card
@@ -377,9 +371,9 @@ class GameState:
 
     def _on_deal(self, event: Deal) -> None:
         if self.stage == "over":
-            raise self._fail("the game is over: no more hands are dealt")
+            raise IllegalMove("the game is over: no more hands are dealt")
         if self.stage != "deal":
-            raise self._fail("a hand is already under way")
+            raise IllegalMove("a hand is already under way")
         n = self.players
         hand_no = self.hand_no + 1
         seats = self.next_deal_seats()
@@ -426,20 +420,19 @@ class GameState:
         self._replace_at("skipped_since_turn", seat, False)
         self._set("turn", seat)
         self._set("stage", "draw")
-        self._set("drawn", False)
         # A card can always be drawn: at the start of a turn the hands and melds hold exactly
         # 10 cards per player dealt in, so draw and discard piles hold at least 108 - 60 = 48,
         # and an empty draw pile always has a discard pile to be reshuffled from.
 
     def _on_reveal(self, event: Reveal) -> None:
         if self.stage in ("deal", "over"):
-            raise self._fail("no hand is under way: nothing to reveal")
+            raise IllegalMove("no hand is under way: nothing to reveal")
         for slot, card in event.cards:
             self._open(slot, card)
 
     def _on_reshuffle(self, event: Reshuffle) -> None:
         if self.awaiting().kind != "reshuffle":
-            raise self._fail("the draw pile is not empty and nobody needs to draw: no reshuffle now")
+            raise IllegalMove("the draw pile is not empty and nobody needs to draw: no reshuffle now")
         old = self.discard[:-1]
         cards = frozenset(self.known[s] for s in old)
         first = self.next_slot
@@ -457,61 +450,59 @@ class GameState:
     def _on_draw_stock(self, event: DrawStock) -> None:
         self._check_seat(event.seat, "draw")
         if not self.stock:
-            raise self._fail("the draw pile is empty: take the discard", event.seat)
+            raise IllegalMove("the draw pile is empty: take the discard", event.seat)
         slot = self.stock[-1]
         self._set("stock", self.stock[:-1])
         self._replace_at("hands", event.seat, self.hands[event.seat] + (slot,))
         self._set("stage", "play")
-        self._set("drawn", True)
 
     def _on_take_discard(self, event: TakeDiscard) -> None:
         self._check_seat(event.seat, "draw")
         top = self.top_discard()
         if top is None:
-            raise self._fail("the discard pile is empty: draw from the draw pile", event.seat)
+            raise IllegalMove("the discard pile is empty: draw from the draw pile", event.seat)
         if is_skip(top):
-            raise self._fail("a Skip can never be taken from the discard pile", event.seat)
+            raise IllegalMove("a Skip can never be taken from the discard pile", event.seat)
         slot = self.discard[-1]
         self._set("discard", self.discard[:-1])
         self._replace_at("hands", event.seat, self.hands[event.seat] + (slot,))
         self._set("stage", "play")
-        self._set("drawn", True)
 
     def _on_lay_down(self, event: LayDown) -> None:
         seat = event.seat
         self._check_seat(seat, "play")
         if self.down[seat] is not None:
-            raise self._fail("you have already laid down your phase this hand", seat)
+            raise IllegalMove("you have already laid down your phase this hand", seat)
         allowed = self.allowed_phases(seat)
         if event.phase not in allowed:
             if not allowed:
-                raise self._fail("you have no phase left to lay down", seat)
+                raise IllegalMove("you have no phase left to lay down", seat)
             words = " or ".join(map(str, allowed))
-            raise self._fail(f"you are on phase {words}, not phase {event.phase}", seat)
+            raise IllegalMove(f"you are on phase {words}, not phase {event.phase}", seat)
         reqs = PHASES[event.phase]
         title = f"Phase {event.phase} ({describe_phase(event.phase)})"
         if len(event.melds) != len(reqs):
-            raise self._fail(f"{title} is {len(reqs)} meld{'s' * (len(reqs) > 1)}, "
+            raise IllegalMove(f"{title} is {len(reqs)} meld{'s' * (len(reqs) > 1)}, "
                              f"not {len(event.melds)}", seat)
         all_slots = [s for spec in event.melds for s in spec.slots]
         if len(set(all_slots)) != len(all_slots):
-            raise self._fail("a card cannot go into two melds", seat)
+            raise IllegalMove("a card cannot go into two melds", seat)
         per_phase = self.rules.natural_per_phase
         new_melds: list[Meld] = []
         next_id = len(self.melds)
         for req, spec in zip(reqs, event.melds, strict=True):
             if len(spec.slots) != len(spec.cards):
-                raise self._fail("each card of a meld needs its slot", seat)
+                raise IllegalMove("each card of a meld needs its slot", seat)
             for slot, card in zip(spec.slots, spec.cards, strict=True):
                 self._take_card(seat, slot, card)
             try:
                 label = check_meld(req.kind, spec.cards, req.size, spec.label, not per_phase)
             except MeldError as err:
-                raise self._fail(f"Phase {event.phase} needs a {req.describe()}; {err}", seat) from None
+                raise IllegalMove(f"Phase {event.phase} needs a {req.describe()}; {err}", seat) from None
             new_melds.append(Meld(next_id, seat, req.kind, label, spec.slots, spec.cards))
             next_id += 1
         if per_phase and not any(is_natural(c) for spec in event.melds for c in spec.cards):
-            raise self._fail(f"{title} needs at least one numbered card", seat)
+            raise IllegalMove(f"{title} needs at least one numbered card", seat)
         self._set("melds", self.melds + tuple(new_melds))
         self._replace_at("down", seat, event.phase)
         self._check_out(seat)
@@ -520,18 +511,18 @@ class GameState:
         seat = event.seat
         self._check_seat(seat, "play")
         if self.down[seat] is None:
-            raise self._fail("lay down your own phase before you hit", seat)
+            raise IllegalMove("lay down your own phase before you hit", seat)
         if not 0 <= event.meld < len(self.melds):
-            raise self._fail(f"there is no meld {event.meld} on the table", seat)
+            raise IllegalMove(f"there is no meld {event.meld} on the table", seat)
         meld = self.melds[event.meld]
         if self.rules.hit_own and meld.owner != seat:
-            raise self._fail(f"with hit=own you may hit only your own melds, and the "
+            raise IllegalMove(f"with hit=own you may hit only your own melds, and the "
                              f"{meld.describe()} is {self._name(meld.owner)}'s", seat)
         self._take_card(seat, event.slot, event.card)
         try:
             grown = hit(meld, event.slot, event.card, event.end)
         except MeldError as err:
-            raise self._fail(str(err), seat) from None
+            raise IllegalMove(str(err), seat) from None
         self._replace_at("melds", event.meld, grown)
         self._check_out(seat)
 
@@ -546,15 +537,15 @@ class GameState:
             if event.target is None:
                 if targets:
                     names = ", ".join(self._name(t) for t in targets)
-                    raise self._fail(f"say whom the Skip is for: {names}", seat)
+                    raise IllegalMove(f"say whom the Skip is for: {names}", seat)
             elif event.target not in targets:
-                raise self._fail(self._why_not_target(seat, event.target), seat)
+                raise IllegalMove(self._why_not_target(seat, event.target), seat)
             else:
                 self._replace_at("pending_skips", event.target,
                                  self.pending_skips[event.target] + 1)
                 self._replace_at("skipped_since_turn", event.target, True)
         elif event.target is not None and not is_skip(event.card):
-            raise self._fail(f"only a Skip has a target, and {card_text(event.card)} is not one",
+            raise IllegalMove(f"only a Skip has a target, and {card_text(event.card)} is not one",
                              seat)
         if going_out:
             self._check_out(seat)
@@ -580,10 +571,12 @@ class GameState:
 
     def _on_end_hand(self, event: EndHand) -> None:
         if self.stage != "reveal":
-            raise self._fail("the hand is not over")
+            raise IllegalMove("the hand is not over")
         missing = self.unrevealed_in_hands()
         if missing:
-            raise self._fail(f"slots {', '.join(map(str, missing))} must be revealed before scoring")
+            raise IllegalMove(f"slots {', '.join(map(str, missing))} must be revealed before scoring")
+        went_out = self.went_out
+        assert went_out is not None  # the reveal stage is entered only by going out
         n = self.players
         seats = self.seats_in_hand
         hand_points: list[int | None] = [None] * n
@@ -593,12 +586,12 @@ class GameState:
         played = tuple(self.down[s] if self.down[s] is not None else phases[s] for s in range(n))
         result = HandResult(self.hand_no, self.tie is not None, played,
                             tuple(self.down[s] is not None for s in range(n)),
-                            tuple(hand_points), self.went_out)
+                            tuple(hand_points), went_out)
         self._set("sheet", self.sheet + (result,))
         self._set("stage", "deal")
         if self.tie is not None:
             # The tie replay is won by whoever goes out first; its points do not count.
-            self._set("winner", self.went_out)
+            self._set("winner", went_out)
             self._set("stage", "over")
             return
         self._set("totals", tuple(t + (p or 0) for t, p in zip(self.totals, hand_points, strict=True)))

@@ -237,7 +237,6 @@ def check_expect(game: Game, expect: dict[str, Any], where: str) -> None:
     """Compare the state with every expectation given."""
     _check_keys(expect, EXPECT_KEYS, f"{where} expect")
     s = game.state
-    got: dict[str, Any] = {}
     for key, want in expect.items():
         if key == "turn":
             value: Any = letter(s.turn)
@@ -286,7 +285,6 @@ def check_expect(game: Game, expect: dict[str, Any], where: str) -> None:
             value = {k: sorted(letter(t) or "" for t in s.skip_targets(seat_of(k))) for k in want}
             want = {k: sorted(v) for k, v in want.items()}
         if value != want:
-            got[key] = value
             raise ScenarioError(f"{where}: expected {key} = {want!r}, got {value!r}")
 
 

@@ -78,8 +78,7 @@ def check_hand_end(before: GameState, after: GameState) -> None:
         assert row.made[seat] == (before.down[seat] is not None)
         if before.down[seat] is not None and before.tie is None:
             assert after.made[seat][-1] == before.down[seat]
-    if row.went_out is not None:
-        assert row.points[row.went_out] == 0
+    assert row.points[row.went_out] == 0
     regular = [r for r in after.sheet if not r.tie]
     assert after.totals == tuple(sum(r.points[s] or 0 for r in regular)
                                  for s in range(after.players))
