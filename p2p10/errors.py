@@ -28,3 +28,20 @@ class IllegalMove(P2P10Error):
 
 class ProtocolError(P2P10Error, ValueError):
     """Data received from a peer that is malformed or breaks the protocol."""
+
+
+class ProtocolViolation(ProtocolError):
+    """A log entry that breaks the protocol, pinned on the seat to blame.
+
+    ``seat`` is None when the bytes cannot be pinned on a seat (an entry that is not signed by
+    its claimed author, or one that belongs elsewhere): then whoever passed it on is to blame.
+    ``seq`` is the log position of the offending entry.
+    """
+
+    def __init__(self, seat: int | None, seq: int | None, reason: str) -> None:
+        where = f"entry {seq}: " if seq is not None else ""
+        who = f"seat {seat + 1}: " if seat is not None else ""
+        super().__init__(f"{who}{where}{reason}")
+        self.seat = seat
+        self.seq = seq
+        self.reason = reason

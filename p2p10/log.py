@@ -1,0 +1,214 @@
+"""The signed, hash-chained move log: entries, their envelopes, and the ``.p2p10`` file format.
+
+An entry is signed over the exact bytes that were sent and is never re-encoded:
+
+    payload  = msgpack [version, game_id, seq, prev_hash, author, kind, body]
+    envelope = msgpack [payload, signature]      signature = Ed25519(author's key, payload)
+    hash     = BLAKE2b-256(payload, person="p2p10/entry")
+
+``prev_hash`` is the hash of the entry at ``seq - 1`` (32 zero bytes for the first), so the log
+is a chain and an entry cannot be moved, dropped or replayed without breaking it. The payload,
+not the envelope, is hashed, so a re-encoded signature cannot make a second identity for one
+entry. Which seat may write at each position is the table state machine's business
+(:mod:`p2p10.table`); this module only parses, signs and checks signatures.
+
+File format (``.p2p10`` for the log, ``.p2p10-secrets`` for one peer's secrets): an 8-byte magic
+and a version byte, then records, each a 4-byte big-endian length and that many bytes (for the
+log, one envelope). Appending a record is one write, so a crash can leave at most a torn last
+record, which :func:`read_records` reports instead of failing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Any
+
+import msgpack
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+from p2p10.errors import ProtocolError
+
+VERSION = 1
+GAME_ID_BYTES = 16
+HASH_BYTES = 32
+SIGNATURE_BYTES = 64
+PUBLIC_KEY_BYTES = 32
+GENESIS = bytes(HASH_BYTES)
+MAX_ENTRY_BYTES = 1 << 16  # the largest entry, a 108-card shuffle, is about 7 KB
+LOG_MAGIC = b"P2P10LOG"
+SECRETS_MAGIC = b"P2P10KEY"
+FILE_VERSION = 1
+_HASH_PERSON = b"p2p10/entry"
+
+
+class BadEntry(ProtocolError):
+    """Bytes that are not a well-formed entry, or whose signature does not verify."""
+
+
+class NotALog(ProtocolError):
+    """A file that is not a p2p10 log (or secrets file) of a version this program reads."""
+
+
+def entry_hash(payload: bytes) -> bytes:
+    """The 32-byte hash that identifies an entry and chains the next one to it."""
+    return hashlib.blake2b(payload, digest_size=HASH_BYTES, person=_HASH_PERSON).digest()
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One parsed entry. ``raw`` is the envelope exactly as received; ``payload`` the bytes
+    that were signed and hashed. ``body`` is decoded msgpack, shape-checked by the table."""
+
+    raw: bytes
+    payload: bytes
+    signature: bytes
+    game_id: bytes
+    seq: int
+    prev_hash: bytes
+    author: int
+    kind: str
+    body: Any
+    hash: bytes
+
+    def verify(self, key: Ed25519PublicKey) -> bool:
+        """True when the signature is the author's over the payload."""
+        try:
+            key.verify(self.signature, self.payload)
+        except InvalidSignature:
+            return False
+        return True
+
+
+def _unpack(data: bytes) -> Any:
+    try:
+        return msgpack.unpackb(data, raw=False, strict_map_key=True, use_list=True)
+    except (ValueError, TypeError, msgpack.ExtraData, msgpack.FormatError, msgpack.StackError) as err:
+        raise BadEntry(f"not valid msgpack: {err}") from None
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def parse_entry(raw: bytes) -> Entry:
+    """Parse an envelope; raises :class:`BadEntry` naming what is wrong. The signature is not
+    checked here (that needs the table's keys): call :meth:`Entry.verify`."""
+    if len(raw) > MAX_ENTRY_BYTES:
+        raise BadEntry(f"an entry is at most {MAX_ENTRY_BYTES} bytes, this one is {len(raw)}")
+    outer = _unpack(raw)
+    if not (isinstance(outer, list) and len(outer) == 2 and isinstance(outer[0], bytes)
+            and isinstance(outer[1], bytes)):
+        raise BadEntry("an envelope is [payload, signature], both byte strings")
+    payload, signature = outer
+    if len(signature) != SIGNATURE_BYTES:
+        raise BadEntry(f"a signature is {SIGNATURE_BYTES} bytes, not {len(signature)}")
+    fields = _unpack(payload)
+    if not (isinstance(fields, list) and len(fields) == 7):
+        raise BadEntry("a payload is [version, game, seq, prev, author, kind, body]")
+    version, game_id, seq, prev_hash, author, kind, body = fields
+    if version != VERSION or not _is_int(version):
+        raise BadEntry(f"protocol version {version!r} is not {VERSION}")
+    if not (isinstance(game_id, bytes) and len(game_id) == GAME_ID_BYTES):
+        raise BadEntry(f"a game id is {GAME_ID_BYTES} bytes")
+    if not (_is_int(seq) and seq >= 0):
+        raise BadEntry("the sequence number must be a non-negative integer")
+    if not (isinstance(prev_hash, bytes) and len(prev_hash) == HASH_BYTES):
+        raise BadEntry(f"the previous hash is {HASH_BYTES} bytes")
+    if not (_is_int(author) and 0 <= author < 64):
+        raise BadEntry("the author must be a seat number")
+    if not isinstance(kind, str):
+        raise BadEntry("the kind must be a string")
+    return Entry(raw, payload, signature, game_id, seq, prev_hash, author, kind, body,
+                 entry_hash(payload))
+
+
+def make_entry(key: Ed25519PrivateKey, game_id: bytes, seq: int, prev_hash: bytes, author: int,
+               kind: str, body: Any) -> Entry:
+    """Encode, sign and parse back a new entry (parsing back proves it is well formed)."""
+    payload = msgpack.packb([VERSION, game_id, seq, prev_hash, author, kind, body], use_bin_type=True)
+    raw = msgpack.packb([payload, key.sign(payload)], use_bin_type=True)
+    return parse_entry(raw)
+
+
+def public_key(data: bytes) -> Ed25519PublicKey:
+    """An Ed25519 public key from its 32 bytes; raises :class:`BadEntry`."""
+    if not isinstance(data, bytes) or len(data) != PUBLIC_KEY_BYTES:
+        raise BadEntry(f"a public key is {PUBLIC_KEY_BYTES} bytes")
+    try:
+        return Ed25519PublicKey.from_public_bytes(data)
+    except ValueError as err:
+        raise BadEntry(f"not an Ed25519 public key: {err}") from None
+
+
+def public_bytes(key: Ed25519PrivateKey | Ed25519PublicKey) -> bytes:
+    """The 32 raw bytes of a public key (of a private key's public half)."""
+    public = key.public_key() if isinstance(key, Ed25519PrivateKey) else key
+    return public.public_bytes_raw()
+
+
+def fingerprint(key_bytes: bytes) -> str:
+    """A short, readable fingerprint of a public key (for screens and Zeroconf TXT records)."""
+    digest = hashlib.blake2b(key_bytes, digest_size=8).hexdigest()
+    return ":".join(digest[i:i + 4] for i in range(0, 16, 4))
+
+
+# ------------------------------------------------------------------------------ file format
+
+def file_header(magic: bytes = LOG_MAGIC) -> bytes:
+    """The bytes a new log (or secrets) file begins with."""
+    return magic + bytes([FILE_VERSION])
+
+
+def record(data: bytes) -> bytes:
+    """One length-prefixed record, ready to append."""
+    return len(data).to_bytes(4, "big") + data
+
+
+@dataclass(frozen=True, slots=True)
+class Records:
+    """The records of a file; ``torn`` is the number of trailing bytes of an incomplete record
+    (a crash during a write), which a reader ignores and a writer truncates before appending."""
+
+    items: tuple[bytes, ...]
+    torn: int
+    good_length: int
+
+
+def read_records(data: bytes, magic: bytes = LOG_MAGIC) -> Records:
+    """Split a file's bytes into records; raises :class:`NotALog` if the header is wrong."""
+    head = file_header(magic)
+    if not data.startswith(magic):
+        kind = "game log" if magic == LOG_MAGIC else "secrets file"
+        raise NotALog(f"this is not a p2p10 {kind} (it does not start with {magic.decode()})")
+    if len(data) < len(head) or data[len(magic)] != FILE_VERSION:
+        raise NotALog("this p2p10 file has a format version this program does not read")
+    items: list[bytes] = []
+    pos = len(head)
+    while pos < len(data):
+        if pos + 4 > len(data):
+            break
+        size = int.from_bytes(data[pos:pos + 4], "big")
+        if size > MAX_ENTRY_BYTES:
+            raise NotALog(f"record at byte {pos} claims {size} bytes, more than any entry")
+        if pos + 4 + size > len(data):
+            break
+        items.append(data[pos + 4:pos + 4 + size])
+        pos += 4 + size
+    return Records(tuple(items), len(data) - pos, pos)
+
+
+def encode_log(entries: list[Entry] | tuple[Entry, ...]) -> bytes:
+    """A whole log file's bytes."""
+    return file_header() + b"".join(record(e.raw) for e in entries)
+
+
+def pack_secret(item: list[Any]) -> bytes:
+    """One secrets-file record (msgpack)."""
+    return bytes(msgpack.packb(item, use_bin_type=True))
+
+
+def unpack_secret(data: bytes) -> Any:
+    """Decode one secrets-file record."""
+    return _unpack(data)

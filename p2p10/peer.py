@@ -1,0 +1,424 @@
+"""One seat's peer, sans-I/O: bytes in, bytes out, a clock passed in.
+
+A :class:`Peer` holds its seat's identity key and hand secrets, its copy of the log and the
+fold of that log (:class:`~p2p10.table.TableState`). The driver (the in-memory network in tests
+and ``p2p10 simulate``, websockets on a LAN) calls :meth:`Peer.receive` with each message and
+:meth:`Peer.poll` now and then, and sends what :meth:`Peer.take_outbox` returns. The peer writes
+its own entries whenever the table says it is its turn: dealing entries by itself, moves by
+asking its ``player`` (a bot) or waiting for :meth:`Peer.play` (a person at a screen).
+
+Sync, modelled on gossip with single-writer positions: every newly accepted entry is relayed
+once to every other peer; entries that arrive early wait in a bounded buffer; a peer that has
+seen no progress for ``resend_after`` seconds asks everybody for the entries from its next
+position on (``want``); one that has waited ``blame_after`` seconds names the seat it is
+waiting for (:attr:`Peer.overdue`). Duplicates are dropped by hash. Two different entries signed
+by one author for one position freeze the peer with both kept as evidence (:attr:`equivocation`).
+
+Messages: msgpack ``[0, envelope]`` (an entry) or ``[1, seq]`` (want entries from ``seq``).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import msgpack
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from p2p10.cards import points
+from p2p10.crypto.elgamal import initial_deck, token
+from p2p10.crypto.group import RandomBytes, Scalar, base_mul, random_scalar
+from p2p10.crypto.proofs import prove_equal_logs, prove_knowledge
+from p2p10.crypto.shuffle import apply_shuffle, commit_seed, new_seed
+from p2p10.engine import GameState
+from p2p10.errors import IllegalMove, ProtocolError, ProtocolViolation
+from p2p10.events import Discard, DrawStock, Hit, LayDown, Reshuffle, Reveal, SeatEvent, TakeDiscard
+from p2p10.log import MAX_ENTRY_BYTES, BadEntry, Entry, make_entry, parse_entry, public_bytes
+from p2p10.rules import RuleSet
+from p2p10.table import (
+    Expect,
+    HandCrypto,
+    TableState,
+    key_context,
+    seed_context,
+    shuffle_context,
+    token_context,
+)
+
+ENTRY = 0
+WANT = 1
+BUFFER_LIMIT = 4096
+WANT_BATCH = 256
+MAX_MESSAGE_BYTES = MAX_ENTRY_BYTES + 16
+
+Player = Callable[[GameState, int, random.Random], SeatEvent]
+Outgoing = tuple[int | None, bytes]  # (destination seat, or None for every other seat; message)
+
+
+@dataclass(frozen=True, slots=True)
+class Fault:
+    """Something a peer refused. ``seat`` is who is to blame: the author when the entry is
+    signed by it, otherwise the seat that passed it on (``sender``)."""
+
+    seat: int | None
+    seq: int | None
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class HandSecrets:
+    """A seat's secrets for one hand: its hand key's secret and its shuffle seed."""
+
+    hand: int
+    secret: Scalar
+    seed: bytes
+
+
+def encode_entry_message(raw: bytes) -> bytes:
+    """The message that carries one entry."""
+    return bytes(msgpack.packb([ENTRY, raw], use_bin_type=True))
+
+
+def encode_want(seq: int) -> bytes:
+    """The message that asks for the entries from ``seq`` on."""
+    return bytes(msgpack.packb([WANT, seq], use_bin_type=True))
+
+
+def decode_message(data: bytes) -> tuple[int, Any]:
+    """``(ENTRY, envelope)`` or ``(WANT, seq)``; raises :class:`ProtocolError`."""
+    if len(data) > MAX_MESSAGE_BYTES:
+        raise ProtocolError(f"a message is at most {MAX_MESSAGE_BYTES} bytes")
+    try:
+        item = msgpack.unpackb(data, raw=False, strict_map_key=True)
+    except (ValueError, TypeError, msgpack.ExtraData, msgpack.FormatError, msgpack.StackError):
+        raise ProtocolError("the message is not valid msgpack") from None
+    if isinstance(item, list) and len(item) == 2:
+        kind, value = item
+        if kind == ENTRY and isinstance(value, bytes):
+            return ENTRY, value
+        if kind == WANT and isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+            return WANT, value
+    raise ProtocolError("a message is [0, entry] or [1, sequence number]")
+
+
+class Peer:
+    """One seat at a table (see the module docstring)."""
+
+    def __init__(self, seat: int, identity: Ed25519PrivateKey, *, player: Player | None = None,
+                 rng_bytes: RandomBytes = os.urandom, rng: random.Random | None = None,
+                 resend_after: float = 1.0, blame_after: float = 30.0,
+                 on_entry: Callable[[Entry], None] | None = None,
+                 on_secret: Callable[[HandSecrets], None] | None = None) -> None:
+        self.seat = seat
+        self.identity = identity
+        self.player = player
+        self.rng_bytes = rng_bytes
+        self.rng = rng or random.Random(int.from_bytes(rng_bytes(8), "big"))
+        self.resend_after = resend_after
+        self.blame_after = blame_after
+        self.on_entry = on_entry
+        self.on_secret = on_secret
+        self.log: list[Entry] = []
+        self.table: TableState | None = None
+        self.secrets: dict[int, HandSecrets] = {}
+        self.faults: list[Fault] = []
+        self.violation: ProtocolViolation | None = None
+        self.equivocation: tuple[Entry, Entry] | None = None
+        self.overdue: Expect | None = None
+        self._private: dict[int, int] = {}
+        self._private_hand = -1
+        self._buffer: dict[int, dict[bytes, Entry]] = {}
+        self._outbox: list[Outgoing] = []
+        self._progress_at = 0.0
+        self._wanted_at = 0.0
+
+    # ----------------------------------------------------------------------- reading
+
+    @property
+    def stopped(self) -> bool:
+        """True once the peer has frozen on a violation or an equivocation."""
+        return self.violation is not None or self.equivocation is not None
+
+    @property
+    def finished(self) -> bool:
+        """True once the game in the log is over."""
+        return self.table is not None and self.table.expected() is None
+
+    def view(self) -> GameState:
+        """The game as this seat sees it: everything public plus its own hand."""
+        table = self._table()
+        engine = table.engine
+        hand = table.hand
+        if hand is None or engine.stage in ("deal", "over"):
+            return engine
+        if hand.number != self._private_hand:
+            self._private, self._private_hand = {}, hand.number
+        secrets = self.secrets.get(hand.number)
+        if secrets is None:
+            return engine
+        opened = []
+        for slot in engine.hands[self.seat]:
+            if slot in engine.known:
+                continue
+            card = self._private.get(slot)
+            if card is None:
+                card = table.private_card(self.seat, secrets.secret, slot)
+                if card is None:
+                    continue
+                self._private[slot] = card
+            opened.append((slot, card))
+        if not opened:
+            return engine
+        try:
+            return engine.apply(Reveal(tuple(opened)))
+        except IllegalMove:
+            # Only a broken shuffle can make a private card clash with the table; the reveal at
+            # the hand's end names the shuffler. Meanwhile play with the public view.
+            return engine
+
+    def take_outbox(self) -> list[Outgoing]:
+        """The messages to send, oldest first; the outbox is emptied."""
+        out, self._outbox = self._outbox, []
+        return out
+
+    # ------------------------------------------------------------------------ input
+
+    def open_table(self, names: list[str], keys: list[bytes], rules: RuleSet, game_id: bytes) -> None:
+        """Write the log's first entry (the seat at 0 opens the table)."""
+        if self.log:
+            raise ProtocolError("this peer already has a table")
+        entry = make_entry(self.identity, game_id, 0, bytes(32), self.seat, "table",
+                           TableState.header_body(names, keys, rules))
+        self._accept(entry, None)
+        self._act()
+
+    def receive(self, data: bytes, sender: int | None, now: float) -> None:
+        """Handle one message from ``sender`` (a seat, or None if unknown)."""
+        try:
+            kind, value = decode_message(data)
+        except ProtocolError as err:
+            self.faults.append(Fault(sender, None, str(err)))
+            return
+        if kind == WANT:
+            for entry in self.log[value:value + WANT_BATCH]:
+                self._outbox.append((sender, encode_entry_message(entry.raw)))
+            return
+        self._offer(value, sender, now)
+        self._act()
+
+    def poll(self, now: float) -> None:
+        """Let time pass: act if it is this seat's turn, ask for missing entries, name a seat
+        that keeps everybody waiting."""
+        self._act()
+        if self.stopped or self.finished:
+            return
+        expect = self.table.expected() if self.table else None
+        waited = now - self._progress_at
+        if expect is not None and expect.seat != self.seat and waited >= self.blame_after:
+            self.overdue = expect
+        if waited >= self.resend_after and now - self._wanted_at >= self.resend_after:
+            self._wanted_at = now
+            self._outbox.append((None, encode_want(len(self.log))))
+
+    def play(self, move: SeatEvent) -> None:
+        """Play a move for this seat (from a screen); raises :class:`IllegalMove` and changes
+        nothing if the rules refuse it."""
+        table = self._table()
+        expect = table.expected()
+        if self.stopped or expect is None or expect.seat != self.seat or expect.kind != "move":
+            raise IllegalMove("it is not your turn to move", self.seat)
+        self.view().apply(move)  # refuse an illegal move before anything is signed
+        self._write("move", self.build_move(table, move))
+        self._act()
+
+    # ----------------------------------------------------------------- sync and folding
+
+    def _table(self) -> TableState:
+        if self.table is None:
+            raise ProtocolError("no table yet: the first entry has not arrived")
+        return self.table
+
+    def _offer(self, raw: bytes, sender: int | None, now: float) -> None:
+        try:
+            entry = parse_entry(raw)
+        except BadEntry as err:
+            self.faults.append(Fault(sender, None, f"malformed entry: {err}"))
+            return
+        if self.table is not None:
+            table = self.table
+            if entry.game_id != table.game_id:
+                self.faults.append(Fault(sender, entry.seq, "an entry of another game"))
+                return
+            if entry.author >= table.players or not entry.verify(table.verifiers[entry.author]):
+                self.faults.append(Fault(sender, entry.seq, "an entry whose signature does not verify"))
+                return
+        if entry.seq < len(self.log):
+            mine = self.log[entry.seq]
+            if mine.hash != entry.hash:
+                if mine.author == entry.author:
+                    self._equivocate(mine, entry)
+                else:
+                    self.faults.append(Fault(entry.author, entry.seq,
+                                             "a signed entry for a position another seat wrote"))
+            return
+        if self.stopped:
+            return
+        if entry.seq > len(self.log):
+            if entry.seq - len(self.log) > BUFFER_LIMIT:
+                self.faults.append(Fault(sender, entry.seq, "an entry far beyond the end of the log"))
+                return
+            waiting = self._buffer.setdefault(entry.seq, {})
+            for other in waiting.values():
+                if other.author == entry.author and other.hash != entry.hash:
+                    self._equivocate(other, entry)
+                    return
+            waiting[entry.hash] = entry
+            return
+        self._accept(entry, sender)
+        while not self.stopped and len(self.log) in self._buffer:
+            candidates = self._buffer.pop(len(self.log))
+            for candidate in candidates.values():
+                if self._accept(candidate, sender):
+                    break
+        self._progress_at = now
+        self.overdue = None
+
+    def _equivocate(self, first: Entry, second: Entry) -> None:
+        self.equivocation = (first, second)
+        self.faults.append(Fault(first.author, first.seq, "two different entries signed for one position"))
+
+    def _accept(self, entry: Entry, sender: int | None) -> bool:
+        try:
+            table = TableState.from_header(entry) if self.table is None else self.table.apply(entry)
+        except ProtocolViolation as err:
+            blame = err.seat if err.seat is not None else sender
+            self.faults.append(Fault(blame, entry.seq, err.reason))
+            if err.seat is not None:
+                self.violation = err
+            return False
+        self.table = table
+        self.log.append(entry)
+        if self.on_entry is not None:
+            self.on_entry(entry)
+        self._outbox.append((None, encode_entry_message(entry.raw)))
+        return True
+
+    def _write(self, kind: str, body: Any) -> None:
+        table = self._table()
+        entry = make_entry(self.identity, table.game_id, len(self.log), table.last_hash, self.seat,
+                           kind, body)
+        if not self._accept(entry, self.seat):
+            raise AssertionError(f"own entry refused: {self.faults[-1]}")
+
+    def _act(self) -> None:
+        """Write every entry that is this seat's to write, until another seat is due."""
+        while self.table is not None and not self.stopped:
+            table = self.table
+            expect = table.expected()
+            if expect is None or expect.seat != self.seat:
+                return
+            if expect.kind == "move":
+                if self.player is None:
+                    return
+                move = self.player(self.view(), self.seat, self.rng)
+                self._write("move", self.build_move(table, move))
+                continue
+            builder = {"key": self.build_key, "shuffle": self.build_shuffle,
+                       "tokens": self.build_tokens, "reveal": self.build_reveal}[expect.kind]
+            self._write(expect.kind, builder(table))
+
+    # ------------------------------------------------------- the bodies this seat writes
+    # Each is a method so that a test can subclass a peer into a cheat.
+
+    def _hand_secrets(self, table: TableState) -> HandSecrets:
+        number = table.hand.number if table.hand is not None else table.hands_started
+        secrets = self.secrets.get(number)
+        if secrets is None:
+            secrets = HandSecrets(number, random_scalar(self.rng_bytes), new_seed(self.rng_bytes))
+            self.secrets[number] = secrets
+            if self.on_secret is not None:
+                self.on_secret(secrets)  # stored before anything that depends on it is sent
+        return secrets
+
+    def _current(self, table: TableState) -> HandCrypto:
+        if table.hand is None:
+            raise ProtocolError("no hand is under way")
+        return table.hand
+
+    def build_key(self, table: TableState) -> list[Any]:
+        """``[hand, P, Schnorr proof, seed commitment]``."""
+        s = self._hand_secrets(table)
+        proof = prove_knowledge(s.secret, key_context(table.game_id, s.hand, self.seat), self.rng_bytes)
+        return [s.hand, base_mul(s.secret).to_bytes(), proof.to_bytes(),
+                commit_seed(s.seed, seed_context(table.game_id, s.hand, self.seat))]
+
+    def build_shuffle(self, table: TableState) -> list[Any]:
+        """``[hand, round, deck]``: the current deck permuted and re-randomised by the seed."""
+        hand = self._current(table)
+        s = self._hand_secrets(table)
+        assert hand.joint is not None
+        if hand.stage == "play":
+            _first, _end, pool = table.engine.apply(Reshuffle()).pools[-1]
+            round_no, before = len(hand.rounds), initial_deck(sorted(pool))
+        else:
+            round_no, before = len(hand.rounds) - 1, hand.rounds[-1].final
+        context = shuffle_context(table.game_id, hand.number, round_no, self.seat)
+        deck = apply_shuffle(before, s.seed, hand.joint, context)
+        return [hand.number, round_no, b"".join(c.to_bytes() for c in deck)]
+
+    def _token_items(self, table: TableState, slots: list[int] | tuple[int, ...]) -> list[list[Any]]:
+        hand = self._current(table)
+        s = self._hand_secrets(table)
+        items = []
+        for slot in slots:
+            a = hand.ciphertext(slot).a
+            proof = prove_equal_logs(s.secret, a, token_context(table.game_id, hand.number, slot, self.seat),
+                                     self.rng_bytes)
+            items.append([slot, token(s.secret, a).to_bytes(), proof.to_bytes()])
+        return items
+
+    def build_tokens(self, table: TableState) -> list[Any]:
+        """``[hand, [[slot, token, proof], ...]]`` for the deal or for another seat's draw."""
+        hand = self._current(table)
+        if hand.stage == "deal_tokens":
+            slots: tuple[int, ...] = table.deal_token_slots(self.seat)
+        else:
+            assert hand.draw is not None
+            slots = (hand.draw[0],)
+        return [hand.number, self._token_items(table, slots)]
+
+    def build_move(self, table: TableState, move: SeatEvent) -> list[Any]:
+        """The body of a move; a card played from the hand carries this seat's token."""
+        number = self._current(table).number
+        known = table.engine.known
+
+        def tokens(slots: list[int]) -> list[list[Any]]:
+            return self._token_items(table, sorted(s for s in slots if s not in known))
+
+        if isinstance(move, DrawStock):
+            return [number, "draw"]
+        if isinstance(move, TakeDiscard):
+            return [number, "take"]
+        if isinstance(move, LayDown):
+            return [number, "lay", move.phase, [[list(m.slots), m.label] for m in move.melds],
+                    tokens([s for m in move.melds for s in m.slots])]
+        if isinstance(move, Hit):
+            return [number, "hit", move.slot, move.meld, move.end, tokens([move.slot])]
+        if isinstance(move, Discard):
+            return [number, "discard", move.slot, move.target, tokens([move.slot])]
+        raise IllegalMove(f"{move!r} is not a move")
+
+    def build_reveal(self, table: TableState) -> list[Any]:
+        """``[hand, secret, seed, cards held, points]``."""
+        s = self._hand_secrets(table)
+        held = sorted(self.view().hand_cards(self.seat))
+        return [s.hand, s.secret.to_bytes(), s.seed, held, sum(points(c) for c in held)]
+
+
+def identity_bytes(key: Ed25519PrivateKey) -> bytes:
+    """A peer's public identity (its Ed25519 public key)."""
+    return public_bytes(key)
+

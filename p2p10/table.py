@@ -1,0 +1,613 @@
+"""The table: a pure fold of the signed move log through the dealing protocol and the rules engine.
+
+``TableState.apply(entry)`` checks one entry completely (signature, chain, that its author is
+the one seat entitled to write at this position, the body's shape, every point, scalar and
+proof in it, and the move against the rules) and returns the state after it, or raises
+:class:`ProtocolViolation` naming the seat to blame. Every peer, the audit and the replay fold
+the same entries through this one function, so they agree by construction.
+
+The state machine of one hand (``HandCrypto.stage``); ``expected()`` names the next writer:
+
+    keys         each seat in seat order: its hand key, Schnorr proof, shuffle-seed commitment
+    shuffle      each seat in seat order permutes and re-randomises the whole deck (round 0),
+                 or the discard pile turned into a new draw pile (round 1, 2, ...)
+    deal_tokens  each seat in seat order: a token for every dealt slot except its own cards,
+                 and for the first discard; then the first discard is opened publicly
+    play         the seat whose turn it is writes a move; a played card carries its owner's
+                 token, so everybody opens it
+    draw_tokens  after a draw from the stock, every other seat in seat order: its token for the
+                 drawn slot (only the drawer can add the last one)
+    reveal       each seat in seat order: its hand key's secret, its shuffle seed, and the hand
+                 and points it claims; then every shuffle and every hand is checked and scored
+
+A card that opens to something that is not a card, or to a card already on the table, can only
+come from a shuffle that broke the rules; the hand then stops (``dispute``) and goes straight to
+the reveal, whose checks name the shuffler.
+
+The engine only ever sees slots and opened cards; keys never leave this module and the peer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+from p2p10.cards import card_text, points
+from p2p10.crypto.elgamal import Ciphertext, Deck, initial_deck, joint_key, open_card, token
+from p2p10.crypto.group import NotACard, Point, Scalar, base_mul, frame
+from p2p10.crypto.proofs import SchnorrProof, verify_equal_logs, verify_knowledge
+from p2p10.crypto.shuffle import COMMITMENT_BYTES, SEED_BYTES, seed_matches, verify_shuffle
+from p2p10.engine import HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS, GameState
+from p2p10.errors import BadRules, IllegalMove, ProtocolError, ProtocolViolation
+from p2p10.events import (
+    Deal,
+    Discard,
+    DrawStock,
+    EndHand,
+    Event,
+    Hit,
+    LayDown,
+    MeldSpec,
+    Reshuffle,
+    Reveal,
+    TakeDiscard,
+)
+from p2p10.log import GAME_ID_BYTES, GENESIS, BadEntry, Entry, public_key
+from p2p10.rules import RuleSet
+
+PROTOCOL_NAME = "p2p10/1"
+MAX_NAME = 32
+TOKEN_CONTEXT = b"p2p10/token"
+KEY_CONTEXT = b"p2p10/hand-key"
+SEED_CONTEXT = b"p2p10/seed"
+SHUFFLE_CONTEXT = b"p2p10/shuffle"
+
+
+def _num(value: int) -> bytes:
+    return value.to_bytes(8, "big")
+
+
+def key_context(game_id: bytes, hand: int, seat: int) -> bytes:
+    """What a hand key's Schnorr proof is bound to."""
+    return frame(KEY_CONTEXT, game_id, _num(hand), _num(seat))
+
+
+def seed_context(game_id: bytes, hand: int, seat: int) -> bytes:
+    """What a shuffle-seed commitment is bound to."""
+    return frame(SEED_CONTEXT, game_id, _num(hand), _num(seat))
+
+
+def shuffle_context(game_id: bytes, hand: int, round_no: int, seat: int) -> bytes:
+    """What one shuffle step's permutation and re-randomisers are derived under."""
+    return frame(SHUFFLE_CONTEXT, game_id, _num(hand), _num(round_no), _num(seat))
+
+
+def token_context(game_id: bytes, hand: int, slot: int, seat: int) -> bytes:
+    """What a token's Chaum-Pedersen proof is bound to."""
+    return frame(TOKEN_CONTEXT, game_id, _num(hand), _num(slot), _num(seat))
+
+
+@dataclass(frozen=True, slots=True)
+class Expect:
+    """The next writer: ``seat`` must write an entry of ``kind``; ``what`` says it in words."""
+
+    seat: int
+    kind: str
+    what: str
+
+
+@dataclass(frozen=True, slots=True)
+class Round:
+    """One shuffle round: the deck it starts from and each seat's shuffled deck so far.
+
+    Slot ``first + i`` of the hand is position ``i`` of the round's final deck."""
+
+    first: int
+    base: Deck
+    decks: tuple[Deck, ...] = ()
+    seqs: tuple[int, ...] = ()
+
+    @property
+    def final(self) -> Deck:
+        """The deck after the last shuffle so far."""
+        return self.decks[-1] if self.decks else self.base
+
+    def holds(self, slot: int) -> bool:
+        """True when ``slot`` is one of this round's positions."""
+        return self.first <= slot < self.first + len(self.base)
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """A seat's end-of-hand reveal: its secrets and the hand and points it says it holds."""
+
+    seq: int
+    secret: Scalar
+    seed: bytes
+    cards: tuple[int, ...]
+    points: int
+
+
+@dataclass(frozen=True, slots=True)
+class HandCrypto:
+    """The dealing state of the hand under way (see the module docstring for ``stage``)."""
+
+    number: int
+    stage: str = "keys"
+    publics: tuple[Point, ...] = ()
+    commitments: tuple[bytes, ...] = ()
+    joint: Point | None = None
+    rounds: tuple[Round, ...] = ()
+    tokens: Mapping[int, Mapping[int, Point]] = field(default_factory=dict)
+    batches: int = 0
+    draw: tuple[int, int] | None = None
+    claims: tuple[Claim, ...] = ()
+    dispute: tuple[int, int, str] | None = None
+
+    def ciphertext(self, slot: int) -> Ciphertext:
+        """The current ciphertext at ``slot``."""
+        for rnd in self.rounds:
+            if rnd.holds(slot):
+                return rnd.final[slot - rnd.first]
+        raise ProtocolError(f"slot {slot} has not been dealt")
+
+
+class TableState:
+    """The state of a table after a prefix of its log. Treat it as immutable."""
+
+    __slots__ = ("engine", "game_id", "hand", "hands_started", "keys", "last_hash", "names",
+                 "rules", "seq", "verifiers")
+
+    game_id: bytes
+    names: tuple[str, ...]
+    keys: tuple[bytes, ...]
+    verifiers: tuple[Ed25519PublicKey, ...]
+    rules: RuleSet
+    seq: int
+    last_hash: bytes
+    engine: GameState
+    hand: HandCrypto | None
+    hands_started: int
+
+    # ---------------------------------------------------------------- the first entry
+
+    @staticmethod
+    def header_body(names: Sequence[str], keys: Sequence[bytes], rules: RuleSet) -> list[Any]:
+        """The body of the ``table`` entry that opens a log."""
+        return [PROTOCOL_NAME, list(rules.options()), [[n, k] for n, k in zip(names, keys, strict=True)]]
+
+    @classmethod
+    def from_header(cls, entry: Entry) -> TableState:
+        """The table that the log's first entry describes; raises :class:`ProtocolViolation`."""
+        def bad(reason: str) -> ProtocolViolation:
+            return ProtocolViolation(None, entry.seq, reason)
+
+        if entry.seq != 0 or entry.prev_hash != GENESIS:
+            raise bad("the first entry of a log must have sequence 0 and no predecessor")
+        if entry.kind != "table" or entry.author != 0:
+            raise bad("a log must begin with the table entry written by seat 1")
+        body = entry.body
+        if not (isinstance(body, list) and len(body) == 3 and body[0] == PROTOCOL_NAME
+                and isinstance(body[1], list) and isinstance(body[2], list)):
+            raise bad(f"the table entry must be [{PROTOCOL_NAME!r}, options, players]")
+        players = body[2]
+        if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
+            raise bad(f"a table seats {MIN_PLAYERS} to {MAX_PLAYERS} players, not {len(players)}")
+        names: list[str] = []
+        keys: list[bytes] = []
+        for item in players:
+            if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], str)
+                    and 0 < len(item[0]) <= MAX_NAME and item[0].isprintable()):
+                raise bad(f"each player is [name of 1 to {MAX_NAME} printable characters, key]")
+            names.append(item[0])
+            keys.append(item[1])
+        if len(set(keys)) != len(keys):
+            raise bad("two seats share one identity key")
+        try:
+            verifiers = tuple(public_key(k) for k in keys)
+            rules = RuleSet.parse([str(o) for o in body[1]])
+        except (BadEntry, BadRules) as err:
+            raise bad(str(err)) from None
+        if not entry.verify(verifiers[0]):
+            raise bad("the table entry's signature does not verify for seat 1")
+        state = object.__new__(cls)
+        state.game_id = entry.game_id
+        if len(state.game_id) != GAME_ID_BYTES:
+            raise bad("the game id has the wrong length")
+        state.names = tuple(names)
+        state.keys = tuple(keys)
+        state.verifiers = verifiers
+        state.rules = rules
+        state.seq = 1
+        state.last_hash = entry.hash
+        state.engine = GameState(len(names), rules, names)
+        state.hand = None
+        state.hands_started = 0
+        return state
+
+    # ------------------------------------------------------------------- reading
+
+    @property
+    def players(self) -> int:
+        """The number of seats."""
+        return len(self.names)
+
+    def name(self, seat: int) -> str:
+        """A seat as players see it: its name and number."""
+        return f"{self.names[seat]} (seat {seat + 1})"
+
+    def expected(self) -> Expect | None:
+        """Which seat must write the next entry, and what; None once the game is over."""
+        hand = self.hand
+        engine = self.engine
+        if hand is None:
+            if engine.awaiting().kind == "over":
+                return None
+            return Expect(0, "key", f"a key for hand {self.hands_started + 1}")
+        stage = hand.stage
+        if stage == "keys":
+            return Expect(len(hand.publics), "key", f"a key for hand {hand.number + 1}")
+        if stage == "shuffle":
+            what = f"shuffle round {len(hand.rounds) - 1} of hand {hand.number + 1}"
+            return Expect(len(hand.rounds[-1].decks), "shuffle", what)
+        if stage == "deal_tokens":
+            return Expect(hand.batches, "tokens", f"tokens for the deal of hand {hand.number + 1}")
+        if stage == "draw_tokens":
+            assert hand.draw is not None
+            slot, drawer = hand.draw
+            others = [s for s in range(self.players) if s != drawer]
+            what = f"a token for slot {slot} drawn by {self.names[drawer]}"
+            return Expect(others[hand.batches], "tokens", what)
+        if stage == "reveal":
+            return Expect(len(hand.claims), "reveal", f"the reveal of hand {hand.number + 1}")
+        waiting = engine.awaiting()
+        if waiting.kind == "move":
+            assert waiting.seat is not None
+            return Expect(waiting.seat, "move", "a move")
+        if waiting.kind == "reshuffle":
+            return Expect(0, "shuffle", f"shuffle round {len(hand.rounds)} of hand {hand.number + 1}")
+        return Expect(0, "reveal", f"the reveal of hand {hand.number + 1}")
+
+    def deal_owner(self, slot: int) -> int | None:
+        """The seat a slot of the coming deal goes to (None for the first discard and the stock).
+        Only meaningful before the deal is applied to the engine."""
+        order = self.engine.next_deal_order()
+        k = len(order)
+        return order[slot % k] if slot < HAND_SIZE * k else None
+
+    def deal_token_slots(self, seat: int) -> tuple[int, ...]:
+        """The slots ``seat`` publishes tokens for in the deal: all but its own, and the first up."""
+        k = len(self.engine.next_deal_seats())
+        return tuple(s for s in range(HAND_SIZE * k + 1) if self.deal_owner(s) != seat)
+
+    def private_card(self, seat: int, secret: Scalar, slot: int) -> int | None:
+        """The card at ``slot`` of ``seat``'s hand, opened with ``seat``'s own secret (which
+        never leaves the peer); None when it cannot be opened (a broken shuffle)."""
+        hand = self.hand
+        if hand is None:
+            return None
+        published = hand.tokens.get(slot, {})
+        if any(s not in published for s in range(self.players) if s != seat):
+            return None
+        cipher = hand.ciphertext(slot)
+        others = [published[s] for s in range(self.players) if s != seat]
+        try:
+            return open_card(cipher.b, [*others, token(secret, cipher.a)])
+        except NotACard:
+            return None
+
+    # ------------------------------------------------------------------- applying
+
+    def apply(self, entry: Entry) -> TableState:
+        """Check ``entry`` and return the state after it; raises :class:`ProtocolViolation`."""
+        if entry.game_id != self.game_id:
+            raise ProtocolViolation(None, entry.seq, "the entry belongs to another game")
+        if entry.author >= self.players:
+            raise ProtocolViolation(None, entry.seq, f"there is no seat {entry.author + 1} at this table")
+        if not entry.verify(self.verifiers[entry.author]):
+            raise ProtocolViolation(None, entry.seq,
+                                    f"the signature does not verify for {self.name(entry.author)}: "
+                                    "the entry was altered or forged")
+        if entry.seq != self.seq:
+            raise ProtocolViolation(None, entry.seq,
+                                    f"entry {entry.seq} arrived where entry {self.seq} belongs "
+                                    "(a replayed, dropped or reordered entry)")
+        if entry.prev_hash != self.last_hash:
+            raise ProtocolViolation(entry.author, entry.seq,
+                                    "the entry does not chain to the previous one (a fork)")
+        expect = self.expected()
+        if expect is None:
+            raise ProtocolViolation(entry.author, entry.seq, "the game is over: nobody writes any more")
+        if entry.author != expect.seat or entry.kind != expect.kind:
+            raise ProtocolViolation(
+                entry.author, entry.seq,
+                f"out of turn: {self.name(entry.author)} wrote a {entry.kind!r} entry where "
+                f"{self.name(expect.seat)} must write {expect.what}")
+        new = self._copy()
+        new.seq = self.seq + 1
+        new.last_hash = entry.hash
+        try:
+            _HANDLERS[entry.kind](new, entry)
+        except ProtocolViolation:
+            raise
+        except (ProtocolError, IllegalMove) as err:
+            raise ProtocolViolation(entry.author, entry.seq, str(err)) from None
+        return new
+
+    def _copy(self) -> TableState:
+        new = object.__new__(TableState)
+        for name in TableState.__slots__:
+            setattr(new, name, getattr(self, name))
+        return new
+
+    def _hand_body(self, entry: Entry, length: int) -> list[Any]:
+        body = entry.body
+        if not (isinstance(body, list) and len(body) == length):
+            raise ProtocolError(f"a {entry.kind!r} entry has {length} fields")
+        number = self.hand.number if self.hand is not None else self.hands_started
+        if body[0] != number:
+            raise ProtocolError(f"the entry is for hand {body[0]!r}, but hand {number} is under way")
+        return body
+
+    def _token(self, hand: HandCrypto, seat: int, item: object) -> tuple[int, Point]:
+        if not (isinstance(item, list) and len(item) == 3 and _is_int(item[0])
+                and isinstance(item[1], bytes) and isinstance(item[2], bytes)):
+            raise ProtocolError("a token is [slot, token, proof]")
+        slot, raw, proof = item
+        cipher = hand.ciphertext(slot)
+        t = Point.from_bytes(raw)
+        if not verify_equal_logs(hand.publics[seat], cipher.a, t, proof,
+                                 token_context(self.game_id, hand.number, slot, seat)):
+            raise ProtocolError(f"the token for slot {slot} does not match its proof or key")
+        return slot, t
+
+    def _tokens(self, hand: HandCrypto, seat: int, items: object, slots: Sequence[int]) -> HandCrypto:
+        if not isinstance(items, list):
+            raise ProtocolError("tokens come as a list")
+        got = [i[0] if isinstance(i, list) and i else None for i in items]
+        if got != list(slots):
+            raise ProtocolError(f"tokens were expected for slots {list(slots)}, not {got}")
+        tokens = dict(hand.tokens)
+        for item in items:
+            slot, t = self._token(hand, seat, item)
+            per_slot = dict(tokens.get(slot, {}))
+            per_slot[seat] = t
+            tokens[slot] = per_slot
+        return replace(hand, tokens=tokens)
+
+    def _open(self, hand: HandCrypto, slot: int) -> int | None:
+        """Open a slot whose tokens are all published; None for a card that cannot be there."""
+        per_slot = hand.tokens.get(slot, {})
+        if len(per_slot) != self.players:
+            raise ProtocolError(f"slot {slot} cannot be opened: tokens are missing")
+        cipher = hand.ciphertext(slot)
+        try:
+            card = open_card(cipher.b, [per_slot[s] for s in range(self.players)])
+        except NotACard:
+            return None
+        engine = self.engine
+        if engine.stage == "deal":
+            return card  # the first card of a hand: the previous hand's cards are no longer out
+        elsewhere = engine.where.get(card)
+        if elsewhere is not None and elsewhere != slot:
+            return None
+        for first, end, pool in engine.pools:
+            if first <= slot < end and card not in pool:
+                return None
+        return card
+
+    def _dispute(self, hand: HandCrypto, seq: int, seat: int, slot: int) -> None:
+        self.hand = replace(hand, stage="reveal", dispute=(seq, seat, f"slot {slot} opened to a card "
+                                                           "that cannot be there"))
+
+    # --------------------------------------------------------------- entry kinds
+
+    def _on_key(self, entry: Entry) -> None:
+        body = self._hand_body(entry, 4)
+        hand = self.hand
+        if hand is None:
+            hand = HandCrypto(self.hands_started)
+            self.hands_started += 1
+        _, raw_key, proof, commitment = body
+        if not (isinstance(raw_key, bytes) and isinstance(proof, bytes) and isinstance(commitment, bytes)):
+            raise ProtocolError("a key entry is [hand, key, proof, commitment]")
+        if len(proof) != SchnorrProof.WIRE_BYTES or len(commitment) != COMMITMENT_BYTES:
+            raise ProtocolError("a proof or commitment has the wrong length")
+        public = Point.from_bytes(raw_key)
+        if not verify_knowledge(public, proof, key_context(self.game_id, hand.number, entry.author)):
+            raise ProtocolError("the hand key's proof of knowledge does not verify (a rogue key?)")
+        hand = replace(hand, publics=(*hand.publics, public), commitments=(*hand.commitments, commitment))
+        if len(hand.publics) == self.players:
+            hand = replace(hand, joint=joint_key(hand.publics), stage="shuffle",
+                           rounds=(Round(0, initial_deck()),))
+        self.hand = hand
+
+    def _on_shuffle(self, entry: Entry) -> None:
+        body = self._hand_body(entry, 3)
+        hand = self.hand
+        assert hand is not None
+        _, round_no, raw = body
+        if hand.stage == "play":
+            # The draw pile is empty: the discard pile less its top card is dealt anew, in the
+            # clear, and shuffled by every seat as round 0 was.
+            self.engine = self.engine.apply(Reshuffle())
+            first, _end, pool = self.engine.pools[-1]
+            fresh = Round(first, initial_deck(sorted(pool)))
+            hand = replace(hand, stage="shuffle", rounds=(*hand.rounds, fresh))
+        if round_no != len(hand.rounds) - 1:
+            raise ProtocolError(f"this is shuffle round {len(hand.rounds) - 1}, not {round_no!r}")
+        rnd = hand.rounds[-1]
+        size = len(rnd.base)
+        if not isinstance(raw, bytes) or len(raw) != size * Ciphertext.WIRE_BYTES:
+            raise ProtocolError(f"a shuffled deck of {size} cards is {size * Ciphertext.WIRE_BYTES} bytes")
+        width = Ciphertext.WIRE_BYTES
+        deck = tuple(Ciphertext.from_bytes(raw[i:i + width]) for i in range(0, len(raw), width))
+        rnd = replace(rnd, decks=(*rnd.decks, deck), seqs=(*rnd.seqs, entry.seq))
+        hand = replace(hand, rounds=(*hand.rounds[:-1], rnd))
+        if len(rnd.decks) == self.players:
+            hand = replace(hand, stage="deal_tokens" if round_no == 0 else "play", batches=0)
+        self.hand = hand
+
+    def _on_tokens(self, entry: Entry) -> None:
+        body = self._hand_body(entry, 2)
+        hand = self.hand
+        assert hand is not None
+        if hand.stage == "deal_tokens":
+            hand = self._tokens(hand, entry.author, body[1], self.deal_token_slots(entry.author))
+            hand = replace(hand, batches=hand.batches + 1)
+            self.hand = hand
+            if hand.batches == self.players:
+                first_up = HAND_SIZE * len(self.engine.next_deal_seats())
+                card = self._open(hand, first_up)
+                if card is None:
+                    self._dispute(hand, entry.seq, entry.author, first_up)
+                    return
+                self.engine = self.engine.apply(Deal(card))
+                self.hand = replace(hand, stage="play")
+            return
+        assert hand.draw is not None
+        slot, _ = hand.draw
+        hand = self._tokens(hand, entry.author, body[1], (slot,))
+        hand = replace(hand, batches=hand.batches + 1)
+        if hand.batches == self.players - 1:
+            hand = replace(hand, stage="play", draw=None)
+        self.hand = hand
+
+    def _on_move(self, entry: Entry) -> None:
+        hand = self.hand
+        assert hand is not None
+        body = entry.body
+        if not (isinstance(body, list) and len(body) >= 2 and isinstance(body[1], str)):
+            raise ProtocolError("a move is [hand, action, ...]")
+        action = body[1]
+        shape = _MOVE_SHAPES.get(action)
+        if shape is None:
+            raise ProtocolError(f"{action!r} is not a move")
+        body = self._hand_body(entry, shape)
+        seat = entry.author
+        if action == "draw":
+            self.engine = self.engine.apply(DrawStock(seat))
+            slot = self.engine.hands[seat][-1]
+            self.hand = replace(hand, stage="draw_tokens", draw=(slot, seat), batches=0)
+            return
+        if action == "take":
+            self.engine = self.engine.apply(TakeDiscard(seat))
+            return
+        if action == "lay":
+            _, _, phase, melds, items = body
+            if not (_is_int(phase) and isinstance(melds, list) and all(
+                    isinstance(m, list) and len(m) == 2 and isinstance(m[0], list)
+                    and all(_is_int(s) for s in m[0]) and (m[1] is None or _is_int(m[1])) for m in melds)):
+                raise ProtocolError("a lay-down is [hand, 'lay', phase, [[slots, label], ...], tokens]")
+            slots = [s for m in melds for s in m[0]]
+        elif action == "hit":
+            _, _, slot, meld, end, items = body
+            if not (_is_int(slot) and _is_int(meld) and end in (None, "low", "high")):
+                raise ProtocolError("a hit is [hand, 'hit', slot, meld, end, tokens]")
+            slots = [slot]
+        else:
+            _, _, slot, target, items = body
+            if not (_is_int(slot) and (target is None or _is_int(target))):
+                raise ProtocolError("a discard is [hand, 'discard', slot, target, tokens]")
+            slots = [slot]
+        if len(set(slots)) != len(slots):
+            raise IllegalMove("the same card is played twice in one move", seat)
+        engine = self.engine
+        hidden = sorted(s for s in slots if s not in engine.known)
+        for s in hidden:
+            if s not in engine.hands[seat]:
+                raise IllegalMove(f"{self.name(seat)} plays slot {s}, which was not dealt to it", seat)
+        hand = self._tokens(hand, seat, items, hidden)
+        cards: dict[int, int] = {}
+        for s in slots:
+            known = engine.known.get(s)
+            if known is None:
+                opened = self._open(hand, s)
+                if opened is None:
+                    self._dispute(hand, entry.seq, seat, s)
+                    return
+                known = opened
+            cards[s] = known
+        event: Event
+        if action == "lay":
+            event = LayDown(seat, phase, tuple(MeldSpec(tuple(m[0]), tuple(cards[s] for s in m[0]), m[1])
+                                               for m in melds))
+        elif action == "hit":
+            event = Hit(seat, slot, cards[slot], meld, end)
+        else:
+            event = Discard(seat, slot, cards[slot], target)
+        self.engine = engine.apply(event)
+        self.hand = hand
+
+    def _on_reveal(self, entry: Entry) -> None:
+        body = self._hand_body(entry, 5)
+        hand = self.hand
+        assert hand is not None
+        if hand.stage != "reveal":
+            hand = replace(hand, stage="reveal")
+        _, raw_secret, seed, cards, claimed = body
+        if not (isinstance(raw_secret, bytes) and isinstance(seed, bytes) and isinstance(cards, list)
+                and all(_is_int(c) for c in cards) and _is_int(claimed)):
+            raise ProtocolError("a reveal is [hand, secret, seed, cards, points]")
+        seat = entry.author
+        secret = Scalar.from_bytes(raw_secret)
+        if base_mul(secret) != hand.publics[seat]:
+            raise ProtocolError("the revealed secret is not the one behind this seat's hand key")
+        if len(seed) != SEED_BYTES or not seed_matches(hand.commitments[seat], seed,
+                                                       seed_context(self.game_id, hand.number, seat)):
+            raise ProtocolError("the revealed shuffle seed does not match its commitment")
+        hand = replace(hand, claims=(*hand.claims, Claim(entry.seq, secret, seed, tuple(cards), claimed)))
+        self.hand = hand
+        if len(hand.claims) == self.players:
+            self._finish_hand(hand)
+
+    def _finish_hand(self, hand: HandCrypto) -> None:
+        """Every secret is out: check every shuffle step, open every hand, check the claims, score."""
+        assert hand.joint is not None
+        for round_no, rnd in enumerate(hand.rounds):
+            before = rnd.base
+            for seat, (after, seq) in enumerate(zip(rnd.decks, rnd.seqs, strict=True)):
+                context = shuffle_context(self.game_id, hand.number, round_no, seat)
+                if not verify_shuffle(before, after, hand.claims[seat].seed, hand.joint, context):
+                    raise ProtocolViolation(seat, seq, f"{self.name(seat)}'s shuffle in round {round_no} "
+                                            "is not the one its revealed seed dictates")
+                before = after
+        if hand.dispute is not None:
+            seq, seat, why = hand.dispute
+            raise ProtocolViolation(seat, seq, why)
+        engine = self.engine
+        opened: list[tuple[int, int]] = []
+        for slot in engine.unrevealed_in_hands():
+            cipher = hand.ciphertext(slot)
+            per_slot = hand.tokens.get(slot, {})
+            parts = [per_slot.get(s) or token(hand.claims[s].secret, cipher.a) for s in range(self.players)]
+            opened.append((slot, open_card(cipher.b, parts)))
+        engine = engine.apply(Reveal(tuple(opened)))
+        for seat, claim in enumerate(hand.claims):
+            held = tuple(sorted(engine.hand_cards(seat)))
+            owed = sum(points(c) for c in held)
+            if tuple(sorted(claim.cards)) != held or claim.points != owed:
+                shown = " ".join(card_text(c) for c in held) or "no cards"
+                raise ProtocolViolation(seat, claim.seq,
+                                        f"{self.name(seat)} claimed {len(claim.cards)} cards for "
+                                        f"{claim.points} points but holds {shown} for {owed}")
+        self.engine = engine.apply(EndHand())
+        self.hand = None
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+_MOVE_SHAPES = {"draw": 2, "take": 2, "lay": 5, "hit": 6, "discard": 5}
+
+_HANDLERS = {
+    "key": TableState._on_key,
+    "shuffle": TableState._on_shuffle,
+    "tokens": TableState._on_tokens,
+    "move": TableState._on_move,
+    "reveal": TableState._on_reveal,
+}

@@ -1,0 +1,210 @@
+"""An in-memory network of peers in virtual time, with seeded faults, and a table runner.
+
+The network delivers every message after a small latency; under :class:`Faults` it also drops,
+duplicates, delays and reorders them, all drawn from one seeded ``random.Random``, so a failing
+run can be replayed exactly. ``tamper`` lets a test stand in the middle of every link.
+"""
+
+from __future__ import annotations
+
+import heapq
+import os
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from p2p10.crypto.group import RandomBytes
+from p2p10.log import GAME_ID_BYTES, Entry, public_bytes
+from p2p10.peer import HandSecrets, Peer, Player
+from p2p10.rules import DEFAULT, RuleSet
+from protocol.storage import LogWriter, SecretsWriter
+
+Tamper = Callable[[int, int, bytes], bytes | None]
+
+
+class NetworkStalled(RuntimeError):
+    """The peers stopped making progress before the game ended."""
+
+
+@dataclass(frozen=True, slots=True)
+class Faults:
+    """Per-message probabilities of a drop, a duplicate and an extra delay (which reorders),
+    and the longest extra delay in seconds."""
+
+    drop: float = 0.0
+    duplicate: float = 0.0
+    reorder: float = 0.0
+    max_delay: float = 0.5
+
+
+@dataclass
+class NetworkStats:
+    """What the network did."""
+
+    sent: int = 0
+    delivered: int = 0
+    dropped: int = 0
+    duplicated: int = 0
+    delayed: int = 0
+    bytes: int = 0
+
+
+@dataclass(order=True)
+class _Message:
+    at: float
+    order: int
+    dst: int = field(compare=False)
+    src: int = field(compare=False)
+    data: bytes = field(compare=False)
+
+
+class MemoryNetwork:
+    """Carries messages between ``peers`` (indexed by seat) in virtual time."""
+
+    def __init__(self, peers: Sequence[Peer], faults: Faults = Faults(), rng: random.Random | None = None,
+                 latency: float = 0.002, tick: float = 0.05, tamper: Tamper | None = None) -> None:
+        self.peers = list(peers)
+        self.faults = faults
+        self.rng = rng or random.Random(0)
+        self.latency = latency
+        self.tick = tick
+        self.tamper = tamper
+        self.now = 0.0
+        self.stats = NetworkStats()
+        self._queue: list[_Message] = []
+        self._order = 0
+        self._next_tick = tick
+
+    def _post(self, src: int, dst: int, data: bytes) -> None:
+        faults, rng = self.faults, self.rng
+        self.stats.sent += 1
+        if self.tamper is not None:
+            tampered = self.tamper(src, dst, data)
+            if tampered is None:
+                self.stats.dropped += 1
+                return
+            data = tampered
+        if faults.drop and rng.random() < faults.drop:
+            self.stats.dropped += 1
+            return
+        copies = 1
+        if faults.duplicate and rng.random() < faults.duplicate:
+            copies = 2
+            self.stats.duplicated += 1
+        for _ in range(copies):
+            delay = self.latency
+            if faults.reorder and rng.random() < faults.reorder:
+                delay += rng.uniform(0, faults.max_delay)
+                self.stats.delayed += 1
+            self._order += 1
+            heapq.heappush(self._queue, _Message(self.now + delay, self._order, dst, src, data))
+
+    def flush_outboxes(self) -> None:
+        """Move every peer's outgoing messages onto the wire."""
+        for src, peer in enumerate(self.peers):
+            for dst, data in peer.take_outbox():
+                targets = [dst] if dst is not None else [d for d in range(len(self.peers)) if d != src]
+                for target in targets:
+                    self._post(src, target, data)
+
+    def step(self) -> None:
+        """Deliver the next message, or advance the clock one tick and poll every peer."""
+        self.flush_outboxes()
+        if self._queue and self._queue[0].at <= self._next_tick:
+            message = heapq.heappop(self._queue)
+            self.now = max(self.now, message.at)
+            self.stats.delivered += 1
+            self.stats.bytes += len(message.data)
+            self.peers[message.dst].receive(message.data, message.src, self.now)
+            return
+        self.now = self._next_tick
+        self._next_tick += self.tick
+        for peer in self.peers:
+            peer.poll(self.now)
+
+    def run(self, until: Callable[[], bool], max_seconds: float = 36_000.0) -> None:
+        """Step until ``until()`` holds; raises :class:`NetworkStalled` after ``max_seconds`` of
+        virtual time."""
+        while not until():
+            if self.now > max_seconds:
+                raise NetworkStalled(f"no end after {max_seconds:.0f} s of virtual time")
+            self.step()
+
+
+def seeded_bytes(seed: int | None, label: str) -> RandomBytes:
+    """``os.urandom``, or for a seeded (test) run a reproducible stream per ``label``."""
+    if seed is None:
+        return os.urandom
+    return random.Random(f"{seed}/{label}").randbytes
+
+
+@dataclass
+class TableRun:
+    """A table played through an in-memory network."""
+
+    peers: list[Peer]
+    network: MemoryNetwork
+
+    @property
+    def log(self) -> list[Entry]:
+        """The first peer's log (every honest peer's is the same)."""
+        return self.peers[0].log
+
+
+def make_peers(players: Sequence[Player | None], seed: int | None = None,
+               peer_class: Callable[..., Peer] = Peer, **options: object) -> list[Peer]:
+    """One peer per seat, each with its own identity key and random source."""
+    peers = []
+    for seat, player in enumerate(players):
+        rng_bytes = seeded_bytes(seed, f"seat{seat}")
+        identity = Ed25519PrivateKey.from_private_bytes(rng_bytes(32))
+        rng = random.Random(f"{seed}/play{seat}") if seed is not None else None
+        peers.append(peer_class(seat, identity, player=player, rng_bytes=rng_bytes, rng=rng, **options))
+    return peers
+
+
+def open_table(peers: Sequence[Peer], names: Sequence[str], rules: RuleSet = DEFAULT,
+               seed: int | None = None) -> None:
+    """Seat 0 writes the table entry naming every seat's key."""
+    game_id = seeded_bytes(seed, "game")(GAME_ID_BYTES)
+    keys = [public_bytes(p.identity) for p in peers]
+    peers[0].open_table(list(names), keys, rules, game_id)
+
+
+def save_to(peers: Sequence[Peer], log_path: Path) -> list[LogWriter | SecretsWriter]:
+    """Write seat 0's log to ``log_path`` and each seat's secrets beside it, as they happen."""
+    writers: list[LogWriter | SecretsWriter] = []
+    log = LogWriter(log_path)
+    writers.append(log)
+    peers[0].on_entry = log.add
+    for peer in peers:
+        secrets = SecretsWriter(log_path.with_name(f"{log_path.stem}.seat{peer.seat + 1}.p2p10-secrets"))
+        secrets.add_identity(peer.seat, peer.identity.private_bytes_raw())
+        writers.append(secrets)
+
+        def keep(item: HandSecrets, store: SecretsWriter = secrets) -> None:
+            store.add_hand(item)
+
+        peer.on_secret = keep
+    return writers
+
+
+def play_table(players: Sequence[Player], rules: RuleSet = DEFAULT, seed: int | None = None,
+               names: Sequence[str] | None = None, faults: Faults = Faults(),
+               save: Path | None = None, tamper: Tamper | None = None,
+               max_seconds: float = 36_000.0) -> TableRun:
+    """Play one complete game between bot ``players`` with full dealing cryptography."""
+    peers = make_peers(players, seed)
+    names = list(names) if names else [f"Bot {i + 1}" for i in range(len(players))]
+    writers = save_to(peers, save) if save is not None else []
+    network = MemoryNetwork(peers, faults, random.Random(f"{seed}/net"), tamper=tamper)
+    try:
+        open_table(peers, names, rules, seed)
+        network.run(lambda: all(p.finished or p.stopped for p in peers), max_seconds)
+    finally:
+        for writer in writers:
+            writer.close()
+    return TableRun(peers, network)

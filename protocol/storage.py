@@ -1,0 +1,77 @@
+"""A peer's files: the game log (``.p2p10``) and its own secrets (``.p2p10-secrets``).
+
+Both are append-only; each record is written with one ``write`` and flushed (and, when
+``durable``, fsynced) before the peer sends anything that depends on it, so a crash loses at
+most a torn last record, which reopening trims. The format is in :mod:`p2p10.log`.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import BinaryIO
+
+from p2p10.log import LOG_MAGIC, SECRETS_MAGIC, Entry, file_header, pack_secret, read_records, record
+from p2p10.peer import HandSecrets
+
+
+class AppendFile:
+    """An append-only record file that trims a torn tail when it is reopened."""
+
+    def __init__(self, path: Path, magic: bytes, durable: bool = False) -> None:
+        self.path = path
+        self.durable = durable
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.exists() and path.stat().st_size > 0:
+            records = read_records(path.read_bytes(), magic)
+            self._file: BinaryIO = open(path, "r+b")  # noqa: SIM115 - kept open for appending
+            self._file.truncate(records.good_length)
+            self._file.seek(records.good_length)
+            self.records = list(records.items)
+        else:
+            self._file = open(path, "wb")  # noqa: SIM115 - kept open for appending
+            self._file.write(file_header(magic))
+            self._sync()
+            self.records = []
+
+    def append(self, data: bytes) -> None:
+        """Append one record and flush it to the operating system (and disk, if durable)."""
+        self._file.write(record(data))
+        self._sync()
+        self.records.append(data)
+
+    def _sync(self) -> None:
+        self._file.flush()
+        if self.durable:
+            os.fsync(self._file.fileno())
+
+    def close(self) -> None:
+        """Close the file."""
+        self._file.close()
+
+
+class LogWriter(AppendFile):
+    """The game log of one peer."""
+
+    def __init__(self, path: Path, durable: bool = False) -> None:
+        super().__init__(path, LOG_MAGIC, durable)
+
+    def add(self, entry: Entry) -> None:
+        """Append an accepted entry exactly as received."""
+        self.append(entry.raw)
+
+
+class SecretsWriter(AppendFile):
+    """One peer's secrets: never sent anywhere, kept so a restarted peer can go on."""
+
+    def __init__(self, path: Path, durable: bool = False) -> None:
+        super().__init__(path, SECRETS_MAGIC, durable)
+
+    def add_identity(self, seat: int, private_key: bytes) -> None:
+        """Record the seat's Ed25519 identity key."""
+        self.append(pack_secret(["identity", seat, private_key]))
+
+    def add_hand(self, secrets: HandSecrets) -> None:
+        """Record one hand's key secret and shuffle seed."""
+        self.append(pack_secret(["hand", secrets.hand, secrets.secret.to_bytes(), secrets.seed]))
+

@@ -1,0 +1,114 @@
+"""Tier 2: peers with full dealing cryptography on an in-memory network."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from p2p10.engine import GameState
+from p2p10.errors import IllegalMove
+from p2p10.events import Discard, DrawStock
+from p2p10.peer import Peer
+from p2p10.rules import RuleSet
+from p2p10.simulate import greedy_player, random_player
+from p2p10.table import TableState
+from protocol.memory import Faults, MemoryNetwork, make_peers, open_table, play_table
+
+SHORT = RuleSet.parse(["hands=1"])
+
+
+def public_digest(table: TableState) -> tuple[object, ...]:
+    """Everything every seat must agree on after an entry."""
+    e = table.engine
+    hand = table.hand
+    return (table.seq, table.last_hash, e.hand_no, e.stage, e.turn, e.hands, e.stock, e.discard,
+            tuple(sorted(e.known.items())), tuple((m.owner, m.cards) for m in e.melds), e.totals,
+            e.made, hand.stage if hand else None)
+
+
+def record_digests(peers: list[Peer]) -> list[list[tuple[object, ...]]]:
+    seen: list[list[tuple[object, ...]]] = [[] for _ in peers]
+    for peer, out in zip(peers, seen, strict=True):
+        def hook(_entry: object, peer: Peer = peer, out: list[tuple[object, ...]] = out) -> None:
+            assert peer.table is not None
+            out.append(public_digest(peer.table))
+        peer.on_entry = hook
+    return seen
+
+
+@pytest.mark.parametrize("players", [2, 3, 6])
+def test_every_peer_agrees_after_every_entry(players: int) -> None:
+    peers = make_peers([greedy_player] * players, seed=players)
+    seen = record_digests(peers)
+    network = MemoryNetwork(peers)
+    open_table(peers, [f"P{i}" for i in range(players)], SHORT, seed=players)
+    network.run(lambda: all(p.finished for p in peers))
+    assert all(not p.faults and not p.stopped for p in peers)
+    assert all(s == seen[0] for s in seen)
+    logs = [[e.raw for e in p.log] for p in peers]
+    assert all(log == logs[0] for log in logs)
+    final = peers[0].table
+    assert final is not None and final.engine.stage == "over"
+    assert len(final.engine.sheet) == 1
+
+
+@pytest.mark.parametrize("seed", [11, 12, 13])
+def test_faulty_network_still_gives_identical_logs(seed: int) -> None:
+    faults = Faults(drop=0.25, duplicate=0.25, reorder=0.4, max_delay=0.8)
+    run = play_table([greedy_player, random_player, greedy_player], SHORT, seed=seed, faults=faults)
+    stats = run.network.stats
+    assert stats.dropped > 50 and stats.duplicated > 50 and stats.delayed > 50
+    assert all(p.finished and not p.stopped for p in run.peers)
+    hashes = [[e.hash for e in p.log] for p in run.peers]
+    assert all(h == hashes[0] for h in hashes)
+    # Nothing honest was ever blamed: duplicates are dropped silently, gaps are fetched.
+    assert all(not p.faults for p in run.peers)
+
+
+def test_a_peer_sees_its_own_cards_and_no_others() -> None:
+    peers = make_peers([None, None], seed=5)
+    network = MemoryNetwork(peers)
+    open_table(peers, ["Ann", "Bob"], SHORT, seed=5)
+    network.run(lambda: all(p.table is not None and p.table.expected() is not None
+                            and p.table.expected().kind == "move" for p in peers))  # type: ignore[union-attr]
+    views: list[GameState] = [p.view() for p in peers]
+    for seat, view in enumerate(views):
+        other = 1 - seat
+        assert len(view.hand_cards(seat)) == 10
+        assert view.hand_cards(other) == ()
+        assert view.top_discard() is not None
+    # The two private views together are one consistent deal: twenty different cards.
+    assert len(set(views[0].hand_cards(0)) | set(views[1].hand_cards(1))) == 20
+    public = peers[0].table.engine  # type: ignore[union-attr]
+    assert public.hand_cards(0) == () and public.hand_cards(1) == ()
+
+
+def test_a_person_plays_through_the_peer_and_illegal_moves_change_nothing() -> None:
+    peers = make_peers([None, greedy_player], seed=8)
+    network = MemoryNetwork(peers)
+    open_table(peers, ["Ann", "Bot"], SHORT, seed=8)
+
+    def my_turn() -> bool:
+        table = peers[0].table
+        expect = table.expected() if table else None
+        return expect is not None and expect.seat == 0 and expect.kind == "move"
+
+    network.run(my_turn)
+    before = len(peers[0].log)
+    with pytest.raises(IllegalMove):
+        peers[1].play(DrawStock(1))  # not seat 2's turn
+    with pytest.raises(IllegalMove):
+        peers[0].play(DrawStock(1))  # a move for the other seat
+    slot = peers[0].view().hands[0][0]
+    card = peers[0].view().card_at(slot)
+    assert card is not None
+    with pytest.raises(IllegalMove, match="draw a card first"):
+        peers[0].play(Discard(0, slot, card))
+    assert len(peers[0].log) == before
+    peers[0].play(DrawStock(0))
+    assert len(peers[0].log) == before + 1
+    rng = random.Random(1)
+    peers[0].player = lambda state, seat, _rng: random_player(state, seat, rng)
+    network.run(lambda: all(p.finished for p in peers))
+    assert [e.hash for e in peers[0].log] == [e.hash for e in peers[1].log]
