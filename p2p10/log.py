@@ -168,8 +168,9 @@ def record(data: bytes) -> bytes:
 
 @dataclass(frozen=True, slots=True)
 class Records:
-    """The records of a file; ``torn`` is the number of trailing bytes of an incomplete record
-    (a crash during a write), which a reader ignores and a writer truncates before appending."""
+    """The records of a file; ``torn`` is the number of trailing bytes that do not make a whole
+    record (a crash during a write, or a damaged length), which a reader reports and a writer
+    truncates before appending; ``good_length`` is where the whole records end."""
 
     items: tuple[bytes, ...]
     torn: int
@@ -190,10 +191,8 @@ def read_records(data: bytes, magic: bytes = LOG_MAGIC) -> Records:
         if pos + 4 > len(data):
             break
         size = int.from_bytes(data[pos:pos + 4], "big")
-        if size > MAX_ENTRY_BYTES:
-            raise NotALog(f"record at byte {pos} claims {size} bytes, more than any entry")
-        if pos + 4 + size > len(data):
-            break
+        if size > MAX_ENTRY_BYTES or pos + 4 + size > len(data):
+            break  # a damaged length or a cut-short record: the rest is not a whole entry
         items.append(data[pos + 4:pos + 4 + size])
         pos += 4 + size
     return Records(tuple(items), len(data) - pos, pos)
