@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from cli import rules_cmd
+from cli import log_cmds, rules_cmd
 from p2p10 import __version__
 from p2p10.errors import P2P10Error
 from p2p10.rules import RuleSet
@@ -31,6 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     rules_cmd.add_parser(sub, _rule_options_parser())
+    log_cmds.add_parsers(sub, _rule_options_parser())
     return parser
 
 

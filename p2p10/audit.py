@@ -59,10 +59,11 @@ class AuditReport:
         return "CLEAN: every signature, shuffle, token, proof, move and score checks out"
 
 
-def audit_records(records: Sequence[bytes], torn: int = 0) -> AuditReport:
-    """Fold raw entries (as stored) and report the first problem."""
-    table: TableState | None = None
-    for index, raw in enumerate(records):
+def audit_records(records: Sequence[bytes], torn: int = 0, table: TableState | None = None,
+                  first: int = 0) -> AuditReport:
+    """Fold raw entries (as stored) and report the first problem. ``table`` and ``first``
+    resume an audit from the state after the first ``first`` entries."""
+    for index, raw in enumerate(records, first):
         try:
             entry = parse_entry(raw)
             if entry.seq != index:
@@ -73,11 +74,12 @@ def audit_records(records: Sequence[bytes], torn: int = 0) -> AuditReport:
             return AuditReport(index, table, ProtocolViolation(None, index, f"a malformed entry: {err}"))
         except ProtocolViolation as err:
             return AuditReport(index, table, err)
+    end = first + len(records)
     if torn:
-        return AuditReport(len(records), table, ProtocolViolation(
-            None, len(records), f"entry {len(records)} is cut short or damaged: the last {torn} bytes of "
+        return AuditReport(end, table, ProtocolViolation(
+            None, end, f"entry {end} is cut short or damaged: the last {torn} bytes of "
             "the file are not a whole entry"))
-    return AuditReport(len(records), table, None)
+    return AuditReport(end, table, None)
 
 
 def audit_bytes(data: bytes) -> AuditReport:

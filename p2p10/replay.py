@@ -1,0 +1,194 @@
+"""A readable transcript of a saved game, hand by hand and turn by turn.
+
+The log is folded through the same checks as the audit. A viewer sees what one seat saw: its
+own cards (opened with its hand key, which the log holds once that hand's reveal is written) and
+everything public; a spectator sees only public cards until each hand's end-of-hand reveal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+from p2p10.cards import card_text, sort_key
+from p2p10.crypto.group import Scalar
+from p2p10.engine import GameState
+from p2p10.errors import IllegalMove, ProtocolError, ProtocolViolation
+from p2p10.events import Reveal
+from p2p10.log import BadEntry, Entry, parse_entry
+from p2p10.rules import describe_phase
+from p2p10.table import TableState
+
+
+def revealed_secrets(records: Sequence[bytes]) -> dict[tuple[int, int], Scalar]:
+    """``(hand, seat) -> secret`` from the reveal entries (checked later, by the fold)."""
+    found: dict[tuple[int, int], Scalar] = {}
+    for raw in records:
+        try:
+            entry = parse_entry(raw)
+            if entry.kind == "reveal" and isinstance(entry.body, list) and len(entry.body) == 5:
+                found[(entry.body[0], entry.author)] = Scalar.from_bytes(entry.body[1])
+        except (BadEntry, ProtocolError, TypeError):
+            continue
+    return found
+
+
+def seat_view(table: TableState, seat: int, secret: Scalar | None) -> GameState:
+    """The game as ``seat`` saw it: the public state plus its own cards, if its key is known."""
+    engine = table.engine
+    if secret is None or table.hand is None or engine.stage in ("deal", "over"):
+        return engine
+    opened = []
+    for slot in engine.hands[seat]:
+        if slot not in engine.known:
+            card = table.private_card(seat, secret, slot)
+            if card is not None:
+                opened.append((slot, card))
+    try:
+        return engine.apply(Reveal(tuple(opened))) if opened else engine
+    except IllegalMove:
+        return engine
+
+
+def _cards(cards: Sequence[int]) -> str:
+    return " ".join(card_text(c) for c in sorted(cards, key=sort_key)) or "no cards"
+
+
+class _Narrator:
+    """Turns each entry into lines, comparing the table before and after it."""
+
+    def __init__(self, viewer: int | None, secrets: dict[tuple[int, int], Scalar]) -> None:
+        self.viewer = viewer
+        self.secrets = secrets
+        self.deal_from = 0
+        self.draw_pending: int | None = None
+
+    def _view(self, table: TableState) -> GameState:
+        if self.viewer is None or table.hand is None:
+            return table.engine
+        return seat_view(table, self.viewer, self.secrets.get((table.hand.number, self.viewer)))
+
+    def lines(self, entry: Entry, before: TableState, after: TableState) -> list[str]:
+        name = after.names[entry.author]
+        kind = entry.kind
+        old, new = before.engine, after.engine
+        out: list[str] = []
+        if kind == "key" and before.hand is None:
+            self.deal_from = entry.seq
+            out.append("")
+            out.append(f"== Hand {after.hands_started} ==")
+        if kind in ("key", "shuffle", "tokens"):
+            if before.hand is not None and before.hand.stage == "deal_tokens" and new.stage != "deal":
+                out.append(self._dealt(entry, after))
+            elif (before.hand is not None and before.hand.stage == "shuffle" and after.hand is not None
+                  and after.hand.stage == "play" and len(after.hand.rounds) > 1):
+                pool = len(after.hand.rounds[-1].base)
+                out.append(f"  The draw pile ran out: {pool} cards of the discard pile were "
+                           f"reshuffled by all {after.players} seats")
+            if self.draw_pending is not None and after.hand is not None and after.hand.draw is None:
+                drawer, self.draw_pending = self.draw_pending, None
+                view = self._view(after)
+                slot = new.hands[drawer][-1]
+                card = view.card_at(slot)
+                seen = f": {card_text(card)}" if card is not None and drawer == self.viewer else ""
+                out.append(f"  {after.names[drawer]} drew from the draw pile{seen}")
+            return out
+        if kind == "move":
+            action = entry.body[1]
+            if self.viewer == entry.author and old.stage == "draw":
+                mine = self._view(before).hand_cards(entry.author)
+                out.append(f"  (your hand: {_cards(mine)})")
+            if action == "draw":
+                self.draw_pending = entry.author
+            elif action == "take":
+                out.append(f"  {name} took {card_text(old.known[old.discard[-1]])} from the discard pile")
+            elif action == "lay":
+                melds = " | ".join(m.describe() for m in new.melds[len(old.melds):])
+                out.append(f"  {name} laid down phase {entry.body[2]}: {melds}")
+            elif action == "hit":
+                meld = new.melds[entry.body[3]]
+                card = new.known[entry.body[2]]
+                owner = "own" if meld.owner == entry.author else f"{new.names[meld.owner]}'s"
+                out.append(f"  {name} hit {card_text(card)} on {owner} {meld.describe()}")
+            elif action == "discard":
+                card = new.known[entry.body[2]]
+                target = entry.body[3]
+                if target is not None:
+                    out.append(f"  {name} discarded a Skip at {new.names[target]}")
+                else:
+                    out.append(f"  {name} discarded {card_text(card)}")
+            if new.stage == "reveal" and old.stage != "reveal":
+                out.append(f"  {name} went out")
+            return out
+        if kind == "reveal" and after.hand is None:
+            out.extend(self._scored(before, after))
+        return out
+
+    def _dealt(self, entry: Entry, after: TableState) -> str:
+        engine = after.engine
+        top = engine.top_discard()
+        lines = [f"  Dealt by {after.players} shuffles after {after.players} hand keys with proofs "
+                 f"(entries {self.deal_from}-{entry.seq}); dealer {engine.names[engine.dealer]}; "
+                 f"first discard {card_text(top) if top is not None else '?'}"]
+        phases = ", ".join(f"{engine.names[s]} phase {engine.phase_of(s)}" for s in engine.seats_in_hand)
+        lines.append(f"  Phases: {phases}")
+        if self.viewer is not None:
+            mine = self._view(after).hand_cards(self.viewer)
+            lines.append(f"  Your cards: {_cards(mine)}")
+        return "\n".join(lines)
+
+    def _scored(self, before: TableState, after: TableState) -> list[str]:
+        new = after.engine
+        result = new.sheet[-1]
+        out = ["  Hand over. Every key and seed revealed; every shuffle and hand checked:"]
+        for seat in range(new.players):
+            if result.points[seat] is None:
+                continue
+            hand_before = before.engine
+            slots = hand_before.hands[seat]
+            held = [new.known[s] for s in slots if s in new.known] if slots else []
+            phase = result.phase[seat]
+            status = "made" if result.made[seat] else "not made"
+            out.append(f"    {new.names[seat]}: {_cards(held)} = {result.points[seat]} points; "
+                       f"phase {phase} ({describe_phase(phase) if phase else '-'}) {status}")
+        totals = ", ".join(f"{n} {t}" for n, t in zip(new.names, new.totals, strict=True))
+        out.append(f"  Totals: {totals}")
+        if new.winner is not None:
+            out.append("")
+            out.append(f"Game over: {new.names[new.winner]} wins with {new.totals[new.winner]} points.")
+        elif new.tie is not None:
+            out.append("  A tie: the tied players replay their last phase.")
+        return out
+
+
+def transcript(records: Sequence[bytes], viewer: int | None = None, hand: int | None = None) -> Iterator[str]:
+    """Lines of a game's transcript as ``viewer`` (a seat, or None for a spectator) saw it;
+    ``hand`` (1-based) keeps only that hand's lines. Stops at a violation, saying so."""
+    secrets = revealed_secrets(records) if viewer is not None else {}
+    narrator = _Narrator(viewer, secrets)
+    table: TableState | None = None
+    for index, raw in enumerate(records):
+        try:
+            entry = parse_entry(raw)
+            if table is None:
+                table = TableState.from_header(entry)
+                players = ", ".join(table.name(s) for s in range(table.players))
+                yield f"Game {table.game_id.hex()[:16]}: {players}"
+                yield f"Rules: {table.rules.describe()}"
+                if viewer is not None and viewer >= table.players:
+                    raise ProtocolError(f"there is no seat {viewer + 1} at this table")
+                who = f"as {table.name(viewer)}" if viewer is not None else "as a spectator"
+                yield f"Seen {who}; hidden cards appear at each hand's end-of-hand reveal."
+                continue
+            after = table.apply(entry)
+        except (BadEntry, ProtocolViolation) as err:
+            yield f"VIOLATION at entry {index}: {err}"
+            return
+        number = table.hand.number + 1 if table.hand is not None else table.hands_started + 1
+        lines = narrator.lines(entry, table, after)
+        table = after
+        if hand is None or number == hand:
+            yield from lines
+    if table is not None and table.expected() is not None:
+        expect = table.expected()
+        assert expect is not None
+        yield f"(The log ends here: {table.name(expect.seat)} was to write {expect.what}.)"
