@@ -1,4 +1,4 @@
-"""The benchmark script runs and reports every figure (its times are never asserted)."""
+"""The benchmark scripts run and report every figure (their times are never asserted)."""
 
 import json
 import subprocess
@@ -7,6 +7,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).parent.parent
 SCRIPT = ROOT / "benchmarks" / "bench_rules.py"
+DEALING = ROOT / "benchmarks" / "bench_dealing.py"
 
 
 def _positive(value: object) -> bool:
@@ -44,3 +45,37 @@ def test_quick_benchmark_prints_every_figure_as_json() -> None:
     for key in ("games", "events", "events_per_sec", "us_per_event"):
         assert _positive(replay[key]), (key, replay)
     assert replay["mismatches"] == 0
+
+
+def test_quick_dealing_benchmark_prints_every_figure_as_json() -> None:
+    done = subprocess.run(
+        [sys.executable, str(DEALING), "--quick", "--json", "--seed", "7"],
+        cwd=ROOT, capture_output=True, text=True, check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert set(result) >= {"meta", "unit_costs", "setup", "draw", "audit"}
+
+    for key in ("raw_mul_us", "raw_base_mul_us", "mul_us", "base_mul_us", "ed25519_verify_us"):
+        assert _positive(result["unit_costs"][key]), key
+
+    assert set(result["setup"]) == set(result["draw"]) and "2" in result["setup"]
+    for part in ("setup", "draw"):
+        for peers, figures in result[part].items():
+            for key in ("runs", "median_ms", "min_ms", "max_ms", "mul", "base_mul", "floor_ms",
+                        "ratio_to_floor", "sig_verify", "entries", "log_bytes"):
+                assert _positive(figures[key]), (part, peers, key, figures)
+            assert figures["min_ms"] <= figures["median_ms"] <= figures["max_ms"]
+            assert figures["mults_vary"] is False
+    # The counts are the protocol's arithmetic, not a timing: more peers, more multiplications.
+    sizes = sorted(result["setup"], key=int)
+    for part in ("setup", "draw"):
+        muls = [result[part][n]["mul"] for n in sizes]
+        assert muls == sorted(muls) and len(set(muls)) == len(muls), (part, muls)
+
+    audit = result["audit"]
+    assert audit["clean"] is True
+    for key in ("play_s", "hands", "entries", "bytes", "bytes_per_entry", "median_s", "entries_per_sec"):
+        assert _positive(audit[key]), (key, audit)
+    assert sum(k["entries"] for k in audit["kinds"].values()) == audit["entries"]
+    assert sum(k["bytes"] for k in audit["kinds"].values()) < audit["bytes"]

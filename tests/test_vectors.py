@@ -2,14 +2,31 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
+from dataclasses import asdict
 from typing import Any
 
 import pytest
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from p2p10.audit import audit_bytes
 from p2p10.crypto.group import Point, Scalar, base_mul, card_of_point
 from p2p10.crypto.proofs import verify_equal_logs, verify_knowledge
 from p2p10.crypto.shuffle import seed_matches
+from p2p10.log import file_header, make_entry, parse_entry, public_bytes, public_key, read_records, record
+from p2p10.table import TableState
+from protocol.vectors.make_log_vectors import (
+    LOG_VECTORS_PATH,
+    SHORT_GAME_PATH,
+    build_short_game,
+    from_json,
+    short_game_outcome,
+    to_json,
+)
+from protocol.vectors.make_log_vectors import build_vectors as build_log_vectors
+from protocol.vectors.make_log_vectors import render as render_log
 from protocol.vectors.make_vectors import VECTORS_PATH, build_vectors, render
 
 
@@ -51,3 +68,109 @@ def test_the_vector_shuffle_is_a_permutation_with_an_opening_commitment(committe
         bytes.fromhex(sh["commitment"]), bytes.fromhex(sh["seed"]), bytes.fromhex(sh["context"])
     )
     assert len({Scalar.from_bytes(bytes.fromhex(r)) for r in sh["rerandomisers"]}) == 108
+
+
+# ------------------------------------------------------------------ the signed log (log_v1.json)
+
+
+@pytest.fixture(scope="module")
+def log_vectors() -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(LOG_VECTORS_PATH.read_text(encoding="utf-8"))
+    return data
+
+
+@pytest.fixture(scope="module")
+def short_game() -> bytes:
+    return SHORT_GAME_PATH.read_bytes()
+
+
+def test_the_signed_entries_are_remade_byte_for_byte_from_their_inputs(log_vectors: dict[str, Any]) -> None:
+    entries = []
+    for v in log_vectors["signed_entries"]["entries"]:
+        key = Ed25519PrivateKey.from_private_bytes(bytes.fromhex(v["private_key"]))
+        assert public_bytes(key).hex() == v["public_key"]
+        f = v["fields"]
+        assert f["version"] == 1
+        entry = make_entry(key, bytes.fromhex(f["game_id"]), f["seq"], bytes.fromhex(f["prev_hash"]),
+                           f["author"], f["kind"], from_json(f["body"]))
+        assert entry.payload.hex() == v["payload"]
+        assert entry.signature.hex() == v["signature"]
+        assert entry.raw.hex() == v["envelope"]
+        assert entry.hash.hex() == v["hash"]
+        assert record(entry.raw).hex() == v["record"]
+        parsed = parse_entry(bytes.fromhex(v["envelope"]))
+        assert parsed.verify(public_key(bytes.fromhex(v["public_key"])))
+        assert to_json(parsed.body) == f["body"]
+        entries.append(parsed)
+    first, second = entries
+    assert second.prev_hash == first.hash
+    # The two entries are a valid start of a table, not just well-signed bytes.
+    table = TableState.from_header(first).apply(second)
+    assert table.seq == 2 and table.hand is not None and table.hand.stage == "keys"
+
+
+def test_a_changed_byte_in_a_signed_entry_fails_its_signature(log_vectors: dict[str, Any]) -> None:
+    v = log_vectors["signed_entries"]["entries"][1]
+    payload = bytearray(bytes.fromhex(v["payload"]))
+    payload[-1] ^= 1
+    key = public_key(bytes.fromhex(v["public_key"]))
+    with pytest.raises(InvalidSignature):
+        key.verify(bytes.fromhex(v["signature"]), bytes(payload))
+    key.verify(bytes.fromhex(v["signature"]), bytes.fromhex(v["payload"]))
+
+
+def test_the_short_game_file_is_the_one_the_json_describes(log_vectors: dict[str, Any],
+                                                           short_game: bytes) -> None:
+    sg = log_vectors["short_game"]
+    assert sg["file"] == SHORT_GAME_PATH.name
+    assert len(short_game) == sg["bytes"]
+    assert hashlib.sha256(short_game).hexdigest() == sg["sha256"]
+    assert short_game.startswith(bytes.fromhex(log_vectors["file"]["header"]))
+
+
+def test_the_short_game_audits_clean_with_the_recorded_outcome(log_vectors: dict[str, Any],
+                                                               short_game: bytes) -> None:
+    expected = log_vectors["short_game"]["audit"]
+    report = audit_bytes(short_game)
+    assert report.clean, report.verdict()
+    assert report.table is not None
+    assert report.entries == expected["entries"]
+    assert [{k: list(v) if isinstance(v, tuple) else v for k, v in asdict(row).items()}
+            for row in report.sheet] == expected["sheet"]
+    assert list(report.table.engine.totals) == expected["totals"]
+    assert report.table.engine.winner == expected["winner"]
+    assert report.table.last_hash.hex() == expected["last_hash"]
+    assert report.table.game_id.hex() == expected["game_id"]
+    # And the generator's own summary of the file agrees with the committed one.
+    assert short_game_outcome(short_game) == expected
+
+
+@pytest.mark.parametrize("where", ["first entry", "a shuffle", "middle", "last entry", "last byte"])
+def test_one_flipped_byte_makes_the_short_game_fail_its_audit(short_game: bytes, where: str) -> None:
+    records = read_records(short_game).items
+    offsets = []
+    pos = len(file_header())
+    for raw in records:
+        offsets.append(pos)
+        pos += 4 + len(raw)
+    shuffle = next(i for i, raw in enumerate(records) if parse_entry(raw).kind == "shuffle")
+    at = {
+        "first entry": offsets[0] + 4 + 40,
+        "a shuffle": offsets[shuffle] + 4 + len(records[shuffle]) // 2,
+        "middle": len(short_game) // 2,
+        "last entry": offsets[-1] + 4 + 20,
+        "last byte": len(short_game) - 1,
+    }[where]
+    damaged = bytearray(short_game)
+    damaged[at] ^= 0x01
+    report = audit_bytes(bytes(damaged))
+    assert not report.clean
+    assert report.violation is not None
+
+
+def test_regenerating_the_short_game_from_its_seed_gives_the_same_bytes(short_game: bytes) -> None:
+    assert build_short_game() == short_game
+
+
+def test_regenerating_the_log_vectors_reproduces_the_committed_file(short_game: bytes) -> None:
+    assert render_log(build_log_vectors(short_game)) == LOG_VECTORS_PATH.read_text(encoding="utf-8")

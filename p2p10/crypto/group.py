@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -26,6 +27,11 @@ CARD_DOMAIN = b"p2p10/card/v1"
 GROUP_ORDER = 2**252 + 27742317777372353535851937790883648493
 
 RandomBytes = Callable[[int], bytes]
+
+# For benchmarks only (``benchmarks/bench_dealing.py``): how many scalar multiplications this
+# process has done, by kind: "mul" (variable base, ``mul``) and "base_mul" (fixed base,
+# ``base_mul``). Nothing in the protocol reads it; a benchmark clears it and reads it back.
+MULTIPLICATIONS: Counter[str] = Counter()
 
 
 class BadPoint(ProtocolError):
@@ -157,12 +163,14 @@ def mul(scalar: Scalar, point: Point) -> Point:
     The ``allow_scalar_zero`` variant is used because the plain one raises ``RuntimeError``
     whenever the result is the identity, which would turn a peer's bad input into a crash.
     """
+    MULTIPLICATIONS["mul"] += 1
     product = rbcl.crypto_scalarmult_ristretto255_allow_scalar_zero(scalar.encoding, point.encoding)
     return Point(bytes(product))
 
 
 def base_mul(scalar: Scalar) -> Point:
     """``scalar · G`` for the standard ristretto255 generator."""
+    MULTIPLICATIONS["base_mul"] += 1
     return Point(bytes(rbcl.crypto_scalarmult_ristretto255_base_allow_scalar_zero(scalar.encoding)))
 
 
