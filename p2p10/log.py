@@ -132,10 +132,27 @@ def make_entry(key: Ed25519PrivateKey, game_id: bytes, seq: int, prev_hash: byte
     return parse_entry(raw)
 
 
+# The Ed25519 encodings of points of small order (libsodium's ``has_small_order`` list,
+# compared with the sign bit cleared). For such a key one signature verifies for every message,
+# so anybody could write as that seat and the seat could deny what it signed.
+_SMALL_ORDER = frozenset(bytes.fromhex(h) for h in (
+    "0000000000000000000000000000000000000000000000000000000000000000",
+    "0100000000000000000000000000000000000000000000000000000000000000",
+    "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05",
+    "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a",
+    "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+    "edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+    "eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+))
+
+
 def public_key(data: bytes) -> Ed25519PublicKey:
-    """An Ed25519 public key from its 32 bytes; raises :class:`BadEntry`."""
+    """An Ed25519 public key from its 32 bytes; raises :class:`BadEntry` for a malformed key or
+    a weak one (a point of small order)."""
     if not isinstance(data, bytes) or len(data) != PUBLIC_KEY_BYTES:
         raise BadEntry(f"a public key is {PUBLIC_KEY_BYTES} bytes")
+    if data[:31] + bytes([data[31] & 0x7F]) in _SMALL_ORDER:
+        raise BadEntry("a weak identity key (a point of small order) is not allowed")
     try:
         return Ed25519PublicKey.from_public_bytes(data)
     except ValueError as err:

@@ -28,7 +28,7 @@ from typing import Any
 import msgpack
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from p2p10.cards import points
+from p2p10.cards import is_skip, points
 from p2p10.crypto.elgamal import initial_deck, token
 from p2p10.crypto.group import RandomBytes, Scalar, base_mul, random_scalar
 from p2p10.crypto.proofs import prove_equal_logs, prove_knowledge
@@ -130,7 +130,8 @@ class Peer:
         self.overdue: Expect | None = None
         self._private: dict[int, int] = {}
         self._private_hand = -1
-        self._buffer: dict[int, dict[bytes, Entry]] = {}
+        # Early entries by position, each with the seat that delivered it (to charge its faults).
+        self._buffer: dict[int, dict[bytes, tuple[Entry, int | None]]] = {}
         self._outbox: list[Outgoing] = []
         self._progress_at = 0.0
         self._wanted_at = 0.0
@@ -175,8 +176,8 @@ class Peer:
         try:
             return engine.apply(Reveal(tuple(opened)))
         except IllegalMove:
-            # Only a broken shuffle can make a private card clash with the table; the reveal at
-            # the hand's end names the shuffler. Meanwhile play with the public view.
+            # Only a broken shuffle can make a private card clash with the table: this seat
+            # then plays the card to expose it (``_exposing_move``); meanwhile the public view.
             return engine
 
     def take_outbox(self) -> list[Outgoing]:
@@ -203,6 +204,8 @@ class Peer:
             self.faults.append(Fault(sender, None, str(err)))
             return
         if kind == WANT:
+            if sender is None:
+                return  # only a seated peer is answered
             for entry in self.log[value:value + WANT_BATCH]:
                 self._outbox.append((sender, encode_entry_message(entry.raw)))
             return
@@ -247,7 +250,12 @@ class Peer:
         except BadEntry as err:
             self.faults.append(Fault(sender, None, f"malformed entry: {err}"))
             return
-        if self.table is not None:
+        if entry.seq < len(self.log) and self.log[entry.seq].hash == entry.hash:
+            return  # a duplicate (every entry is relayed by every peer): no need to verify it
+        if self.table is None:
+            if entry.seq != 0:
+                return  # nothing can be checked before the table entry; it is fetched again later
+        else:
             table = self.table
             if entry.game_id != table.game_id:
                 self.faults.append(Fault(sender, entry.seq, "an entry of another game"))
@@ -257,12 +265,11 @@ class Peer:
                 return
         if entry.seq < len(self.log):
             mine = self.log[entry.seq]
-            if mine.hash != entry.hash:
-                if mine.author == entry.author:
-                    self._equivocate(mine, entry)
-                else:
-                    self.faults.append(Fault(entry.author, entry.seq,
-                                             "a signed entry for a position another seat wrote"))
+            if mine.author == entry.author:
+                self._equivocate(mine, entry)
+            else:
+                self.faults.append(Fault(entry.author, entry.seq,
+                                         "a signed entry for a position another seat wrote"))
             return
         if self.stopped:
             return
@@ -271,36 +278,65 @@ class Peer:
                 self.faults.append(Fault(sender, entry.seq, "an entry far beyond the end of the log"))
                 return
             waiting = self._buffer.setdefault(entry.seq, {})
-            for other in waiting.values():
+            for other, _ in waiting.values():
                 if other.author == entry.author and other.hash != entry.hash:
                     self._equivocate(other, entry)
                     return
-            waiting[entry.hash] = entry
+            waiting[entry.hash] = (entry, sender)
             return
         self._accept(entry, sender)
         while not self.stopped and len(self.log) in self._buffer:
             candidates = self._buffer.pop(len(self.log))
-            for candidate in candidates.values():
-                if self._accept(candidate, sender):
+            for candidate, delivered_by in candidates.values():
+                if self._accept(candidate, delivered_by):
                     break
         self._progress_at = now
         self.overdue = None
 
     def _equivocate(self, first: Entry, second: Entry) -> None:
+        if self.equivocation is not None:
+            return
         self.equivocation = (first, second)
         self.faults.append(Fault(first.author, first.seq, "two different entries signed for one position"))
+        # Pass both on, so that every peer holds the evidence and freezes, not only this one.
+        for twin in (first, second):
+            self._outbox.append((None, encode_entry_message(twin.raw)))
 
     def _accept(self, entry: Entry, sender: int | None) -> bool:
+        if self.table is not None and entry.seq == self.table.seq and entry.prev_hash != self.table.last_hash:
+            # The entry builds on another entry than ours at the previous position: either its
+            # author forked, or the previous writer equivocated and this peer holds the other
+            # twin, and then the author is honest. Blaming it now could blame the wrong seat, so
+            # fetch the previous position again: a twin proves the equivocation (``_offer``); an
+            # author that really forked stays the seat everybody waits for (``overdue``).
+            self._outbox.append((None, encode_want(entry.seq - 1)))
+            return False
         try:
             table = TableState.from_header(entry) if self.table is None else self.table.apply(entry)
+            if self.table is None and (self.seat >= table.players
+                                       or table.keys[self.seat] != public_bytes(self.identity)):
+                raise ProtocolViolation(None, 0, f"the table entry does not seat this peer's key at "
+                                        f"seat {self.seat + 1}")
         except ProtocolViolation as err:
             blame = err.seat if err.seat is not None else sender
-            self.faults.append(Fault(blame, entry.seq, err.reason))
-            if err.seat is not None:
-                self.violation = err
-            return False
-        self.table = table
+            seq = err.seq if err.seq is not None else entry.seq  # the entry convicted
+            self.faults.append(Fault(blame, seq, err.reason))
+            if err.seat is None:
+                return False
+            self.violation = err
+            # Pass the signed evidence on: every peer then finds the violation for itself.
+            self._outbox.append((None, encode_entry_message(entry.raw)))
+            if seq >= entry.seq:
+                return False
+            # The end-of-hand check that this entry completed convicts an EARLIER entry (a
+            # shuffle, a false claim); this entry itself is sound. Keep and relay it as evidence:
+            # otherwise the seat that wrote it would have its own honest reveal refused, nobody
+            # else would run the check, and they would end up blaming that seat as overdue.
+            # The fold stays before the entry: the hand cannot be scored, the peer is frozen.
+            assert self.table is not None
+            table = self.table
         self.log.append(entry)
+        self.table = table
         if self.on_entry is not None:
             self.on_entry(entry)
         self._outbox.append((None, encode_entry_message(entry.raw)))
@@ -321,14 +357,49 @@ class Peer:
             if expect is None or expect.seat != self.seat:
                 return
             if expect.kind == "move":
-                if self.player is None:
-                    return
-                move = self.player(self.view(), self.seat, self.rng)
+                move = self._exposing_move(table)
+                if move is None:
+                    if self.player is None:
+                        return
+                    move = self.player(self.view(), self.seat, self.rng)
                 self._write("move", self.build_move(table, move))
                 continue
             builder = {"key": self.build_key, "shuffle": self.build_shuffle,
                        "tokens": self.build_tokens, "reveal": self.build_reveal}[expect.kind]
             self._write(expect.kind, builder(table))
+
+    def _exposing_move(self, table: TableState) -> SeatEvent | None:
+        """The move that exposes a broken shuffle when this seat's own hand proves one.
+
+        A hidden card of this hand that opens to no card, or to a card that cannot be there
+        (already elsewhere, or twice in this hand), can only come from a shuffle that broke the
+        rules. Only this seat can see it, and no player can play such a hand (a bot would crash
+        on it). Playing the card, after drawing as the rules require, opens it for everybody:
+        the table stops the hand (a dispute) and the reveal names the shuffler. A card held
+        twice is discarded once; the second copy then clashes in public.
+        """
+        engine = table.engine
+        known = self.view().known
+        hidden = [s for s in engine.hands[self.seat] if s not in known]
+        if not hidden or engine.stage not in ("draw", "play"):
+            return None
+        if engine.stage == "draw":
+            return DrawStock(self.seat) if engine.stock else TakeDiscard(self.seat)
+        held: set[int] = set()
+        twice: Discard | None = None
+        for slot in hidden:
+            card = self._private.get(slot)
+            if card is None:
+                return Discard(self.seat, slot, 0)  # opens to no card: a dispute
+            try:
+                engine.apply(Reveal(((slot, card),)))
+            except IllegalMove:
+                return Discard(self.seat, slot, card)  # a card that is elsewhere: a dispute
+            if card in held and twice is None:
+                targets = engine.skip_targets(self.seat) if is_skip(card) else ()
+                twice = Discard(self.seat, slot, card, targets[0] if targets else None)
+            held.add(card)
+        return twice
 
     # ------------------------------------------------------- the bodies this seat writes
     # Each is a method so that a test can subclass a peer into a cheat.

@@ -200,7 +200,8 @@ class TableState:
         keys: list[bytes] = []
         for item in players:
             if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], str)
-                    and 0 < len(item[0]) <= MAX_NAME and item[0].isprintable()):
+                    and 0 < len(item[0]) <= MAX_NAME and item[0].isprintable()
+                    and isinstance(item[1], bytes)):
                 raise bad(f"each player is [name of 1 to {MAX_NAME} printable characters, key]")
             names.append(item[0])
             keys.append(item[1])
@@ -208,7 +209,9 @@ class TableState:
             raise bad("two seats share one identity key")
         try:
             verifiers = tuple(public_key(k) for k in keys)
-            rules = RuleSet.parse([str(o) for o in body[1]])
+            if not all(isinstance(o, str) and o.isascii() for o in body[1]):
+                raise BadRules("rule options are ASCII strings")
+            rules = RuleSet.parse(body[1])
         except (BadEntry, BadRules) as err:
             raise bad(str(err)) from None
         if not entry.verify(verifiers[0]):
@@ -316,8 +319,11 @@ class TableState:
                                     f"entry {entry.seq} arrived where entry {self.seq} belongs "
                                     "(a replayed, dropped or reordered entry)")
         if entry.prev_hash != self.last_hash:
-            raise ProtocolViolation(entry.author, entry.seq,
-                                    "the entry does not chain to the previous one (a fork)")
+            # Not pinned on the author: an honest author chains to what it received, and if the
+            # previous writer equivocated, this log may simply hold the other twin.
+            raise ProtocolViolation(None, entry.seq,
+                                    "the entry does not chain to the previous one (a fork, or a "
+                                    "log spliced from two)")
         expect = self.expected()
         if expect is None:
             raise ProtocolViolation(entry.author, entry.seq, "the game is over: nobody writes any more")
@@ -348,7 +354,7 @@ class TableState:
         if not (isinstance(body, list) and len(body) == length):
             raise ProtocolError(f"a {entry.kind!r} entry has {length} fields")
         number = self.hand.number if self.hand is not None else self.hands_started
-        if body[0] != number:
+        if not _is_int(body[0]) or body[0] != number:
             raise ProtocolError(f"the entry is for hand {body[0]!r}, but hand {number} is under way")
         return body
 
@@ -437,7 +443,7 @@ class TableState:
             first, _end, pool = self.engine.pools[-1]
             fresh = Round(first, initial_deck(sorted(pool)))
             hand = replace(hand, stage="shuffle", rounds=(*hand.rounds, fresh))
-        if round_no != len(hand.rounds) - 1:
+        if not _is_int(round_no) or round_no != len(hand.rounds) - 1:
             raise ProtocolError(f"this is shuffle round {len(hand.rounds) - 1}, not {round_no!r}")
         rnd = hand.rounds[-1]
         size = len(rnd.base)

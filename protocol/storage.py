@@ -29,7 +29,9 @@ class AppendFile:
             self._file.seek(records.good_length)
             self.records = list(records.items)
         else:
-            self._file = open(path, "wb")  # noqa: SIM115 - kept open for appending
+            # Only the owner may read a peer's files: the secrets file holds private keys.
+            descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            self._file = os.fdopen(descriptor, "wb")
             self._file.write(file_header(magic))
             self._sync()
             self.records = []

@@ -112,3 +112,43 @@ def test_a_person_plays_through_the_peer_and_illegal_moves_change_nothing() -> N
     peers[0].player = lambda state, seat, _rng: random_player(state, seat, rng)
     network.run(lambda: all(p.finished for p in peers))
     assert [e.hash for e in peers[0].log] == [e.hash for e in peers[1].log]
+
+
+def test_a_weak_identity_key_is_refused_in_the_table_entry() -> None:
+    """For a small-order Ed25519 key one signature verifies for every message, so anybody
+    could write as that seat: the table entry that lists one is refused."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+    from p2p10.errors import ProtocolViolation
+    from p2p10.log import make_entry, public_bytes
+
+    weak = bytes([1]) + bytes(31)
+    forged = bytes([1]) + bytes(63)
+    # The danger is real in the library we use:
+    Ed25519PublicKey.from_public_bytes(weak).verify(forged, b"any message at all")
+    host = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
+    for key in (weak, bytes([1]) + bytes(30) + bytes([0x80])):
+        body = TableState.header_body(["Ann", "Eve"], [public_bytes(host), key], SHORT)
+        entry = make_entry(host, bytes(16), 0, bytes(32), 0, "table", body)
+        with pytest.raises(ProtocolViolation, match="weak identity key"):
+            TableState.from_header(entry)
+
+
+def test_a_peer_refuses_a_table_that_does_not_seat_it_and_ignores_junk_before_it() -> None:
+    from p2p10.log import make_entry, public_bytes
+    from p2p10.peer import encode_entry_message
+
+    peers = make_peers([greedy_player, greedy_player, greedy_player], seed=21)
+    stranger = make_peers([None], seed=99)[0]
+    # Junk for later positions before any table entry: dropped, never "equivocation".
+    for body in ([0], [1]):
+        junk = make_entry(stranger.identity, bytes(16), 3, bytes(32), 1, "key", body)
+        peers[1].receive(encode_entry_message(junk.raw), 2, 0.0)
+    assert not peers[1].stopped and peers[1].table is None
+    # A table entry that puts somebody else's key at seat 2 is refused, the sender blamed.
+    keys = [public_bytes(p.identity) for p in (peers[0], stranger, peers[2])]
+    wrong = make_entry(peers[0].identity, bytes(16), 0, bytes(32), 0, "table",
+                       TableState.header_body(["A", "B", "C"], keys, SHORT))
+    peers[1].receive(encode_entry_message(wrong.raw), 0, 0.0)
+    assert peers[1].table is None and peers[1].faults[-1].seat == 0
+    assert "does not seat this peer's key" in peers[1].faults[-1].reason
