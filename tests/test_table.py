@@ -152,3 +152,18 @@ def test_a_peer_refuses_a_table_that_does_not_seat_it_and_ignores_junk_before_it
     peers[1].receive(encode_entry_message(wrong.raw), 0, 0.0)
     assert peers[1].table is None and peers[1].faults[-1].seat == 0
     assert "does not seat this peer's key" in peers[1].faults[-1].reason
+
+
+def test_a_tie_replay_deals_only_the_tied_seats_and_audits_clean() -> None:
+    """Seed 2 ends two hands with seats 2 and 3 level: the replay deals only them, while all
+    three seats still take part in keys, shuffles and tokens (a card is only ever opened by
+    everybody's tokens). If the protocol's randomness use changes, find a new seed."""
+    from p2p10.audit import audit_records
+
+    run = play_table([greedy_player] * 3, RuleSet.parse(["hands=2"]), seed=2)
+    engine = run.peers[0].table.engine  # type: ignore[union-attr]
+    tie = engine.sheet[-1]
+    assert tie.tie and tie.points[0] is None and tie.phase[0] is None
+    assert engine.winner == tie.went_out and engine.winner in (1, 2)
+    report = audit_records([e.raw for e in run.log])
+    assert report.clean and report.sheet == engine.sheet
