@@ -76,6 +76,19 @@ class HandResult:
     went_out: int
 
 
+@dataclass(frozen=True, slots=True)
+class PublicMove:
+    """One move of this hand as every player saw it: ``action`` is ``draw`` (from the draw
+    pile, card unseen), ``take`` (the top discard), ``lay`` (``phase`` laid down), ``hit``
+    or ``discard`` (with the Skip's ``target``)."""
+
+    seat: int
+    action: Literal["draw", "take", "lay", "hit", "discard"]
+    card: int | None = None
+    target: int | None = None
+    phase: int | None = None
+
+
 class GameState:
     """The state of a game at one point of its event log. Treat it as immutable."""
 
@@ -86,6 +99,7 @@ class GameState:
         "down",
         "hand_no",
         "hands",
+        "history",
         "known",
         "last_phase",
         "made",
@@ -98,6 +112,7 @@ class GameState:
         "rules",
         "seats_in_hand",
         "sheet",
+        "shown",
         "skipped_since_turn",
         "stage",
         "stock",
@@ -136,6 +151,8 @@ class GameState:
     sheet: tuple[HandResult, ...]
     tie: frozenset[int] | None
     winner: int | None
+    shown: frozenset[int]
+    history: tuple[PublicMove, ...]
 
     def __init__(self, players: int, rules: RuleSet = DEFAULT,
                  names: Sequence[str] | None = None) -> None:
@@ -170,6 +187,8 @@ class GameState:
         self.sheet = ()
         self.tie = None
         self.winner = None
+        self.shown = frozenset()
+        self.history = ()
 
     @classmethod
     def start(cls, players: int, rules: RuleSet = DEFAULT, names: Sequence[str] | None = None,
@@ -274,6 +293,19 @@ class GameState:
         # played a turn of their own: not while the Skip waits, nor right after it took effect.
         return tuple(t for t in candidates
                      if t != seat and (rules.skip_stacking or not self.skipped_since_turn[t]))
+
+    def seen_by(self, seat: int) -> GameState:
+        """The game as ``seat`` may see it: its own hand and every card shown to the table
+        (the discard pile, the melds, cards taken from the discard pile); every other card
+        this state knows is dropped, so whoever is handed the result cannot look at them."""
+        visible = self.shown | frozenset(self.hands[seat])
+        if all(slot in visible for slot in self.known):
+            return self
+        view = self._copy()
+        known = {s: c for s, c in self.known.items() if s in visible}
+        view._set("known", known)
+        view._set("where", {c: s for s, c in known.items()})
+        return view
 
     def is_over(self) -> bool:
         """True once the game has a winner."""
@@ -401,6 +433,8 @@ class GameState:
         self._set("pending_skips", (0,) * n)
         self._set("skipped_since_turn", (False,) * n)
         self._set("went_out", None)
+        self._set("shown", frozenset((first_slot,)))
+        self._set("history", ())
         self._open(first_slot, event.first_up)
         if is_skip(event.first_up):
             # A Skip turned up first costs the first player their first turn (seed 003).
@@ -455,6 +489,7 @@ class GameState:
         self._set("stock", self.stock[:-1])
         self._replace_at("hands", event.seat, self.hands[event.seat] + (slot,))
         self._set("stage", "play")
+        self._record(PublicMove(event.seat, "draw"))
 
     def _on_take_discard(self, event: TakeDiscard) -> None:
         self._check_seat(event.seat, "draw")
@@ -467,6 +502,7 @@ class GameState:
         self._set("discard", self.discard[:-1])
         self._replace_at("hands", event.seat, self.hands[event.seat] + (slot,))
         self._set("stage", "play")
+        self._record(PublicMove(event.seat, "take", top))
 
     def _on_lay_down(self, event: LayDown) -> None:
         seat = event.seat
@@ -505,6 +541,8 @@ class GameState:
             raise IllegalMove(f"{title} needs at least one numbered card", seat)
         self._set("melds", self.melds + tuple(new_melds))
         self._replace_at("down", seat, event.phase)
+        self._set("shown", self.shown | frozenset(all_slots))
+        self._record(PublicMove(seat, "lay", phase=event.phase))
         self._check_out(seat)
 
     def _on_hit(self, event: Hit) -> None:
@@ -524,6 +562,8 @@ class GameState:
         except MeldError as err:
             raise IllegalMove(str(err), seat) from None
         self._replace_at("melds", event.meld, grown)
+        self._set("shown", self.shown | {event.slot})
+        self._record(PublicMove(seat, "hit", event.card))
         self._check_out(seat)
 
     def _on_discard(self, event: Discard) -> None:
@@ -547,6 +587,9 @@ class GameState:
         elif event.target is not None and not is_skip(event.card):
             raise IllegalMove(f"only a Skip has a target, and {card_text(event.card)} is not one",
                              seat)
+        self._set("shown", self.shown | {event.slot})
+        skipped = event.target if is_skip(event.card) and not going_out else None
+        self._record(PublicMove(seat, "discard", event.card, skipped))
         if going_out:
             self._check_out(seat)
         else:
@@ -563,6 +606,9 @@ class GameState:
             return f"with skip=next the Skip goes to {self._name(self._seat_after(seat))}"
         return (f"{self._name(target)} was skipped and may not be skipped again "
                 "before playing a turn of their own")
+
+    def _record(self, move: PublicMove) -> None:
+        self._set("history", (*self.history, move))
 
     def _check_out(self, seat: int) -> None:
         if not self.hands[seat]:
@@ -654,4 +700,4 @@ def describe_hand(state: GameState, seat: int) -> str:
                     for s in state.hands[seat])
 
 
-__all__ = ["Awaiting", "GameState", "HandResult", "cards_text", "describe_hand", "fold"]
+__all__ = ["Awaiting", "GameState", "HandResult", "PublicMove", "cards_text", "describe_hand", "fold"]

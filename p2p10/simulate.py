@@ -10,87 +10,23 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from p2p10.cards import DECK_SIZE, colour, is_natural, is_skip, is_wild, number, points
+from p2p10.bots import POLICIES, Policy, greedy_player, random_player
+from p2p10.cards import DECK_SIZE
 from p2p10.engine import HAND_SIZE, GameState
-from p2p10.events import (
-    Deal,
-    DrawStock,
-    EndHand,
-    Event,
-    Reshuffle,
-    Reveal,
-    SeatEvent,
-    TakeDiscard,
-)
-from p2p10.moves import discard_moves, hit_moves, lay_down_options, legal_moves
-from p2p10.rules import DEFAULT, PHASES, RuleSet
-from p2p10.solver import solve
+from p2p10.events import Deal, EndHand, Event, Reshuffle, Reveal
+from p2p10.rules import DEFAULT, RuleSet
 
-Player = Callable[[GameState, int, random.Random], SeatEvent]
+Player = Policy
 
 
 class Stalled(RuntimeError):
     """A simulated game ran past its event limit (only players that never go out do this)."""
 
 
-def random_player(state: GameState, seat: int, rng: random.Random) -> SeatEvent:
-    """A uniformly random legal move."""
-    return rng.choice(legal_moves(state, seat))
+PLAYERS: dict[str, Player] = POLICIES
 
-
-def _usefulness(card: int, hand: Sequence[int], phase: int | None) -> float:
-    """How much a card helps toward ``phase`` (higher keeps it longer)."""
-    if is_wild(card):
-        return 100.0
-    if is_skip(card) or phase is None:
-        return -1.0
-    kinds = {r.kind for r in PHASES[phase]}
-    others = [c for c in hand if c != card and is_natural(c)]
-    score = 0.0
-    if "set" in kinds:
-        score += 3 * sum(1 for c in others if number(c) == number(card))
-    if "run" in kinds:
-        near = {number(c) for c in others if 0 < abs(number(c) - number(card)) <= 3}
-        score += 1.5 * len(near) - (2 if any(number(c) == number(card) for c in others) else 0)
-    if "color" in kinds:
-        score += sum(1 for c in others if colour(c) == colour(card))
-    return score
-
-
-def greedy_player(state: GameState, seat: int, rng: random.Random) -> SeatEvent:
-    """A simple sensible player: takes the discard when it makes the phase, lays down the
-    best arrangement, hits everything it can, throws Skips at the leader, and discards the
-    least useful card (dearest first)."""
-    hand = state.hand_cards(seat)
-    phase = state.phase_of(seat)
-    if state.stage == "draw":
-        top = state.top_discard()
-        takeable = top is not None and not is_skip(top)
-        if takeable and state.down[seat] is None and phase is not None:
-            without = solve(hand, phase, state.rules)
-            with_top = solve(hand + (top,), phase, state.rules)  # type: ignore[operator]
-            if with_top is not None and (without is None or with_top.down > without.down):
-                return TakeDiscard(seat)
-        if state.stock or not takeable:
-            return DrawStock(seat)
-        return TakeDiscard(seat)
-    lay = lay_down_options(state, seat)
-    if lay:
-        return max(lay, key=lambda e: sum(len(m.slots) for m in e.melds))
-    hits = hit_moves(state, seat)
-    if hits:
-        return hits[0]
-    discards = discard_moves(state, seat)
-    skips = [d for d in discards if is_skip(d.card)]
-    if skips:
-        # Throw Skips early, at whoever has made the most phases (then the lowest total).
-        return max(skips, key=lambda d: (len(state.made[d.target]), -state.totals[d.target])
-                   if d.target is not None else (-1, 0))
-    return min(discards, key=lambda d: (_usefulness(d.card, hand, phase if state.down[seat] is None
-                                                    else None), -points(d.card)))
-
-
-PLAYERS: dict[str, Player] = {"random": random_player, "greedy": greedy_player}
+__all__ = ["PLAYERS", "GameRecord", "Player", "Stalled", "deal_events", "greedy_player", "play_game",
+           "random_player", "reshuffle_events"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,7 +78,8 @@ def play_game(
             batch = [EndHand()]
         elif waiting.kind == "move":
             assert waiting.seat is not None
-            batch = [players[waiting.seat](state, waiting.seat, rng)]
+            # A player is shown only what its seat may see (GameState.seen_by).
+            batch = [players[waiting.seat](state.seen_by(waiting.seat), waiting.seat, rng)]
         else:  # pragma: no cover - a full-information viewer never waits for a reveal
             raise AssertionError(f"unexpected wait: {waiting}")
         for event in batch:

@@ -1,0 +1,337 @@
+"""Bots: policies that choose a move from what their seat may see, and nothing more.
+
+A policy is ``policy(view, seat, rng) -> move``. ``view`` is :meth:`GameState.seen_by`'s
+redaction of the game for ``seat`` (its own hand, the table, the discard pile, every seat's
+phase, score and hand size, and this hand's public moves): it holds no other seat's hidden card,
+so a policy cannot cheat by construction. Through a peer the view is the peer's own fold, which
+never had the hidden cards to begin with.
+
+Policies:
+
+* ``random``: a uniformly random legal move.
+* ``greedy``: simple and sensible (a baseline).
+* ``easy``, ``normal``, ``hard``: the strong policy at three levels. It measures a hand by how
+  many cards it still *misses* for its phase (the fewest wilds that would complete it, found
+  with the exact solver) and plays the seeds' strategy: take the discard only when it lowers
+  that count (or, once down, when it can be hit at once); lay down at once; hit everything that
+  fits; throw Skips early, at whoever is closest to going out or furthest ahead; keep wilds;
+  discard the card whose loss costs least, dear cards first, but never what the next player has
+  been collecting; under ``order=any`` aim at the phase the hand is nearest to. ``hard`` also
+  looks ahead: it compares its best discards by sampling the cards it has not seen (consistent
+  with everything its seat has seen) and counting how often the next draws complete its phase.
+  ``easy`` plays the same ideas loosely and now and then plays a random discard.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from functools import lru_cache
+
+from p2p10.cards import DECK_SIZE, NUMBERED, colour, is_natural, is_skip, is_wild, number, points
+from p2p10.engine import GameState
+from p2p10.events import Discard, DrawStock, Hit, SeatEvent, TakeDiscard
+from p2p10.melds import hit_ends
+from p2p10.moves import discard_moves, hit_moves, lay_down_options, legal_moves
+from p2p10.rules import PHASES, RuleSet
+from p2p10.solver import can_make, solve
+
+Policy = Callable[[GameState, int, random.Random], SeatEvent]
+
+WILD_IDS = tuple(range(NUMBERED, NUMBERED + 8))
+MAX_MISSING = 9
+
+
+# ------------------------------------------------------------------------ baselines
+
+def random_player(view: GameState, seat: int, rng: random.Random) -> SeatEvent:
+    """A uniformly random legal move."""
+    return rng.choice(legal_moves(view, seat))
+
+
+def _usefulness(card: int, hand: Sequence[int], phase: int | None) -> float:
+    """How much a card helps toward ``phase`` (higher keeps it longer)."""
+    if is_wild(card):
+        return 100.0
+    if is_skip(card) or phase is None:
+        return -1.0
+    kinds = {r.kind for r in PHASES[phase]}
+    others = [c for c in hand if c != card and is_natural(c)]
+    score = 0.0
+    if "set" in kinds:
+        score += 3 * sum(1 for c in others if number(c) == number(card))
+    if "run" in kinds:
+        near = {number(c) for c in others if 0 < abs(number(c) - number(card)) <= 3}
+        score += 1.5 * len(near) - (2 if any(number(c) == number(card) for c in others) else 0)
+    if "color" in kinds:
+        score += sum(1 for c in others if colour(c) == colour(card))
+    return score
+
+
+def greedy_player(view: GameState, seat: int, rng: random.Random) -> SeatEvent:
+    """A simple sensible player: takes the discard when it makes the phase, lays down the
+    best arrangement, hits everything it can, throws Skips at the leader, and discards the
+    least useful card (dearest first)."""
+    hand = view.hand_cards(seat)
+    phase = view.phase_of(seat)
+    if view.stage == "draw":
+        top = view.top_discard()
+        takeable = top is not None and not is_skip(top)
+        if takeable and view.down[seat] is None and phase is not None:
+            without = solve(hand, phase, view.rules)
+            with_top = solve(hand + (top,), phase, view.rules)  # type: ignore[operator]
+            if with_top is not None and (without is None or with_top.down > without.down):
+                return TakeDiscard(seat)
+        if view.stock or not takeable:
+            return DrawStock(seat)
+        return TakeDiscard(seat)
+    lay = lay_down_options(view, seat)
+    if lay:
+        return max(lay, key=lambda e: sum(len(m.slots) for m in e.melds))
+    hits = hit_moves(view, seat)
+    if hits:
+        return hits[0]
+    discards = discard_moves(view, seat)
+    skips = [d for d in discards if is_skip(d.card)]
+    if skips:
+        # Throw Skips early, at whoever has made the most phases (then the lowest total).
+        return max(skips, key=lambda d: (len(view.made[d.target]), -view.totals[d.target])
+                   if d.target is not None else (-1, 0))
+    return min(discards, key=lambda d: (_usefulness(d.card, hand, phase if view.down[seat] is None
+                                                    else None), -points(d.card)))
+
+
+# ------------------------------------------------------------- measuring a hand
+
+def _canonical(cards: Iterable[int]) -> tuple[int, ...]:
+    """The hand with Skips dropped and each card replaced by the first free card of its face,
+    so that hands that differ only in which copy of a card they hold share a cache entry."""
+    out: list[int] = []
+    seen: Counter[int] = Counter()
+    for card in cards:
+        if is_skip(card):
+            continue
+        base = NUMBERED if is_wild(card) else colour(card) * 24 + (number(card) - 1) * 2
+        out.append(base + seen[base])
+        seen[base] += 1
+    return tuple(sorted(out))
+
+
+@lru_cache(maxsize=200_000)
+def _makes_with(hand: tuple[int, ...], extra_wilds: int, phase: int, rules: RuleSet) -> bool:
+    held = sum(1 for c in hand if is_wild(c))
+    if held + extra_wilds > len(WILD_IDS):
+        return False
+    return can_make(hand + WILD_IDS[held:held + extra_wilds], phase, rules)
+
+
+def missing(cards: Iterable[int], phase: int, rules: RuleSet) -> int:
+    """How many more cards the hand needs for ``phase``: the fewest extra wilds that would
+    complete it (``MAX_MISSING`` when even eight wilds do not)."""
+    hand = _canonical(cards)
+    spare = len(WILD_IDS) - sum(1 for c in hand if is_wild(c))
+    low, high = 0, spare + 1  # answer in [low, high]; high means "not even with every wild"
+    while low < high:
+        mid = (low + high) // 2
+        if _makes_with(hand, mid, phase, rules):
+            high = mid
+        else:
+            low = mid + 1
+    return low if low <= spare else MAX_MISSING
+
+
+def unseen_cards(view: GameState, seat: int) -> list[int]:
+    """Every card ``seat`` has not seen this hand: in other hands, or in the draw pile."""
+    seen = set(view.known.values())
+    return [c for c in range(DECK_SIZE) if c not in seen]
+
+
+# ------------------------------------------------------------------ the strong bot
+
+class StrongPolicy:
+    """The strong policy at one level: ``easy``, ``normal`` or ``hard``."""
+
+    def __init__(self, level: str, samples: int = 24, horizon: int = 2, shortlist: int = 3) -> None:
+        if level not in ("easy", "normal", "hard"):
+            raise ValueError(f"unknown level {level!r}")
+        self.level = level
+        self.samples = samples
+        self.horizon = horizon
+        self.shortlist = shortlist
+
+    def __repr__(self) -> str:
+        return f"StrongPolicy({self.level!r})"
+
+    def __call__(self, view: GameState, seat: int, rng: random.Random) -> SeatEvent:
+        if view.stage == "draw":
+            return self._draw(view, seat, rng)
+        lay = lay_down_options(view, seat)
+        if lay:
+            # The arrangement that puts the most cards down; under order=any, the hardest phase
+            # among equals (the easy ones stay easy for later).
+            return max(lay, key=lambda e: (sum(len(m.slots) for m in e.melds), e.phase))
+        hits = hit_moves(view, seat)
+        if hits:
+            return self._hit(view, seat, hits)
+        return self._discard(view, seat, rng)
+
+    # -- what the hand aims at
+
+    def _target(self, view: GameState, seat: int, hand: Sequence[int]) -> int | None:
+        allowed = view.allowed_phases(seat)
+        if not allowed:
+            return None
+        if len(allowed) == 1:
+            return allowed[0]
+        return min(allowed, key=lambda p: (missing(hand, p, view.rules), -p))
+
+    # -- drawing
+
+    def _draw(self, view: GameState, seat: int, rng: random.Random) -> SeatEvent:
+        top = view.top_discard()
+        takeable = top is not None and not is_skip(top)
+        if not view.stock:
+            return TakeDiscard(seat) if takeable else DrawStock(seat)
+        if not takeable or top is None:
+            return DrawStock(seat)
+        hand = view.hand_cards(seat)
+        if view.down[seat] is not None:
+            fits = any(hit_ends(m, top) for m in view.melds if not view.rules.hit_own or m.owner == seat)
+            return TakeDiscard(seat) if fits else DrawStock(seat)
+        phase = self._target(view, seat, hand + (top,))
+        if phase is None:
+            return DrawStock(seat)
+        if is_wild(top) and self.level != "easy":
+            return TakeDiscard(seat)
+        now = missing(hand, phase, view.rules)
+        after = missing(hand + (top,), phase, view.rules)
+        if self.level == "easy":
+            return TakeDiscard(seat) if after == 0 else DrawStock(seat)
+        return TakeDiscard(seat) if after < now else DrawStock(seat)
+
+    # -- hitting: everything that fits; a natural before a wild, so wilds stay flexible
+
+    def _hit(self, view: GameState, seat: int, hits: list[Hit]) -> Hit:
+        return min(hits, key=lambda h: (is_wild(h.card), -points(h.card)))
+
+    # -- discarding
+
+    def _skip_target_key(self, view: GameState, target: int) -> tuple[int, int, int, int]:
+        """Larger is a better target: down and nearly out, then most phases, then lowest total."""
+        down = view.down[target] is not None
+        return (int(down), -len(view.hands[target]) if down else 0, len(view.made[target]),
+                -view.totals[target])
+
+    def _collected(self, view: GameState, seat: int) -> tuple[set[int], set[int]]:
+        """The numbers and colours ``seat`` took from the discard pile this hand."""
+        taken = [m.card for m in view.history if m.seat == seat and m.action == "take"
+                 and m.card is not None and is_natural(m.card)]
+        return {number(c) for c in taken}, {colour(c) for c in taken}
+
+    def _feeds(self, view: GameState, seat: int, card: int) -> bool:
+        """True when ``card`` would help the next player to draw."""
+        if is_wild(card):
+            return True
+        if is_skip(card):
+            return False
+        following = self._next_seat(view, seat)
+        if following is None:
+            return False
+        if view.down[following] is not None:
+            return any(hit_ends(m, card) for m in view.melds
+                       if not view.rules.hit_own or m.owner == following)
+        numbers, colours = self._collected(view, following)
+        phase = view.phase_of(following)
+        kinds = {r.kind for r in PHASES[phase]} if phase is not None else set()
+        if "color" in kinds and colour(card) in colours:
+            return True
+        if "set" in kinds and number(card) in numbers:
+            return True
+        return "run" in kinds and any(abs(number(card) - n) <= 1 for n in numbers)
+
+    @staticmethod
+    def _next_seat(view: GameState, seat: int) -> int | None:
+        order = view.seats_in_hand
+        if seat not in order or len(order) < 2:
+            return None
+        return order[(order.index(seat) + 1) % len(order)]
+
+    def _discard(self, view: GameState, seat: int, rng: random.Random) -> Discard:
+        options = discard_moves(view, seat)
+        hand = view.hand_cards(seat)
+        skips = [d for d in options if is_skip(d.card)]
+        if skips and (self.level != "easy" or rng.random() < 0.5):
+            return max(skips, key=lambda d: self._skip_target_key(view, d.target)
+                       if d.target is not None else (-1, 0, 0, 0))
+        if self.level == "easy" and rng.random() < 0.2:
+            plain = [d for d in options if not is_wild(d.card)] or options
+            return rng.choice(plain)
+        if view.down[seat] is not None:
+            return self._discard_when_down(view, seat, options)
+        phase = self._target(view, seat, hand)
+        if phase is None:
+            return max(options, key=lambda d: points(d.card))
+        ranked = self._rank_discards(view, seat, options, hand, phase)
+        if self.level == "hard" and len(ranked) > 1:
+            return self._look_ahead(view, seat, ranked[: self.shortlist], hand, phase, rng)
+        return ranked[0]
+
+    def _discard_when_down(self, view: GameState, seat: int, options: list[Discard]) -> Discard:
+        # Nothing fits now. Keep wilds (they will fit somewhere), throw the dearest card that
+        # the next player cannot use.
+        return min(options, key=lambda d: (is_wild(d.card), self._feeds(view, seat, d.card)
+                                           and self.level != "easy", -points(d.card)))
+
+    def _rank_discards(self, view: GameState, seat: int, options: list[Discard],
+                       hand: Sequence[int], phase: int) -> list[Discard]:
+        rules = view.rules
+        base = missing(hand, phase, rules)
+        by_card: dict[int, Discard] = {}
+        for d in options:
+            by_card.setdefault(d.card, d)
+        scored = []
+        for card, move in by_card.items():
+            rest = list(hand)
+            rest.remove(card)
+            cost = missing(rest, phase, rules) - base
+            feeds = self._feeds(view, seat, card) if self.level != "easy" else False
+            scored.append(((is_wild(card), cost, feeds, _usefulness(card, hand, phase), -points(card)), move))
+        scored.sort(key=lambda item: item[0])
+        return [move for _, move in scored]
+
+    def _look_ahead(self, view: GameState, seat: int, shortlist: list[Discard], hand: Sequence[int],
+                    phase: int, rng: random.Random) -> Discard:
+        """Estimate, for each short-listed discard, how often the next ``horizon`` draws
+        complete the phase, over the same samples of the unseen cards (common random numbers
+        make the comparison fair)."""
+        pool = unseen_cards(view, seat)
+        if len(pool) < self.horizon:
+            return shortlist[0]
+        draws = [rng.sample(pool, self.horizon) for _ in range(self.samples)]
+        best, best_score = shortlist[0], -1.0
+        for rank, move in enumerate(shortlist):
+            rest = list(hand)
+            rest.remove(move.card)
+            rest_canon = _canonical(rest)
+            hits = 0.0
+            for drawn in draws:
+                # Completing after one draw counts more than after two.
+                for step in range(1, self.horizon + 1):
+                    if _makes_with(_canonical(rest_canon + tuple(drawn[:step])), 0, phase, view.rules):
+                        hits += 1.0 / step
+                        break
+            score = hits - 0.01 * rank  # ties go to the heuristic's order
+            if score > best_score:
+                best, best_score = move, score
+        return best
+
+
+POLICIES: dict[str, Policy] = {
+    "random": random_player,
+    "greedy": greedy_player,
+    "easy": StrongPolicy("easy"),
+    "normal": StrongPolicy("normal"),
+    "hard": StrongPolicy("hard"),
+}
+
