@@ -152,7 +152,7 @@ def unseen_cards(view: GameState, seat: int) -> list[int]:
 class StrongPolicy:
     """The strong policy at one level: ``easy``, ``normal`` or ``hard``."""
 
-    def __init__(self, level: str, samples: int = 24, horizon: int = 2, shortlist: int = 3) -> None:
+    def __init__(self, level: str, samples: int = 24, horizon: int = 2, shortlist: int = 4) -> None:
         if level not in ("easy", "normal", "hard"):
             raise ValueError(f"unknown level {level!r}")
         self.level = level
@@ -273,9 +273,14 @@ class StrongPolicy:
         if phase is None:
             return max(options, key=lambda d: points(d.card))
         ranked = self._rank_discards(view, seat, options, hand, phase)
-        if self.level == "hard" and len(ranked) > 1:
-            return self._look_ahead(view, seat, ranked[: self.shortlist], hand, phase, rng)
-        return ranked[0]
+        if self.level == "hard":
+            # Look ahead only among the discards that cost the same now and feed nobody: the
+            # sampled futures then decide what the usefulness rule of thumb would guess.
+            first = ranked[0][0][:3]
+            equals = [move for key, move in ranked if key[:3] == first]
+            if len(equals) > 1:
+                return self._look_ahead(view, seat, equals[: self.shortlist], hand, phase, rng)
+        return ranked[0][1]
 
     def _discard_when_down(self, view: GameState, seat: int, options: list[Discard]) -> Discard:
         # Nothing fits now. Keep wilds (they will fit somewhere), throw the dearest card that
@@ -283,8 +288,10 @@ class StrongPolicy:
         return min(options, key=lambda d: (is_wild(d.card), self._feeds(view, seat, d.card)
                                            and self.level != "easy", -points(d.card)))
 
-    def _rank_discards(self, view: GameState, seat: int, options: list[Discard],
-                       hand: Sequence[int], phase: int) -> list[Discard]:
+    def _rank_discards(self, view: GameState, seat: int, options: list[Discard], hand: Sequence[int],
+                       phase: int) -> list[tuple[tuple[bool, int, bool, float, int], Discard]]:
+        """The discards, best first, each with its sort key: (a wild, what the hand loses,
+        feeds the next player, usefulness, minus points)."""
         rules = view.rules
         base = missing(hand, phase, rules)
         by_card: dict[int, Discard] = {}
@@ -298,7 +305,7 @@ class StrongPolicy:
             feeds = self._feeds(view, seat, card) if self.level != "easy" else False
             scored.append(((is_wild(card), cost, feeds, _usefulness(card, hand, phase), -points(card)), move))
         scored.sort(key=lambda item: item[0])
-        return [move for _, move in scored]
+        return scored
 
     def _look_ahead(self, view: GameState, seat: int, shortlist: list[Discard], hand: Sequence[int],
                     phase: int, rng: random.Random) -> Discard:
@@ -307,6 +314,13 @@ class StrongPolicy:
         make the comparison fair)."""
         pool = unseen_cards(view, seat)
         if len(pool) < self.horizon:
+            return shortlist[0]
+        # The short-listed discards leave hands that miss equally many cards; when that is
+        # more than the horizon, no future in reach completes the phase and sampling is moot.
+        rest = list(hand)
+        rest.remove(shortlist[0].card)
+        need = max(1, missing(rest, phase, view.rules))
+        if need > self.horizon:
             return shortlist[0]
         draws = [rng.sample(pool, self.horizon) for _ in range(self.samples)]
         best, best_score = shortlist[0], -1.0
@@ -317,7 +331,7 @@ class StrongPolicy:
             hits = 0.0
             for drawn in draws:
                 # Completing after one draw counts more than after two.
-                for step in range(1, self.horizon + 1):
+                for step in range(need, self.horizon + 1):
                     if _makes_with(_canonical(rest_canon + tuple(drawn[:step])), 0, phase, view.rules):
                         hits += 1.0 / step
                         break

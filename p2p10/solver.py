@@ -120,6 +120,10 @@ def solve(cards: Sequence[int], phase: int, rules: RuleSet = DEFAULT) -> LayDown
 
 def can_make(cards: Sequence[int], phase: int, rules: RuleSet = DEFAULT) -> bool:
     """Whether ``cards`` hold ``phase``."""
+    reqs = PHASES[phase]
+    if all(r.kind == "set" for r in reqs) and len(reqs) == 2:
+        # Bots ask this in their inner loops: stop at the first pair of sets that fits.
+        return _two_sets_fit(_Hand(cards), reqs, rules.natural_per_phase)
     return solve(cards, phase, rules) is not None
 
 
@@ -179,6 +183,20 @@ def _natural_ok(counts: Sequence[int], per_phase: bool) -> bool:
 
 def _with_wilds(kind: MeldKind, label: int, naturals: Sequence[int], wilds: Sequence[int]) -> PlannedMeld:
     return PlannedMeld(kind, label, tuple(naturals) + tuple(wilds))
+
+
+def _two_sets_fit(hand: _Hand, reqs: Sequence[MeldReq], per_phase: bool) -> bool:
+    """Whether two sets fit, in O(numbers): the best two numbers are the two most held (the
+    larger count for the larger set), or one number split between both sets; wilds fill the
+    gaps. Each set needs a natural, or only the phase with ``natural=phase``."""
+    big, small = max(reqs[0].size, reqs[1].size), min(reqs[0].size, reqs[1].size)
+    w = len(hand.wilds)
+    counts = sorted((hand.count[v] for v in range(1, MAX_NUMBER + 1)), reverse=True)
+    c1, c2 = counts[0], counts[1]
+    if (c2 >= 1 or (per_phase and c1 >= 1)) and max(0, big - c1) + max(0, small - c2) <= w:
+        return True
+    # One number in both sets needs at least one natural per set (or one in all).
+    return c1 >= (1 if per_phase else 2) and max(0, big + small - c1) <= w
 
 
 def _best_two_sets(hand: _Hand, reqs: Sequence[MeldReq], per_phase: bool) -> _Melds:

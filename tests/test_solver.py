@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from p2p10.cards import DECK_SIZE, cards_of_face, parse_hand
 from p2p10.melds import check_meld
 from p2p10.rules import PHASES, RuleSet
-from p2p10.solver import solve
+from p2p10.solver import can_make, solve
 from tests.brute import makes, most_down
 
 PER_PHASE = RuleSet(natural_per_phase=True)
@@ -43,6 +43,7 @@ def test_makes_agrees_with_exhaustive_search_on_random_deals() -> None:
         for phase in PHASES:
             expected = makes(hand, phase)
             got = check_plan(hand, phase, RuleSet()) > 0
+            assert can_make(hand, phase) == got
             made += expected
             if expected != got:
                 disagreements.append((hand, phase, expected))
@@ -64,7 +65,9 @@ rich_hands = st.builds(
 def test_makes_agrees_with_exhaustive_search_on_rich_hands(
         hand: tuple[int, ...], phase: int, per_phase: bool) -> None:
     rules = PER_PHASE if per_phase else RuleSet()
-    assert (check_plan(hand, phase, rules) > 0) == makes(hand, phase, per_phase)
+    expected = makes(hand, phase, per_phase)
+    assert (check_plan(hand, phase, rules) > 0) == expected
+    assert can_make(hand, phase, rules) == expected  # the bots' fast feasibility check
 
 
 @settings(max_examples=120, deadline=None)
