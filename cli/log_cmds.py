@@ -3,19 +3,25 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import math
+import multiprocessing
 import random
 import sys
 import time
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from p2p10.audit import AuditReport, audit_bytes
+from p2p10.bots import POLICIES
 from p2p10.errors import P2P10Error
 from p2p10.log import NotALog, fingerprint, read_records
 from p2p10.replay import transcript
 from p2p10.rules import RuleSet
-from p2p10.simulate import PLAYERS, Player, play_game
+from p2p10.simulate import play_game
 from protocol.memory import play_table
 
 
@@ -26,20 +32,27 @@ class UsageError(P2P10Error):
 def add_parsers(sub: Any, rule_options: argparse.ArgumentParser) -> None:
     """Register ``simulate``, ``audit`` and ``replay``."""
     sim = sub.add_parser(
-        "simulate", parents=[rule_options], help="play games between bots",
-        description="Play complete games between bots. With --crypto every seat is a separate "
+        "simulate", parents=[rule_options], help="play games between bots: a tournament",
+        description="Play complete games between bot policies and report, per policy, wins, win "
+                    "rate with a 95%% confidence interval, mean hands per game and mean final "
+                    "score. Seats rotate from game to game. With --crypto every seat is a separate "
                     "peer with its own keys, and the cards are dealt with the full mental-poker "
                     "protocol through an in-process network, exactly as on a LAN.",
-        epilog="example: p2p10 simulate --players 4 --games 1 --crypto --save games/")
+        epilog="examples: p2p10 simulate --policies hard,greedy --players 2 --games 2000 --jobs 2\n"
+               "          p2p10 simulate --players 4 --games 1 --crypto --save games/",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     sim.add_argument("--players", type=int, default=4, metavar="K", help="seats at the table, 2-6 (4)")
     sim.add_argument("--games", type=int, default=1, metavar="N", help="games to play (1)")
     sim.add_argument("--policies", default="greedy", metavar="A,B",
-                     help=f"bot policies, given to the seats in turn ({', '.join(PLAYERS)}; default greedy)")
+                     help=f"bot policies for the seats, repeated to fill the table "
+                          f"({', '.join(POLICIES)}; default greedy)")
     sim.add_argument("--crypto", action="store_true", help="deal with the full protocol, peer by peer")
     sim.add_argument("--save", type=Path, metavar="DIR", help="save each game's log in DIR (needs --crypto)")
     sim.add_argument("--seed", type=int, metavar="S",
                      help="make the games reproducible (test randomness: never for real play)")
+    sim.add_argument("--jobs", type=int, default=1, metavar="J", help="play on J processes (1)")
     sim.add_argument("--json", action="store_true", help="print one JSON object")
+    sim.add_argument("--verbose", action="store_true", help="a line per game (and every game in --json)")
     sim.set_defaults(func=cmd_simulate)
 
     audit = sub.add_parser(
@@ -64,73 +77,150 @@ def add_parsers(sub: Any, rule_options: argparse.ArgumentParser) -> None:
     replay.set_defaults(func=cmd_replay)
 
 
-def _policies(text: str) -> list[Player]:
+def _policy_names(text: str) -> list[str]:
     names = [n.strip() for n in text.split(",") if n.strip()]
-    unknown = [n for n in names if n not in PLAYERS]
+    unknown = [n for n in names if n not in POLICIES]
     if unknown or not names:
         raise UsageError(f"unknown policy {', '.join(unknown) or repr(text)}; "
-                         f"choose from {', '.join(PLAYERS)}")
-    return [PLAYERS[n] for n in names]
+                         f"choose from {', '.join(POLICIES)}")
+    return names
+
+
+@dataclass(frozen=True)
+class _Job:
+    """One game of a run: everything a worker process needs."""
+
+    game: int
+    seats: tuple[str, ...]
+    rules: RuleSet
+    seed: int | None
+    crypto: bool
+    save: Path | None
+
+
+def _play_one(job: _Job) -> dict[str, Any]:
+    players = [POLICIES[name] for name in job.seats]
+    started = time.perf_counter()
+    result: dict[str, Any] = {}
+    if job.crypto:
+        path = job.save / f"game-{job.game + 1:04d}.p2p10" if job.save is not None else None
+        run = play_table(players, job.rules, seed=job.seed, save=path,
+                         names=[f"{name} {s + 1}" for s, name in enumerate(job.seats)])
+        table = run.peers[0].table
+        assert table is not None
+        engine = table.engine
+        problems = [f"seat {p.seat + 1}: {p.violation}" for p in run.peers if p.violation is not None]
+        if problems:
+            raise P2P10Error("a peer found a violation in a game between honest bots: "
+                             + "; ".join(problems))
+        result = {"entries": len(run.log), "log": str(path) if path is not None else None}
+    else:
+        engine = play_game(players, job.rules, random.Random(job.seed)).state
+    assert engine.winner is not None
+    return {"game": job.game + 1, "seats": list(job.seats), "winner": engine.winner + 1,
+            "hands": len(engine.sheet), "totals": list(engine.totals),
+            "seconds": round(time.perf_counter() - started, 4), **result}
+
+
+def wilson(wins: int, trials: int, z: float = 1.959964) -> tuple[float, float]:
+    """The Wilson score interval of a win rate (95% by default)."""
+    if trials == 0:
+        return (0.0, 1.0)
+    p = wins / trials
+    denominator = 1 + z * z / trials
+    centre = (p + z * z / (2 * trials)) / denominator
+    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def _summary(results: list[dict[str, Any]], players: int) -> dict[str, dict[str, Any]]:
+    stats: dict[str, dict[str, Any]] = {}
+    for name in dict.fromkeys(n for r in results for n in r["seats"]):
+        seats = [(r, s) for r in results for s, n in enumerate(r["seats"]) if n == name]
+        wins = sum(1 for r, s in seats if r["winner"] == s + 1)
+        low, high = wilson(wins, len(seats))
+        games = [r for r in results if name in r["seats"]]
+        stats[name] = {
+            "seats": len(seats), "wins": wins, "win_rate": round(wins / len(seats), 4),
+            "ci95": [round(low, 4), round(high, 4)],
+            "mean_hands": round(sum(r["hands"] for r in games) / len(games), 2),
+            "mean_score": round(sum(r["totals"][s] for r, s in seats) / len(seats), 1),
+        }
+    return stats
+
+
+def _progress(done: int, total: int, started: float) -> None:
+    width = 30
+    filled = width * done // total
+    rate = done / max(time.perf_counter() - started, 1e-9)
+    print(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} games, {rate:.1f}/s",
+          end="", file=sys.stderr, flush=True)
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
-    """Play ``--games`` games and report each one and the totals."""
+    """Play ``--games`` games between the policies and report per policy."""
     rules: RuleSet = args.rules
     if not 2 <= args.players <= 6:
         raise UsageError(f"--players must be 2 to 6, not {args.players}")
     if args.games < 1:
         raise UsageError("--games must be at least 1")
+    if args.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
     if args.save is not None and not args.crypto:
         raise UsageError("--save needs --crypto: only games dealt with the protocol have a signed log")
-    policies = _policies(args.policies)
-    names = [n.strip() for n in args.policies.split(",") if n.strip()]
-    seat_policy = [names[s % len(names)] for s in range(args.players)]
-    players = [policies[s % len(policies)] for s in range(args.players)]
+    names = _policy_names(args.policies)
+    lineup = [names[s % len(names)] for s in range(args.players)]
+    jobs = []
+    for game in range(args.games):
+        # Seats rotate from game to game, so no seat order favours a policy.
+        shift = game % args.players
+        seats = tuple(lineup[(s - shift) % args.players] for s in range(args.players))
+        seed = None if args.seed is None else args.seed * 1_000_003 + game
+        jobs.append(_Job(game, seats, rules, seed, args.crypto, args.save))
     show_progress = sys.stderr.isatty() and not args.json
+    each_game = args.verbose or (args.games <= 10 and not args.json)
     results: list[dict[str, Any]] = []
     started = time.perf_counter()
-    for game in range(args.games):
-        seed = None if args.seed is None else args.seed * 1_000_003 + game
-        if show_progress:
-            print(f"\rgame {game + 1}/{args.games}…", end="", file=sys.stderr, flush=True)
-        result: dict[str, Any]
-        if args.crypto:
-            path = args.save / f"game-{game + 1:04d}.p2p10" if args.save is not None else None
-            run = play_table(players, rules, seed=seed, save=path,
-                             names=[f"{seat_policy[s]} {s + 1}" for s in range(args.players)])
-            table = run.peers[0].table
-            assert table is not None
-            engine = table.engine
-            problems = [f"seat {p.seat + 1}: {p.violation}" for p in run.peers if p.violation is not None]
-            if problems:
-                raise P2P10Error("a peer found a violation in a game between honest bots: "
-                                 + "; ".join(problems))
-            result = {"entries": len(run.log), "bytes": sum(len(e.raw) for e in run.log),
-                      "log": str(path) if path is not None else None}
+    with contextlib.ExitStack() as stack:
+        if args.jobs > 1:
+            pool = stack.enter_context(multiprocessing.get_context("spawn").Pool(args.jobs))
+            outcomes: Iterator[dict[str, Any]] = pool.imap(_play_one, jobs)
         else:
-            record = play_game(players, rules, random.Random(seed))
-            engine = record.state
-            result = {"events": len(record.events)}
-        assert engine.winner is not None
-        result = {"game": game + 1, "winner": engine.winner + 1, "hands": len(engine.sheet),
-                  "totals": list(engine.totals), **result}
-        results.append(result)
-        if not args.json:
+            outcomes = map(_play_one, jobs)
+        for result in outcomes:
+            results.append(result)
             if show_progress:
-                print("\r", end="", file=sys.stderr)
-            saved = f"; saved {result['log']}" if result.get("log") else ""
-            size = f", {result['entries']} entries" if "entries" in result else ""
-            print(f"game {game + 1}: seat {result['winner']} ({seat_policy[engine.winner]}) won after "
-                  f"{result['hands']} hands; totals {' '.join(map(str, engine.totals))}{size}{saved}")
+                _progress(len(results), args.games, started)
+            if each_game:
+                if show_progress:
+                    print("\r\033[K", end="", file=sys.stderr)
+                winner = result["winner"]
+                saved = f"; saved {result['log']}" if result.get("log") else ""
+                size = f", {result['entries']} entries" if "entries" in result else ""
+                print(f"game {result['game']}: seat {winner} ({result['seats'][winner - 1]}) won after "
+                      f"{result['hands']} hands; totals {' '.join(map(str, result['totals']))}{size}{saved}")
+    if show_progress:
+        print(file=sys.stderr)
     seconds = time.perf_counter() - started
-    wins = [sum(1 for r in results if r["winner"] == s + 1) for s in range(args.players)]
+    stats = _summary(results, args.players)
     if args.json:
-        print(json.dumps({"games": args.games, "players": args.players, "crypto": args.crypto,
-                          "seconds": round(seconds, 3), "policies": seat_policy,
-                          "options": list(rules.options()), "wins_by_seat": wins, "results": results}))
-    else:
-        print(f"{args.games} game(s) in {seconds:.1f} s ({args.games / seconds:.2f} games/s); "
-              f"wins by seat: {' '.join(map(str, wins))}")
+        summary = {"games": args.games, "players": args.players, "seconds": round(seconds, 3),
+                   "games_per_second": round(args.games / seconds, 3), "crypto": args.crypto,
+                   "options": list(rules.options()), "lineup": lineup, "policies": stats}
+        if args.verbose:
+            summary["results"] = results
+        print(json.dumps(summary))
+        return 0
+    print(f"{args.games} game(s), {args.players} players, in {seconds:.1f} s "
+          f"({args.games / seconds:.2f} games/s{f' on {args.jobs} processes' if args.jobs > 1 else ''}); "
+          f"rules: {rules.describe()}")
+    print(f"{'policy':<8} {'seats':>6} {'wins':>6} {'win rate':>9}  {'95% CI':<15} {'hands':>6} {'score':>7}")
+    for name, row in stats.items():
+        low, high = row["ci95"]
+        print(f"{name:<8} {row['seats']:>6} {row['wins']:>6} {row['win_rate']:>9.3f}  "
+              f"[{low:.3f}, {high:.3f}]  {row['mean_hands']:>6.1f} {row['mean_score']:>7.1f}")
+    print(f"(win rate per seat; a policy no better than the rest wins 1/{args.players} = "
+          f"{1 / args.players:.3f})")
     return 0
 
 
