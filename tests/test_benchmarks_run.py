@@ -79,3 +79,18 @@ def test_quick_dealing_benchmark_prints_every_figure_as_json() -> None:
         assert _positive(audit[key]), (key, audit)
     assert sum(k["entries"] for k in audit["kinds"].values()) == audit["entries"]
     assert sum(k["bytes"] for k in audit["kinds"].values()) < audit["bytes"]
+
+
+def test_quick_bots_benchmark_prints_every_figure_as_json() -> None:
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "bench_bots.py"), "--quick", "--json"],
+        cwd=ROOT, capture_output=True, text=True, check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    for name in ("random", "greedy", "easy", "normal", "hard"):
+        decisions = result["decisions"][name]
+        assert decisions["decisions"] > 100
+        for key in ("median_ms", "p90_ms", "p99_ms", "max_ms", "mean_ms", "ratio_to_greedy"):
+            assert _positive(decisions[key]), (name, key)
+        assert _positive(result["self_play"][name]["games_per_second"])
