@@ -118,3 +118,15 @@ def test_strong_levels_beat_the_baselines_in_a_short_match() -> None:
     assert wins("greedy", "random") > 30
     assert wins("normal", "greedy") > 22
     assert wins("hard", "greedy") > 22
+
+
+def test_strong_bots_play_through_the_dealing_protocol() -> None:
+    """Through a peer a bot sees the peer's own fold: its hand, opened with its own key, and
+    what was shown to the table. A short game between the levels audits clean."""
+    from p2p10.audit import audit_records
+    from protocol.memory import play_table
+
+    run = play_table([POLICIES["hard"], POLICIES["normal"], POLICIES["easy"]], RuleSet.parse(["hands=1"]),
+                     seed=12)
+    assert all(p.finished and not p.stopped for p in run.peers)
+    assert audit_records([e.raw for e in run.log]).clean
