@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import contextlib
 import json
 import math
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from cli.table_app import ReplayApp
 from p2p10.audit import AuditReport, audit_bytes
 from p2p10.bots import POLICIES
 from p2p10.errors import P2P10Error
@@ -68,12 +70,16 @@ def add_parsers(sub: Any, rule_options: argparse.ArgumentParser) -> None:
 
     replay = sub.add_parser(
         "replay", help="a game's transcript, hand by hand and turn by turn",
-        description="Print a saved game as a transcript. --as SEAT shows that seat's own cards as "
-                    "it saw them; without it, a spectator's view: hidden cards appear only at each "
-                    "hand's end-of-hand reveal.")
+        description="Step through a saved game at the table, move by move and hand by hand (on a "
+                    "terminal), or print it as a transcript (--text, or into a pipe). --as SEAT "
+                    "shows that seat's own cards as it saw them; without it, a spectator's view: "
+                    "hidden cards appear only at each hand's end-of-hand reveal.")
     replay.add_argument("file", type=Path, metavar="FILE", help="a .p2p10 game log")
-    replay.add_argument("--hand", type=int, metavar="N", help="only hand N (1 is the first)")
+    replay.add_argument("--hand", type=int, metavar="N",
+                        help="only hand N (1 is the first); on a terminal, start at hand N")
     replay.add_argument("--as", dest="seat", type=int, metavar="SEAT", help="see the game as seat SEAT (1-6)")
+    replay.add_argument("--text", action="store_true", help="print the transcript, even on a terminal")
+    replay.add_argument("--ascii", action="store_true", help="on a terminal: no box-drawing characters")
     replay.set_defaults(func=cmd_replay)
 
 
@@ -178,7 +184,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         seed = None if args.seed is None else args.seed * 1_000_003 + game
         jobs.append(_Job(game, seats, rules, seed, args.crypto, args.save))
     show_progress = sys.stderr.isatty() and not args.json
-    each_game = args.verbose or (args.games <= 10 and not args.json)
+    each_game = not args.json and (args.verbose or args.games <= 10)
     results: list[dict[str, Any]] = []
     started = time.perf_counter()
     with contextlib.ExitStack() as stack:
@@ -286,13 +292,17 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    """Print a game's transcript."""
+    """Step through a game at the table (on a terminal), or print its transcript."""
     records = read_records(_read(args.file))
     viewer = None if args.seat is None else args.seat - 1
     if viewer is not None and viewer < 0:
         raise UsageError("--as takes a seat number from 1")
     if args.hand is not None and args.hand < 1:
         raise UsageError("--hand takes a hand number from 1")
+    if not args.text and sys.stdout.isatty() and sys.stdin.isatty() and records.items:
+        viewer_app = ReplayApp(records.items, viewer, args.ascii, args.hand)
+        asyncio.run(viewer_app.run())
+        return 0
     for line in transcript(records.items, viewer, args.hand):
         print(line)
     if records.torn:

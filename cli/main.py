@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from cli import log_cmds, rules_cmd
+from cli import log_cmds, play_cmd, rules_cmd
 from p2p10 import __version__
 from p2p10.errors import P2P10Error
 from p2p10.rules import RuleSet
@@ -30,6 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"p2p10 {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
+    play_cmd.add_parser(sub, _rule_options_parser())
     rules_cmd.add_parser(sub, _rule_options_parser())
     log_cmds.add_parsers(sub, _rule_options_parser())
     return parser

@@ -164,10 +164,18 @@ def test_replay_as_a_seat_shows_its_cards_and_a_spectator_sees_only_public_ones(
 
 
 def test_simulate_json_without_crypto_and_usage_errors() -> None:
-    result = p2p10("simulate", "--players", "3", "--games", "2", "--seed", "1", "--json")
+    result = p2p10("simulate", "--players", "3", "--games", "2", "--seed", "1", "--json", "--verbose",
+                   "--policies", "greedy,random")
     summary = json.loads(result.stdout)
     assert summary["games"] == 2 and summary["players"] == 3 and len(summary["results"]) == 2
-    assert sum(summary["wins_by_seat"]) == 2
+    stats = summary["policies"]
+    assert stats["greedy"]["seats"] == 4 and stats["random"]["seats"] == 2
+    assert stats["greedy"]["wins"] + stats["random"]["wins"] == 2
+    for row in stats.values():
+        low, high = row["ci95"]
+        assert 0 <= low <= row["win_rate"] <= high <= 1
+    # Seats rotate from game to game.
+    assert summary["results"][0]["seats"] != summary["results"][1]["seats"]
     assert p2p10("simulate", "--players", "7").returncode == 2
     refused = p2p10("simulate", "--save", "x")
     assert refused.returncode == 2 and "--save needs --crypto" in refused.stderr
