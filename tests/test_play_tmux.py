@@ -45,13 +45,28 @@ class Tmux:
 
 
 def wait_for_change(tmux: Tmux, before: str, seconds: float = 5.0) -> str:
+    """The screen once it has changed and then held still for a moment: a screen caught half
+    redrawn could show the old question with the new one and be answered twice."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         time.sleep(0.05)
         now = tmux.screen()
         if now != before:
-            return now
+            return wait_until_still(tmux, now)
     return before
+
+
+def wait_until_still(tmux: Tmux, screen: str, still: float = 0.25, seconds: float = 3.0) -> str:
+    deadline = time.monotonic() + seconds
+    steady_since = time.monotonic()
+    while time.monotonic() < deadline:
+        time.sleep(0.05)
+        now = tmux.screen()
+        if now != screen:
+            screen, steady_since = now, time.monotonic()
+        elif time.monotonic() - steady_since >= still:
+            break
+    return screen
 
 
 def test_a_whole_game_typed_in_tmux_ends_with_an_audited_log(tmp_path: Path) -> None:
