@@ -136,6 +136,30 @@ class Peer:
         self._progress_at = 0.0
         self._wanted_at = 0.0
 
+    @classmethod
+    def restore(cls, seat: int, identity: Ed25519PrivateKey, records: list[bytes],
+                secrets: list[HandSecrets], **options: Any) -> Peer:
+        """A peer started again from its own files: the log it had accepted (``records``, as
+        stored) and its hand secrets. It refolds the log, checking every entry again, and
+        then catches up with ``want`` like any peer that was away. It never signs a second
+        entry for a position it signed before: every entry it sent was stored before it was
+        sent, so it is in ``records``."""
+        peer = cls(seat, identity, **options)
+        for item in secrets:
+            peer.secrets[item.hand] = item
+        for index, raw in enumerate(records):
+            try:
+                entry = parse_entry(raw)
+                table = TableState.from_header(entry) if peer.table is None else peer.table.apply(entry)
+            except (BadEntry, ProtocolViolation) as err:
+                raise ProtocolError(f"entry {index} of the saved log does not check: {err}") from None
+            peer.table = table
+            peer.log.append(entry)
+        if peer.table is not None and (seat >= peer.table.players
+                                       or peer.table.keys[seat] != public_bytes(identity)):
+            raise ProtocolError(f"the saved log does not seat this key at seat {seat + 1}")
+        return peer
+
     # ----------------------------------------------------------------------- reading
 
     @property

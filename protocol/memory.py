@@ -110,6 +110,14 @@ class MemoryNetwork:
                 for target in targets:
                     self._post(src, target, data)
 
+    def replace(self, seat: int, peer: Peer) -> None:
+        """Put ``peer`` in ``seat``'s place, as after a crash and restart: whatever was on its
+        way to the old one is lost, and so is whatever it had not sent yet."""
+        self.peers[seat].take_outbox()
+        self._queue = [m for m in self._queue if m.dst != seat]
+        heapq.heapify(self._queue)
+        self.peers[seat] = peer
+
     def step(self) -> None:
         """Deliver the next message, or advance the clock one tick and poll every peer."""
         self.flush_outboxes()

@@ -9,10 +9,23 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
-from p2p10.log import LOG_MAGIC, SECRETS_MAGIC, Entry, file_header, pack_secret, read_records, record
-from p2p10.peer import HandSecrets
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from p2p10.crypto.group import Scalar
+from p2p10.errors import ProtocolError
+from p2p10.log import (
+    LOG_MAGIC,
+    SECRETS_MAGIC,
+    Entry,
+    file_header,
+    pack_secret,
+    read_records,
+    record,
+    unpack_secret,
+)
+from p2p10.peer import HandSecrets, Peer
 
 
 class AppendFile:
@@ -77,3 +90,35 @@ class SecretsWriter(AppendFile):
         """Record one hand's key secret and shuffle seed."""
         self.append(pack_secret(["hand", secrets.hand, secrets.secret.to_bytes(), secrets.seed]))
 
+
+
+def read_log(path: Path) -> list[bytes]:
+    """The entries of a saved log, as stored (a torn last record is left out)."""
+    return list(read_records(path.read_bytes(), LOG_MAGIC).items)
+
+
+def read_secrets(path: Path) -> tuple[int, Ed25519PrivateKey, list[HandSecrets]]:
+    """A secrets file: the seat, its identity key, and its hand secrets so far."""
+    seat: int | None = None
+    identity: Ed25519PrivateKey | None = None
+    hands: list[HandSecrets] = []
+    for raw in read_records(path.read_bytes(), SECRETS_MAGIC).items:
+        item = unpack_secret(raw)
+        if not isinstance(item, list) or not item:
+            raise ProtocolError(f"{path}: a damaged secrets record")
+        if item[0] == "identity" and len(item) == 3 and isinstance(item[2], bytes):
+            seat, identity = int(item[1]), Ed25519PrivateKey.from_private_bytes(item[2])
+        elif (item[0] == "hand" and len(item) == 4 and isinstance(item[2], bytes)
+              and isinstance(item[3], bytes)):
+            hands.append(HandSecrets(int(item[1]), Scalar.from_bytes(item[2]), item[3]))
+        else:
+            raise ProtocolError(f"{path}: a damaged secrets record")
+    if seat is None or identity is None:
+        raise ProtocolError(f"{path}: no identity key in the secrets file")
+    return seat, identity, hands
+
+
+def resume_peer(log_path: Path, secrets_path: Path, **options: Any) -> Peer:
+    """A peer started again from its log and secrets files."""
+    seat, identity, hands = read_secrets(secrets_path)
+    return Peer.restore(seat, identity, read_log(log_path) if log_path.exists() else [], hands, **options)
