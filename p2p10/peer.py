@@ -182,27 +182,9 @@ class Peer:
         if hand.number != self._private_hand:
             self._private, self._private_hand = {}, hand.number
         secrets = self.secrets.get(hand.number)
-        if secrets is None:
-            return engine
-        opened = []
-        for slot in engine.hands[self.seat]:
-            if slot in engine.known:
-                continue
-            card = self._private.get(slot)
-            if card is None:
-                card = table.private_card(self.seat, secrets.secret, slot)
-                if card is None:
-                    continue
-                self._private[slot] = card
-            opened.append((slot, card))
-        if not opened:
-            return engine
-        try:
-            return engine.apply(Reveal(tuple(opened)))
-        except IllegalMove:
-            # Only a broken shuffle can make a private card clash with the table: this seat
-            # then plays the card to expose it (``_exposing_move``); meanwhile the public view.
-            return engine
+        # A card of this hand that clashes with the table can only come from a broken shuffle:
+        # this seat then plays it to expose it (``_exposing_move``).
+        return table.seat_view(self.seat, secrets.secret if secrets else None, self._private)
 
     def take_outbox(self) -> list[Outgoing]:
         """The messages to send, oldest first; the outbox is emptied."""

@@ -12,8 +12,7 @@ from collections.abc import Iterator, Sequence
 from p2p10.cards import card_text, sort_key
 from p2p10.crypto.group import Scalar
 from p2p10.engine import GameState
-from p2p10.errors import IllegalMove, ProtocolError, ProtocolViolation
-from p2p10.events import Reveal
+from p2p10.errors import ProtocolError, ProtocolViolation
 from p2p10.log import BadEntry, Entry, parse_entry
 from p2p10.rules import describe_phase
 from p2p10.table import TableState
@@ -34,19 +33,7 @@ def revealed_secrets(records: Sequence[bytes]) -> dict[tuple[int, int], Scalar]:
 
 def seat_view(table: TableState, seat: int, secret: Scalar | None) -> GameState:
     """The game as ``seat`` saw it: the public state plus its own cards, if its key is known."""
-    engine = table.engine
-    if secret is None or table.hand is None or engine.stage in ("deal", "over"):
-        return engine
-    opened = []
-    for slot in engine.hands[seat]:
-        if slot not in engine.known:
-            card = table.private_card(seat, secret, slot)
-            if card is not None:
-                opened.append((slot, card))
-    try:
-        return engine.apply(Reveal(tuple(opened))) if opened else engine
-    except IllegalMove:
-        return engine
+    return table.seat_view(seat, secret)
 
 
 def _cards(cards: Sequence[int]) -> str:

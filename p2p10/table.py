@@ -302,6 +302,35 @@ class TableState:
         except NotACard:
             return None
 
+    def seat_view(self, seat: int, secret: Scalar | None,
+                  cache: dict[int, int] | None = None) -> GameState:
+        """The game as ``seat`` sees it: everything public plus its own hidden cards, opened
+        with its hand key's ``secret`` (None: the public view). ``cache`` keeps the cards
+        opened so far in this hand (slot -> card), since each costs a scalar multiplication."""
+        engine = self.engine
+        if secret is None or self.hand is None or engine.stage in ("deal", "over"):
+            return engine
+        cache = {} if cache is None else cache
+        opened = []
+        for slot in engine.hands[seat]:
+            if slot in engine.known:
+                continue
+            card = cache.get(slot)
+            if card is None:
+                card = self.private_card(seat, secret, slot)
+                if card is None:
+                    continue
+                cache[slot] = card
+            opened.append((slot, card))
+        if not opened:
+            return engine
+        try:
+            return engine.apply(Reveal(tuple(opened)))
+        except IllegalMove:
+            # Only a broken shuffle can make a private card clash with the table; the reveal
+            # names the shuffler. Meanwhile, the public view.
+            return engine
+
     # ------------------------------------------------------------------- applying
 
     def apply(self, entry: Entry) -> TableState:
