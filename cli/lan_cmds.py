@@ -1,0 +1,112 @@
+"""``p2p10 host``, ``p2p10 join`` and ``p2p10 resume``: a table on the LAN, peer to peer (a first slice: seats
+played by bots with ``--autoplay``; the terminal table over the LAN comes later)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from p2p10.bots import POLICIES
+from p2p10.engine import MAX_PLAYERS, MIN_PLAYERS
+from p2p10.errors import P2P10Error
+from protocol.lan import GameResult, Host, Joiner, Resumer
+
+
+class UsageError(P2P10Error):
+    """A command line that cannot be run as given."""
+
+
+def add_parsers(sub: Any, rule_options: argparse.ArgumentParser) -> None:
+    """Register ``host``, ``join`` and ``resume``."""
+    host = sub.add_parser(
+        "host", parents=[rule_options], help="open a table on the LAN for others to join",
+        description="Open a table on this machine: it listens for players, who sit down with "
+                    "'p2p10 join HOST:PORT'. The host is seat 1 and just a peer: nobody deals, every "
+                    "seat checks every card. Once the table is full everybody connects to everybody "
+                    "and the game starts. Each peer saves its own log and secrets as it goes.",
+        epilog="example: p2p10 host --seats 3 --start-when-full --autoplay greedy -o hands=1",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    host.add_argument("--name", default="Host", help="your name at the table (Host)")
+    host.add_argument("--seats", type=int, default=4, metavar="N",
+                      help=f"seats at the table, you included, {MIN_PLAYERS}-{MAX_PLAYERS} (4)")
+    host.add_argument("--start-when-full", action="store_true",
+                      help="start as soon as every seat is taken (needed for now)")
+    host.add_argument("--port", type=int, default=0, metavar="P", help="port to listen on (any free one)")
+    _common(host)
+    host.set_defaults(func=cmd_host)
+
+    join = sub.add_parser(
+        "join", help="sit down at a table on the LAN",
+        description="Sit down at the table that 'p2p10 host' opened at HOST:PORT (it prints the "
+                    "address), and play that seat when the table is full.",
+        epilog="example: p2p10 join 192.168.1.20:41234 --name Bob --autoplay greedy",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    join.add_argument("address", metavar="HOST:PORT", help="where the host listens")
+    join.add_argument("--name", default="Guest", help="your name at the table (Guest)")
+    _common(join)
+    join.set_defaults(func=cmd_join)
+
+    resume = sub.add_parser(
+        "resume", help="go back to a LAN game this machine left mid-way",
+        description="Start a seat again from its saved files (the log, the secrets and the roster "
+                    "beside it) after the program was killed or the machine went down: it finds "
+                    "the other peers again, fetches what it missed, checks it, and plays on.",
+        epilog="example: p2p10 resume ~/.local/share/p2p10/games/20261129-2054-a1b64915-seat2.p2p10 "
+               "--autoplay greedy",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    resume.add_argument("file", type=Path, metavar="FILE", help="the seat's .p2p10 game log")
+    resume.add_argument("--interface", metavar="ADDR",
+                        help="the address to listen on (the one the seat had)")
+    resume.add_argument("--autoplay", metavar="POLICY",
+                        help=f"let a bot play this seat with no terminal ({', '.join(POLICIES)})")
+    resume.set_defaults(func=cmd_resume)
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--interface", default="0.0.0.0", metavar="ADDR",
+                        help="the address to listen on and to give the other peers (all interfaces)")
+    parser.add_argument("--autoplay", metavar="POLICY",
+                        help=f"let a bot play this seat with no terminal ({', '.join(POLICIES)})")
+    parser.add_argument("--save", type=Path, metavar="DIR",
+                        help="save the log and secrets in DIR (default: the data directory)")
+
+
+def _check_autoplay(args: argparse.Namespace) -> str:
+    if args.autoplay is None:
+        raise UsageError("the terminal table over the LAN is not there yet: "
+                         "use --autoplay POLICY to let a bot play this seat")
+    if args.autoplay not in POLICIES:
+        raise UsageError(f"unknown policy {args.autoplay!r}; choose from {', '.join(POLICIES)}")
+    policy: str = args.autoplay
+    return policy
+
+
+def _finish(result: GameResult) -> int:
+    print(result.summary(), flush=True)
+    return 1 if result.peer.stopped else 0
+
+
+def cmd_host(args: argparse.Namespace) -> int:
+    """Open a table, wait for it to fill, play seat 1 to the end."""
+    policy = _check_autoplay(args)
+    if not args.start_when_full:
+        raise UsageError("starting the table by hand is not there yet: use --start-when-full")
+    if not 0 <= args.port < 65536:
+        raise UsageError(f"--port must be 0 to 65535, not {args.port}")
+    host = Host(args.name, args.seats, args.rules, policy, args.interface, args.port, args.save)
+    return _finish(asyncio.run(host.run()))
+
+
+def cmd_join(args: argparse.Namespace) -> int:
+    """Sit down at a table and play that seat to the end."""
+    policy = _check_autoplay(args)
+    joiner = Joiner(args.address, args.name, policy, args.interface, args.save)
+    return _finish(asyncio.run(joiner.run()))
+
+
+def cmd_resume(args: argparse.Namespace) -> int:
+    """Start a seat again from its files and play it to the end."""
+    policy = _check_autoplay(args)
+    return _finish(asyncio.run(Resumer(args.file, policy, args.interface).run()))

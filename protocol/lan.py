@@ -1,0 +1,445 @@
+"""A table on the LAN: a minimal lobby at the host, then the mesh (:mod:`protocol.mesh`).
+
+The host is just the peer at seat 0 that gathers the others. It listens on one port for both
+``/lobby`` and ``/mesh``. A joiner first starts its own mesh listener, then dials the host's
+lobby and sends ``["join", name, key, host, port]`` (its Ed25519 public key and where its mesh
+listens; an empty host means "the address you see me at"). The host answers
+``["seated", seats taken, seats]`` or ``["refused", reason]`` and keeps the lobby link open.
+When the table is full (``start_when_full``) the host sends every joiner
+``["roster", table id, rule options, [[name, key, host, port], ...]]`` in seat order, closes the
+lobby, and every peer forms the mesh with those keys and addresses. The host then writes the
+table entry; the peers play, each saving its log and secrets as the game goes.
+
+Every peer saves the roster beside its log (``.p2p10-roster``: the roster message, msgpack,
+with every host resolved). ``p2p10 resume FILE`` starts a killed peer again from its log, its
+secrets and that roster: it listens on the port it had, so the lower seats, which keep dialling
+it, find it again, and it dials the higher seats itself.
+
+A joiner that leaves the lobby before the start gives its seat back. The lobby is not
+authenticated: it only proposes a roster. What binds is the signed table entry, which every
+peer checks seats its own key, and which must name the same keys as the roster the mesh
+authenticates against.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import msgpack
+from aiohttp import web
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from p2p10.bots import POLICIES
+from p2p10.engine import MAX_PLAYERS, MIN_PLAYERS
+from p2p10.errors import BadRules, P2P10Error, ProtocolError
+from p2p10.log import GAME_ID_BYTES, PUBLIC_KEY_BYTES, public_bytes, public_key
+from p2p10.peer import Peer
+from p2p10.rules import RuleSet
+from p2p10.table import MAX_NAME
+from protocol.local import data_dir
+from protocol.mesh import MESH_PATH, Mesh, attach_files, listen, secrets_path, url_for
+from protocol.storage import resume_peer
+
+LOBBY_PATH = "/lobby"
+LOBBY_MAX_BYTES = 4096  # a roster of six seats is well under 1 KB
+JOIN_TIMEOUT = 10.0
+WILDCARD = ("", "0.0.0.0", "::")
+ROSTER_SUFFIX = ".p2p10-roster"
+
+
+class LanError(P2P10Error):
+    """Something about the LAN table went wrong (a message a player can read)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SeatInfo:
+    """One seat of the roster: who sits there and where its mesh listens ("" for the host
+    address the others already know)."""
+
+    name: str
+    key: bytes
+    host: str
+    port: int
+
+
+@dataclass(frozen=True, slots=True)
+class GameResult:
+    """A game this peer played to its end, or to a frozen table."""
+
+    peer: Peer
+    log_path: Path
+
+    def summary(self) -> str:
+        """One line: who won (or why the table stopped) and where the log is."""
+        table = self.peer.table
+        if self.peer.stopped or table is None:
+            reason = self.peer.violation or "two different entries signed for one position"
+            return f"the table stopped: {reason}; log {self.log_path}"
+        winner = table.engine.winner
+        who = table.name(winner) if winner is not None else "nobody"
+        return f"game over: {who} won; log {self.log_path}"
+
+
+def valid_name(name: str) -> str:
+    """``name`` trimmed, or :class:`LanError` if a table entry could not carry it."""
+    name = name.strip()
+    if not 0 < len(name) <= MAX_NAME or not name.isprintable():
+        raise LanError(f"a name is 1 to {MAX_NAME} printable characters")
+    return name
+
+
+def _pack(item: list[Any]) -> bytes:
+    return bytes(msgpack.packb(item, use_bin_type=True))
+
+
+def _unpack(data: bytes) -> Any:
+    try:
+        return msgpack.unpackb(data, raw=False, strict_map_key=True)
+    except (ValueError, TypeError, msgpack.ExtraData, msgpack.FormatError, msgpack.StackError):
+        raise ProtocolError("a lobby message is not valid msgpack") from None
+
+
+def _is_port(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 < value < 65536
+
+
+def parse_seat(item: object) -> SeatInfo:
+    """A ``[name, key, host, port]`` from the wire; raises :class:`ProtocolError`."""
+    if not (isinstance(item, list) and len(item) == 4 and isinstance(item[0], str)
+            and isinstance(item[1], bytes) and len(item[1]) == PUBLIC_KEY_BYTES
+            and isinstance(item[2], str) and len(item[2]) <= 255 and _is_port(item[3])):
+        raise ProtocolError("a seat is [name, 32-byte key, host, port]")
+    public_key(item[1])  # refuses a key that is not a point, or of small order
+    try:
+        name = valid_name(item[0])
+    except LanError as err:
+        raise ProtocolError(str(err)) from None
+    return SeatInfo(name, item[1], item[2], item[3])
+
+
+def log_path_for(save_dir: Path | None, table_id: bytes, seat: int) -> Path:
+    """Where a seat saves its log: one file per seat, so peers on one machine never clash."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    folder = (save_dir or data_dir()).absolute()  # printed at the end: useful from any directory
+    return folder / f"{stamp}-{table_id.hex()[:8]}-seat{seat + 1}.p2p10"
+
+
+Say = Callable[[str], None]
+
+
+def _say(line: str) -> None:
+    print(line, flush=True)  # flushed: a parent process may be waiting for the line
+
+
+async def play_seat(peer: Peer, table_id: bytes, roster: list[SeatInfo], rules: RuleSet,
+                    log_path: Path, mesh_slot: MeshSlot, *, resumed: bool = False) -> GameResult:
+    """Play ``peer``'s seat to the end over the mesh (``roster`` hosts resolved); seat 0 writes
+    the table entry unless its log has one. A ``resumed`` peer appends to its files."""
+    seat = peer.seat
+    save_roster(roster_path(log_path), table_id, rules, roster)
+    log, secrets = attach_files(peer, log_path, identity_saved=resumed)
+    keys = [s.key for s in roster]
+    addresses = [None if i == seat else (s.host, s.port) for i, s in enumerate(roster)]
+    mesh = Mesh(peer, table_id)
+    mesh.seat_table(keys, addresses)
+    mesh_slot.fill(mesh)
+    if seat == 0 and not peer.log:
+        peer.open_table([s.name for s in roster], keys, rules, table_id)
+    named: list[object] = [None]
+
+    def done() -> bool:
+        if peer.table is not None and list(peer.table.keys) != keys:
+            raise LanError("the table entry names other keys than the roster: leaving this table")
+        if peer.overdue is not None and named[0] != peer.overdue:
+            named[0] = peer.overdue
+            print(f"p2p10: waiting for {peer.table.name(peer.overdue.seat) if peer.table else '?'}",
+                  file=sys.stderr)
+        return peer.finished or peer.stopped
+
+    try:
+        await mesh.run(done)
+    finally:
+        log.close()
+        secrets.close()
+    return GameResult(peer, log_path)
+
+
+def roster_path(log_path: Path) -> Path:
+    """The roster saved beside a log, so that a restarted peer finds the others again."""
+    return log_path.with_name(log_path.stem + ROSTER_SUFFIX)
+
+
+def save_roster(path: Path, table_id: bytes, rules: RuleSet, roster: list[SeatInfo]) -> None:
+    """Write the roster (hosts resolved) at once and whole: a crash leaves the old one or none."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(path.name + ".part")
+    partial.write_bytes(_roster_message(table_id, rules, roster))
+    partial.replace(path)
+
+
+def read_roster(path: Path) -> tuple[bytes, RuleSet, list[SeatInfo]]:
+    """A saved roster; raises :class:`LanError` if it is missing or damaged."""
+    try:
+        data = path.read_bytes()
+    except OSError as err:
+        raise LanError(f"cannot read the table's roster {path}: {err.strerror}") from None
+    try:
+        return parse_roster(_unpack(data))
+    except ProtocolError as err:
+        raise LanError(f"{path}: {err}") from None
+
+
+def _roster_message(table_id: bytes, rules: RuleSet, roster: list[SeatInfo]) -> bytes:
+    seats = [[s.name, s.key, s.host, s.port] for s in roster]
+    return _pack(["roster", table_id, list(rules.options()), seats])
+
+
+def parse_roster(item: Any) -> tuple[bytes, RuleSet, list[SeatInfo]]:
+    """``["roster", table id, rule options, seats]``; raises :class:`ProtocolError`."""
+    if not (isinstance(item, list) and len(item) == 4 and item[0] == "roster"
+            and isinstance(item[1], bytes) and len(item[1]) == GAME_ID_BYTES
+            and isinstance(item[2], list) and all(isinstance(o, str) for o in item[2])
+            and isinstance(item[3], list) and MIN_PLAYERS <= len(item[3]) <= MAX_PLAYERS):
+        raise ProtocolError("not a roster: ['roster', table id, rule options, seats]")
+    try:
+        rules = RuleSet.parse(item[2])
+    except BadRules as err:
+        raise ProtocolError(f"the roster's rules: {err}") from None
+    roster = [parse_seat(s) for s in item[3]]
+    if len({s.key for s in roster}) != len(roster):
+        raise ProtocolError("the roster seats one key twice")
+    return item[1], rules, roster
+
+
+class MeshSlot:
+    """The ``/mesh`` route of a listener that starts before its peer exists (a joiner learns
+    its seat only from the roster): links that arrive early wait for the mesh a little."""
+
+    def __init__(self) -> None:
+        self.mesh: Mesh | None = None
+        self._filled = asyncio.Event()
+
+    def fill(self, mesh: Mesh) -> None:
+        """The mesh is ready to take links."""
+        self.mesh = mesh
+        self._filled.set()
+
+    async def handle(self, request: web.Request) -> web.StreamResponse:
+        """Hand the link to the mesh, once there is one."""
+        try:
+            await asyncio.wait_for(self._filled.wait(), JOIN_TIMEOUT)
+        except TimeoutError:
+            return web.Response(status=503, text="no table yet")
+        assert self.mesh is not None
+        return await self.mesh.handle(request)
+
+
+class Host:
+    """Seat 0: gathers the seats in its lobby, sends the roster and opens the table."""
+
+    def __init__(self, name: str, seats: int, rules: RuleSet, policy: str, interface: str = "0.0.0.0",
+                 port: int = 0, save_dir: Path | None = None, say: Say = _say) -> None:
+        if not MIN_PLAYERS <= seats <= MAX_PLAYERS:
+            raise LanError(f"a table seats {MIN_PLAYERS} to {MAX_PLAYERS} players, not {seats}")
+        self.name = valid_name(name)
+        self.seats = seats
+        self.rules = rules
+        self.policy = policy
+        self.interface = interface
+        self.port = port
+        self.save_dir = save_dir
+        self.say = say
+        self.identity = Ed25519PrivateKey.generate()
+        self.table_id = os.urandom(GAME_ID_BYTES)
+        own_host = "" if interface in WILDCARD else interface
+        self.roster: list[SeatInfo] = [SeatInfo(self.name, public_bytes(self.identity), own_host, 0)]
+        self._lobby: dict[bytes, web.WebSocketResponse] = {}
+        self._full = asyncio.Event()
+        self._started = False
+        self.slot = MeshSlot()
+
+    async def run(self) -> GameResult:
+        """Open the lobby, wait for a full table, play seat 0 to the end."""
+        try:
+            runner, port = await listen({LOBBY_PATH: self.lobby, MESH_PATH: self.slot.handle},
+                                        self.interface, self.port)
+        except OSError as err:
+            raise LanError(f"cannot listen on {self.interface}:{self.port}: {err.strerror}") from None
+        self.roster[0] = SeatInfo(self.roster[0].name, self.roster[0].key, self.roster[0].host, port)
+        try:
+            self.say(f"listening on {self.interface}:{port}")
+            self.say(f"table {self.table_id.hex()}: {self.seats} seats, rules: {self.rules.describe()}")
+            await self._full.wait()
+            self._started = True
+            roster = _roster_message(self.table_id, self.rules, self.roster)
+            for key, socket in list(self._lobby.items()):
+                try:
+                    await socket.send_bytes(roster)
+                    await socket.close()
+                except ConnectionError:
+                    # Nobody can play that seat now, and without it the table cannot deal.
+                    name = next(s.name for s in self.roster if s.key == key)
+                    raise LanError(f"{name} left just as the table started") from None
+            self.say("the table is full: dealing")
+            peer = Peer(0, self.identity, player=POLICIES[self.policy])
+            return await play_seat(peer, self.table_id, self.roster, self.rules,
+                                   log_path_for(self.save_dir, self.table_id, 0), self.slot)
+        finally:
+            await runner.cleanup()
+
+    async def lobby(self, request: web.Request) -> web.WebSocketResponse:
+        """One joiner's lobby link: seat it, and keep the link until the roster goes out."""
+        socket = web.WebSocketResponse(max_msg_size=LOBBY_MAX_BYTES)
+        await socket.prepare(request)
+        try:
+            message = await asyncio.wait_for(socket.receive(), JOIN_TIMEOUT)
+            if message.type != aiohttp.WSMsgType.BINARY:
+                raise ProtocolError("a lobby message is a binary frame")
+            item = _unpack(message.data)
+            if not (isinstance(item, list) and len(item) == 5 and item[0] == "join"):
+                raise ProtocolError("a join is ['join', name, key, host, port]")
+            seat = parse_seat(item[1:])
+        except (ProtocolError, TimeoutError) as err:
+            await socket.send_bytes(_pack(["refused", str(err) or "no join in time"]))
+            await socket.close()
+            return socket
+        refusal = None
+        if self._started or len(self.roster) >= self.seats:
+            refusal = "the table is full"
+        elif any(s.key == seat.key for s in self.roster):
+            refusal = "that key is already seated"
+        if refusal is not None:
+            await socket.send_bytes(_pack(["refused", refusal]))
+            await socket.close()
+            return socket
+        if not seat.host:
+            seat = SeatInfo(seat.name, seat.key, request.remote or "", seat.port)
+        self.roster.append(seat)
+        self._lobby[seat.key] = socket
+        self.say(f"{seat.name} sat down ({len(self.roster)} of {self.seats})")
+        await socket.send_bytes(_pack(["seated", len(self.roster), self.seats]))
+        if len(self.roster) == self.seats:
+            self._full.set()
+        async for _ in socket:
+            pass  # a joiner has nothing more to say in the lobby; it waits for the roster
+        if not self._started:
+            # Left before the start: the seat is free again.
+            self.roster = [s for s in self.roster if s.key != seat.key]
+            del self._lobby[seat.key]
+            self.say(f"{seat.name} left ({len(self.roster)} of {self.seats})")
+        return socket
+
+
+class Joiner:
+    """A peer that sits down at a host's table (``HOST:PORT``) and plays its seat."""
+
+    def __init__(self, address: str, name: str, policy: str, interface: str = "0.0.0.0",
+                 save_dir: Path | None = None, say: Say = _say) -> None:
+        host, _, port = address.rpartition(":")
+        if not host or not port.isdigit() or not _is_port(int(port)):
+            raise LanError(f"join takes HOST:PORT, not {address!r}")
+        self.host, self.port = host.strip("[]"), int(port)
+        self.name = valid_name(name)
+        self.policy = policy
+        self.interface = interface
+        self.save_dir = save_dir
+        self.say = say
+        self.identity = Ed25519PrivateKey.generate()
+        self.slot = MeshSlot()
+
+    async def run(self) -> GameResult:
+        """Start a mesh listener, sit down in the lobby, wait for the roster, play."""
+        try:
+            runner, port = await listen({MESH_PATH: self.slot.handle}, self.interface)
+        except OSError as err:
+            raise LanError(f"cannot listen on {self.interface}: {err.strerror}") from None
+        try:
+            table_id, rules, roster = await self._sit_down(port)
+            key = public_bytes(self.identity)
+            seat = [s.key for s in roster].index(key)
+            self.say(f"the table is full: dealing; you are seat {seat + 1} of {len(roster)}")
+            # Saved with every host resolved, for a restart: "" is the host's own address.
+            own = "" if self.interface in WILDCARD else self.interface
+            roster = [SeatInfo(s.name, s.key, own if i == seat else s.host or self.host, s.port)
+                      for i, s in enumerate(roster)]
+            peer = Peer(seat, self.identity, player=POLICIES[self.policy])
+            return await play_seat(peer, table_id, roster, rules,
+                                   log_path_for(self.save_dir, table_id, seat), self.slot)
+        finally:
+            await runner.cleanup()
+
+    async def _sit_down(self, port: int) -> tuple[bytes, RuleSet, list[SeatInfo]]:
+        key = public_bytes(self.identity)
+        own_host = "" if self.interface in WILDCARD else self.interface
+        url = url_for(self.host, self.port, LOBBY_PATH)
+        try:
+            async with aiohttp.ClientSession() as session, \
+                    session.ws_connect(url, max_msg_size=LOBBY_MAX_BYTES) as socket:
+                await socket.send_bytes(_pack(["join", self.name, key, own_host, port]))
+                while True:
+                    message = await socket.receive()
+                    if message.type != aiohttp.WSMsgType.BINARY:
+                        raise LanError("the host closed the lobby before the game started")
+                    item = _unpack(message.data)
+                    if isinstance(item, list) and item[:1] == ["refused"] and len(item) == 2:
+                        raise LanError(f"the host refused the seat: {item[1]}")
+                    if isinstance(item, list) and item[:1] == ["seated"]:
+                        self.say(f"seated at {self.host}:{self.port}; waiting for the table to fill")
+                        continue
+                    return self._roster(item, key)
+        except (aiohttp.ClientError, OSError) as err:
+            reason = err.os_error.strerror if isinstance(err, aiohttp.ClientConnectorError) else str(err)
+            raise LanError(f"cannot reach a table at {self.host}:{self.port}: {reason}") from None
+
+    @staticmethod
+    def _roster(item: Any, key: bytes) -> tuple[bytes, RuleSet, list[SeatInfo]]:
+        try:
+            table_id, rules, roster = parse_roster(item)
+        except ProtocolError as err:
+            raise LanError(f"the host sent a bad roster: {err}") from None
+        if [s.key for s in roster].count(key) != 1:
+            raise LanError("the host's roster does not seat this peer")
+        return table_id, rules, roster
+
+
+class Resumer:
+    """A peer killed or crashed mid-game, started again from its files: its log, its secrets
+    and the roster saved beside them. It listens on the port it had (so the lower seats, which
+    keep dialling it, find it again), dials the higher seats, catches up by want and plays on.
+    It never signs a second entry for a position: every entry it sent was saved first."""
+
+    def __init__(self, log_path: Path, policy: str, interface: str | None = None) -> None:
+        self.log_path = log_path.absolute()
+        self.policy = policy
+        self.interface = interface
+
+    async def run(self) -> GameResult:
+        """Restore the peer, listen where it listened, play its seat to the end."""
+        if not self.log_path.exists():
+            raise LanError(f"no game log at {self.log_path}")
+        table_id, rules, roster = read_roster(roster_path(self.log_path))
+        secrets = secrets_path(self.log_path)
+        if not secrets.exists():
+            raise LanError(f"no secrets file beside the log ({secrets.name}): this seat cannot go on")
+        peer = resume_peer(self.log_path, secrets, player=POLICIES[self.policy])
+        if peer.seat >= len(roster) or roster[peer.seat].key != public_bytes(peer.identity):
+            raise LanError("the saved roster does not seat this peer's key")
+        own = roster[peer.seat]
+        interface = self.interface or own.host or "0.0.0.0"
+        slot = MeshSlot()
+        try:
+            runner, _port = await listen({MESH_PATH: slot.handle}, interface, own.port)
+        except OSError as err:
+            raise LanError(f"cannot listen again on {interface}:{own.port}: {err.strerror}") from None
+        try:
+            return await play_seat(peer, table_id, roster, rules, self.log_path, slot, resumed=True)
+        finally:
+            await runner.cleanup()

@@ -1,0 +1,366 @@
+"""A peer's transport on a LAN: a full mesh of authenticated aiohttp websockets.
+
+Every peer listens on an ephemeral port (route ``/mesh``). Once the seats are known (the
+roster), the **lower seat dials the higher seat**: seat 0 dials everybody, the last seat dials
+nobody, so each pair of seats has exactly one link and two peers never race to open it. A
+dialler whose link drops dials again with a growing backoff; a listener that accepts a second
+link from a seat replaces the first (the peer was restarted or the old link is half dead). A
+restarted peer listens on the port it had (``p2p10 resume``), so its dialler finds it again.
+
+Handshake, on every link, before anything else (all frames binary):
+
+1. each side sends ``hello = public key (32 bytes) ‖ challenge (32 fresh random bytes)``;
+2. each side sends ``proof = Ed25519 signature (64 bytes)`` over
+   ``b"p2p10/hello/v1" ‖ table id ‖ dialler's challenge ‖ listener's challenge ‖
+   dialler's key ‖ listener's key``, and checks the other side's proof with the key it sent.
+
+The signature binds the link to the table (another table's id gives another message) and to
+both fresh challenges (an old proof cannot be replayed). A key that is not seated at the table
+is refused and the link closed. The handshake authenticates the key, not the stream: a
+machine in the middle could still inject frames afterwards, but every entry is signed by its
+author, so it can only drop or delay (which the peer's want and resend repair).
+
+After the handshake each binary frame is one peer message (:mod:`p2p10.peer`: ``[0, entry]``
+or ``[1, seq]``), at most :data:`~p2p10.peer.MAX_MESSAGE_BYTES`. A larger frame, a text frame,
+a frame that is not a peer message, or more frames than the rate limit allows closes that link,
+with a fault against that seat in :attr:`Peer.faults`; the peer itself goes on.
+
+The mesh pumps :meth:`Peer.take_outbox` to the links after every frame received and on a
+timer that also calls :meth:`Peer.poll`. Messages for a seat with no link are dropped: the
+peer that misses them asks for them again (``want``), and on every new link each side at once
+asks for the entries from the end of its log.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import time
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+from aiohttp import web
+from cryptography.exceptions import InvalidSignature
+
+from p2p10.errors import ProtocolError
+from p2p10.log import PUBLIC_KEY_BYTES, SIGNATURE_BYTES, public_bytes, public_key
+from p2p10.peer import MAX_MESSAGE_BYTES, Fault, HandSecrets, Peer, decode_message, encode_want
+from protocol.storage import LogWriter, SecretsWriter
+
+HELLO_LABEL = b"p2p10/hello/v1"
+CHALLENGE_BYTES = 32
+HELLO_BYTES = PUBLIC_KEY_BYTES + CHALLENGE_BYTES
+MESH_PATH = "/mesh"
+HANDSHAKE_TIMEOUT = 5.0
+# Generous for honest play: a want is answered with up to 256 entries at once, and every entry
+# reaches a peer from every other seat. A flood well beyond that is closed.
+RATE_PER_SECOND = 400.0
+RATE_BURST = 2000.0
+POLL_EVERY = 0.1
+BACKOFF_FIRST = 0.1
+BACKOFF_MAX = 2.0
+CLOSE_POLICY = 1008  # websocket close code "policy violation"
+
+
+class HandshakeFailed(ProtocolError):
+    """The other side did not prove a seated key for this table."""
+
+
+def hello_message(table_id: bytes, dialler_challenge: bytes, listener_challenge: bytes,
+                  dialler_key: bytes, listener_key: bytes) -> bytes:
+    """The bytes each side of a link signs to prove its key (see the module docstring)."""
+    return HELLO_LABEL + table_id + dialler_challenge + listener_challenge + dialler_key + listener_key
+
+
+@dataclass
+class RateLimit:
+    """A token bucket: ``rate`` frames a second on average, bursts up to ``burst``."""
+
+    rate: float = RATE_PER_SECOND
+    burst: float = RATE_BURST
+    tokens: float = 0.0
+    at: float | None = None
+
+    def allow(self, now: float) -> bool:
+        """Take one token; False when the bucket is empty."""
+        if self.at is None:
+            self.tokens = self.burst  # a new link starts with a full bucket
+        else:
+            self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
+        self.at = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+
+Socket = web.WebSocketResponse | aiohttp.ClientWebSocketResponse
+
+
+@dataclass
+class Link:
+    """One authenticated websocket to another seat, with its send queue."""
+
+    seat: int
+    socket: Socket
+    queue: asyncio.Queue[bytes] = field(default_factory=asyncio.Queue)
+
+
+def attach_files(peer: Peer, log_path: Path, durable: bool = True,
+                 identity_saved: bool = False) -> tuple[LogWriter, SecretsWriter]:
+    """Save ``peer``'s log at ``log_path`` and its secrets beside it, as they happen (before
+    anything that depends on them is sent, since the peer calls back before it relays). A
+    restarted peer (``identity_saved``) appends to the files it has."""
+    log = LogWriter(log_path, durable=durable)
+    secrets = SecretsWriter(secrets_path(log_path), durable=durable)
+    if not identity_saved:
+        secrets.add_identity(peer.seat, peer.identity.private_bytes_raw())
+    peer.on_entry = log.add
+
+    def keep(item: HandSecrets) -> None:
+        secrets.add_hand(item)
+
+    peer.on_secret = keep
+    return log, secrets
+
+
+def url_for(host: str, port: int, path: str) -> str:
+    """The websocket URL of a peer's route (an IPv6 address goes in brackets)."""
+    if ":" in host and not host.startswith("["):
+        host = f"[{host}]"
+    return f"http://{host}:{port}{path}"
+
+
+def secrets_path(log_path: Path) -> Path:
+    """Where a peer keeps its secrets: beside its log."""
+    return log_path.with_name(log_path.stem + ".p2p10-secrets")
+
+
+class Mesh:
+    """The links of one peer to every other seat (see the module docstring).
+
+    Create it, serve :meth:`handle` at :data:`MESH_PATH`, call :meth:`seat_table` once the
+    roster is known, then :meth:`run`.
+    """
+
+    def __init__(self, peer: Peer, table_id: bytes, *, rate: float = RATE_PER_SECOND,
+                 burst: float = RATE_BURST, poll_every: float = POLL_EVERY,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.peer = peer
+        self.table_id = table_id
+        self.rate = rate
+        self.burst = burst
+        self.poll_every = poll_every
+        self.clock = clock
+        self.key = public_bytes(peer.identity)
+        self.keys: list[bytes] = []
+        self.addresses: list[tuple[str, int] | None] = []
+        self.links: dict[int, Link] = {}
+        self.refused = 0  # links closed for a bad handshake or bad frames (for tests and logs)
+        self.linked = 0  # links authenticated so far, redials included
+        self._ready = asyncio.Event()
+        self._closing = False
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._session: aiohttp.ClientSession | None = None
+
+    # ------------------------------------------------------------------ set-up
+
+    def seat_table(self, keys: list[bytes], addresses: list[tuple[str, int] | None]) -> None:
+        """The seated keys and where each seat listens (None for this seat or unknown)."""
+        self.keys = list(keys)
+        self.addresses = list(addresses)
+        self._ready.set()
+
+    async def handle(self, request: web.Request) -> web.WebSocketResponse:
+        """The aiohttp handler of an incoming link (this peer is the listener)."""
+        socket = web.WebSocketResponse(max_msg_size=MAX_MESSAGE_BYTES)
+        await socket.prepare(request)
+        try:
+            if self._closing:
+                raise HandshakeFailed("this peer is leaving the table")
+            # A lower seat may dial before this peer has read the roster: wait for it a little.
+            await asyncio.wait_for(self._ready.wait(), HANDSHAKE_TIMEOUT)
+            seat = await asyncio.wait_for(self._handshake(socket, dialler=False), HANDSHAKE_TIMEOUT)
+        except (ProtocolError, TimeoutError, aiohttp.ClientError, OSError):
+            self.refused += 1
+            await socket.close(code=CLOSE_POLICY, message=b"handshake failed")
+            return socket
+        await self._serve(Link(seat, socket))
+        return socket
+
+    # ----------------------------------------------------------------- running
+
+    async def run(self, until: Callable[[], bool], linger: float = 2.0) -> None:
+        """Dial the higher seats, poll the peer and pump messages until ``until()`` holds; then
+        keep the links open ``linger`` seconds so that late askers still get the last entries."""
+        await self._ready.wait()
+        self._session = aiohttp.ClientSession()
+        for seat in range(self.peer.seat + 1, len(self.keys)):
+            self._spawn(self._dial(seat))
+        try:
+            while not until():
+                self.peer.poll(self.clock())
+                self.pump()
+                await asyncio.sleep(self.poll_every)
+            self.pump()
+            deadline = self.clock() + linger
+            while self.clock() < deadline and self.links:
+                self.peer.poll(self.clock())
+                self.pump()
+                await asyncio.sleep(self.poll_every)
+        finally:
+            await self.close()
+
+    def pump(self) -> None:
+        """Queue the peer's outgoing messages on the links they are for."""
+        for dest, data in self.peer.take_outbox():
+            targets = [dest] if dest is not None else [s for s in self.links if s != self.peer.seat]
+            for seat in targets:
+                link = self.links.get(seat)
+                if link is not None:
+                    link.queue.put_nowait(data)
+
+    async def close(self) -> None:
+        """Close every link and stop dialling."""
+        self._closing = True
+        for link in list(self.links.values()):
+            with contextlib.suppress(Exception):
+                await link.socket.close()
+        for task in list(self._tasks):
+            task.cancel()
+        if self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+        if self._session is not None:
+            await self._session.close()
+
+    # --------------------------------------------------------------- internals
+
+    def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.ensure_future(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _dial(self, seat: int) -> None:
+        backoff = BACKOFF_FIRST
+        while not self._closing:
+            address = self.addresses[seat] if seat < len(self.addresses) else None
+            if address is not None:
+                host, port = address
+                assert self._session is not None
+                try:
+                    async with self._session.ws_connect(url_for(host, port, MESH_PATH),
+                                                        max_msg_size=MAX_MESSAGE_BYTES) as socket:
+                        got = await asyncio.wait_for(self._handshake(socket, dialler=True),
+                                                     HANDSHAKE_TIMEOUT)
+                        if got != seat:
+                            raise HandshakeFailed(f"seat {seat + 1}'s address answers with another key")
+                        backoff = BACKOFF_FIRST
+                        await self._serve(Link(seat, socket))
+                except (ProtocolError, TimeoutError, aiohttp.ClientError, OSError):
+                    pass  # the seat is not up yet, or went away: try again after the backoff
+            await asyncio.sleep(backoff)
+            backoff = min(BACKOFF_MAX, backoff * 2)
+
+    async def _handshake(self, socket: Socket, dialler: bool) -> int:
+        """Prove this key, check the other's; the other's seat."""
+        mine = os.urandom(CHALLENGE_BYTES)
+        await socket.send_bytes(self.key + mine)
+        hello = await self._binary(socket)
+        if len(hello) != HELLO_BYTES:
+            raise HandshakeFailed("a hello is a key and a challenge")
+        theirs_key, theirs = hello[:PUBLIC_KEY_BYTES], hello[PUBLIC_KEY_BYTES:]
+        if theirs_key not in self.keys or theirs_key == self.key:
+            raise HandshakeFailed("the key is not seated at this table")
+        if dialler:
+            message = hello_message(self.table_id, mine, theirs, self.key, theirs_key)
+        else:
+            message = hello_message(self.table_id, theirs, mine, theirs_key, self.key)
+        await socket.send_bytes(self.peer.identity.sign(message))
+        proof = await self._binary(socket)
+        try:
+            if len(proof) != SIGNATURE_BYTES:
+                raise InvalidSignature
+            public_key(theirs_key).verify(proof, message)
+        except (InvalidSignature, ProtocolError):
+            raise HandshakeFailed("the proof of the key does not verify") from None
+        return self.keys.index(theirs_key)
+
+    @staticmethod
+    async def _binary(socket: Socket) -> bytes:
+        message = await socket.receive()
+        if message.type != aiohttp.WSMsgType.BINARY:
+            raise HandshakeFailed("the handshake is binary frames")
+        data: bytes = message.data
+        return data
+
+    async def _serve(self, link: Link) -> None:
+        """Carry messages on an authenticated link until it closes."""
+        old = self.links.get(link.seat)
+        self.links[link.seat] = link
+        self.linked += 1
+        if old is not None:
+            await old.socket.close()
+        # A fresh link catches this peer up at once rather than after its next resend (the
+        # other side may have written entries while the link was down).
+        link.queue.put_nowait(encode_want(len(self.peer.log)))
+        writer = asyncio.ensure_future(self._write(link))
+        refused: str | None = None
+        try:
+            refused = await self._read(link)
+        finally:
+            writer.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await writer
+            if self.links.get(link.seat) is link:
+                del self.links[link.seat]
+            if refused is not None:
+                self.refused += 1
+                self.peer.faults.append(Fault(link.seat, None, f"link closed: {refused}"))
+            with contextlib.suppress(Exception):
+                await link.socket.close(code=CLOSE_POLICY if refused is not None else 1000)
+
+    @staticmethod
+    async def _write(link: Link) -> None:
+        while True:
+            await link.socket.send_bytes(await link.queue.get())
+
+    async def _read(self, link: Link) -> str | None:
+        """Feed the link's frames to the peer; why the link broke the rules, if it did."""
+        limit = RateLimit(self.rate, self.burst)
+        async for message in link.socket:
+            if message.type == aiohttp.WSMsgType.ERROR:
+                return f"a bad frame ({message.data})"  # e.g. one over max_msg_size
+            if message.type != aiohttp.WSMsgType.BINARY:
+                return "a frame that is not binary"
+            now = self.clock()
+            if not limit.allow(now):
+                return f"more than {self.rate:.0f} frames a second"
+            data: bytes = message.data
+            self.peer.receive(data, link.seat, now)
+            self.pump()
+            try:
+                decode_message(data)
+            except ProtocolError as err:
+                return str(err)  # the peer has recorded the frame; garbage costs the sender its link
+        return None
+
+
+Handler = Callable[[web.Request], Coroutine[Any, Any, web.StreamResponse]]
+
+
+async def listen(routes: dict[str, Handler], host: str, port: int = 0) -> tuple[web.AppRunner, int]:
+    """Serve websocket ``routes`` on ``host``:``port`` (0: an ephemeral port); the runner (to
+    ``cleanup()``) and the port actually bound."""
+    app = web.Application()
+    for path, handler in routes.items():
+        app.router.add_get(path, handler)
+    runner = web.AppRunner(app, handle_signals=False, access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, host, port)
+    await site.start()
+    bound = runner.addresses[0][1]
+    return runner, int(bound)

@@ -1,0 +1,166 @@
+"""LAN play as a player runs it. In separate processes on 127.0.0.1: a whole game with
+``--autoplay``, every seat's saved log identical and audit clean (issue 6's done-when, in
+miniature), and a peer killed with SIGKILL mid-game and started again with ``p2p10 resume``.
+In this process: the command-line errors a player can meet, and a full table refusing one more."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import selectors
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from cli.main import main
+from p2p10.audit import audit_bytes
+from p2p10.rules import RuleSet
+from protocol.lan import GameResult, Host, Joiner, LanError
+
+TIMEOUT = 25.0
+
+
+def p2p10(*args: str) -> list[str]:
+    return [sys.executable, "-m", "p2p10", *args]
+
+
+def environment(tmp_path: Path) -> dict[str, str]:
+    # Logs go to --save; XDG_DATA_HOME keeps anything else out of the real home.
+    return {**os.environ, "XDG_DATA_HOME": str(tmp_path / "xdg")}
+
+
+def read_port(host: subprocess.Popen[str]) -> int:
+    """Wait for the host's ``listening on ADDR:PORT`` line."""
+    assert host.stdout is not None
+    lines: list[str] = []
+    selector = selectors.DefaultSelector()
+    selector.register(host.stdout, selectors.EVENT_READ)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        if not selector.select(deadline - time.monotonic()):
+            break
+        line = host.stdout.readline()
+        if not line:
+            break
+        lines.append(line)
+        found = re.match(r"listening on 127\.0\.0\.1:(\d+)$", line.strip())
+        if found:
+            return int(found.group(1))
+    raise AssertionError(f"the host never said where it listens: {lines}")
+
+
+def start_table(tmp_path: Path) -> tuple[list[subprocess.Popen[str]], list[Path]]:
+    """A host and two joiners, every seat autoplayed by a greedy bot, each saving in its folder."""
+    env = environment(tmp_path)
+    dirs = [tmp_path / name for name in ("host", "bob", "cy")]
+    host = subprocess.Popen(
+        p2p10("host", "--name", "Ann", "--autoplay", "greedy", "--seats", "3", "--start-when-full",
+              "--interface", "127.0.0.1", "-o", "hands=1", "--save", str(dirs[0])),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    procs = [host]
+    try:
+        port = read_port(host)
+        for name, folder in zip(("Bob", "Cy"), dirs[1:], strict=True):
+            procs.append(subprocess.Popen(
+                p2p10("join", f"127.0.0.1:{port}", "--name", name, "--autoplay", "greedy",
+                      "--interface", "127.0.0.1", "--save", str(folder)),
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env))
+    except BaseException:
+        stop(procs)
+        raise
+    return procs, dirs
+
+
+def stop(procs: list[subprocess.Popen[str]]) -> None:
+    for proc in procs:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def assert_game_over(procs: list[subprocess.Popen[str]], dirs: list[Path]) -> None:
+    """Every process ends well and says who won; the logs are one and the same, and clean."""
+    outputs = [proc.communicate(timeout=TIMEOUT) for proc in procs]
+    for proc, (out, err) in zip(procs, outputs, strict=True):
+        assert proc.returncode == 0, (out, err)
+        assert re.search(r"^game over: .+ \(seat \d\) won; log /.+\.p2p10$", out, re.M), out
+    logs = [next(folder.glob("*.p2p10")).read_bytes() for folder in dirs]
+    assert all(log == logs[0] for log in logs)
+    report = audit_bytes(logs[0])
+    assert report.clean, report.verdict()
+    assert report.table is not None and sorted(report.table.names) == ["Ann", "Bob", "Cy"]
+    for folder in dirs:
+        secrets = next(folder.glob("*.p2p10-secrets"))
+        assert secrets.stat().st_mode & 0o077 == 0  # private keys: the owner's alone
+
+
+def test_three_processes_play_a_whole_game(tmp_path: Path) -> None:
+    procs, dirs = start_table(tmp_path)
+    try:
+        assert_game_over(procs, dirs)
+    finally:
+        stop(procs)
+    assert not (tmp_path / "xdg").exists()
+
+
+@pytest.mark.parametrize("victim", [0, 2], ids=["host", "last-seat"])
+def test_a_peer_killed_mid_game_resumes_from_its_files(tmp_path: Path, victim: int) -> None:
+    procs, dirs = start_table(tmp_path)
+    try:
+        deadline = time.monotonic() + TIMEOUT
+        # Mid-game: a hands=1 game for three writes about 45 KB of log.
+        while not any(f.stat().st_size > 12_000 for f in dirs[victim].glob("*.p2p10")):
+            assert time.monotonic() < deadline, "the game never got going"
+            time.sleep(0.01)
+        procs[victim].send_signal(signal.SIGKILL)
+        procs[victim].wait()
+        log = next(dirs[victim].glob("*.p2p10"))
+        procs[victim] = subprocess.Popen(p2p10("resume", str(log), "--autoplay", "greedy"),
+                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                         env=environment(tmp_path))
+        assert_game_over(procs, dirs)
+    finally:
+        stop(procs)
+
+
+def test_command_line_errors_exit_2_with_a_message(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    cases = [
+        (["host", "--seats", "3"], "not there yet"),
+        (["host", "--autoplay", "greedy", "--seats", "3"], "--start-when-full"),
+        (["host", "--autoplay", "nobody", "--start-when-full"], "unknown policy"),
+        (["host", "--autoplay", "greedy", "--start-when-full", "--seats", "9"], "2 to 6"),
+        (["join", "127.0.0.1:5", "--autoplay", "greedy", "--name", ""], "printable"),
+        (["join", "nowhere", "--autoplay", "greedy"], "HOST:PORT"),
+        (["resume", str(tmp_path / "none.p2p10"), "--autoplay", "greedy"], "no game log"),
+    ]
+    for args, message in cases:
+        # In this process (main() is what the console script runs): no network is touched.
+        assert main(args) == 2, args
+        err = capsys.readouterr().err
+        assert err.startswith("p2p10: ") and message in err, (args, err)
+
+
+async def test_a_full_table_refuses_one_more(tmp_path: Path) -> None:
+    # Host and joiners in this one process (the same classes the commands run), on loopback.
+    said: list[str] = []
+    host = Host("Ann", 2, RuleSet.parse(["hands=1"]), "greedy", "127.0.0.1", save_dir=tmp_path / "ann",
+                say=said.append)
+    hosting = asyncio.ensure_future(host.run())
+    while not said:
+        await asyncio.sleep(0.01)
+    address = said[0].removeprefix("listening on ")
+    joiners = [Joiner(address, name, "greedy", "127.0.0.1", tmp_path / name, say=lambda _line: None)
+               for name in ("Bob", "Cy")]
+    results = await asyncio.wait_for(
+        asyncio.gather(hosting, *(j.run() for j in joiners), return_exceptions=True), TIMEOUT)
+    refused = [r for r in results if isinstance(r, LanError)]
+    played = [r for r in results if isinstance(r, GameResult)]
+    assert len(refused) == 1 and "the table is full" in str(refused[0]), results
+    assert len(played) == 2 and all(r.peer.finished for r in played)
+    assert played[0].log_path.read_bytes() == played[1].log_path.read_bytes()
