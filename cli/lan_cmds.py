@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 from pathlib import Path
 from typing import Any
 
 from p2p10.bots import POLICIES
 from p2p10.engine import MAX_PLAYERS, MIN_PLAYERS
 from p2p10.errors import P2P10Error
+from protocol.discovery import list_tables
 from protocol.lan import GameResult, Host, Joiner, Resumer
 
 
@@ -34,6 +36,9 @@ def add_parsers(sub: Any, rule_options: argparse.ArgumentParser) -> None:
     host.add_argument("--start-when-full", action="store_true",
                       help="start as soon as every seat is taken (needed for now)")
     host.add_argument("--port", type=int, default=0, metavar="P", help="port to listen on (any free one)")
+    host.add_argument("--table", metavar="TITLE", help="the table's name on the network (NAME's table)")
+    host.add_argument("--quiet-network", action="store_true",
+                      help="do not announce the table with Zeroconf (join by address only)")
     _common(host)
     host.set_defaults(func=cmd_host)
 
@@ -43,10 +48,23 @@ def add_parsers(sub: Any, rule_options: argparse.ArgumentParser) -> None:
                     "address), and play that seat when the table is full.",
         epilog="example: p2p10 join 192.168.1.20:41234 --name Bob --autoplay greedy",
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    join.add_argument("address", metavar="HOST:PORT", help="where the host listens")
+    join.add_argument("address", metavar="TABLE|HOST:PORT",
+                      help="a table's name as 'p2p10 tables' lists it, or where the host listens")
+    join.add_argument("--timeout", type=float, default=3.0, metavar="S",
+                      help="how long to look for a table given by name (3 s)")
     join.add_argument("--name", default="Guest", help="your name at the table (Guest)")
     _common(join)
     join.set_defaults(func=cmd_join)
+
+    tables = sub.add_parser(
+        "tables", help="list the tables open on the network",
+        description="Listen for tables announced on the network (Zeroconf) and list them. An "
+                    "announcement is a hint, never trusted: what you sit down at is checked when "
+                    "you join.")
+    tables.add_argument("--timeout", type=float, default=3.0, metavar="S", help="how long to listen (3 s)")
+    tables.add_argument("--interface", metavar="ADDR", help="listen on this address only (all)")
+    tables.add_argument("--json", action="store_true", help="print one JSON object")
+    tables.set_defaults(func=cmd_tables)
 
     resume = sub.add_parser(
         "resume", help="go back to a LAN game this machine left mid-way",
@@ -95,14 +113,18 @@ def cmd_host(args: argparse.Namespace) -> int:
         raise UsageError("starting the table by hand is not there yet: use --start-when-full")
     if not 0 <= args.port < 65536:
         raise UsageError(f"--port must be 0 to 65535, not {args.port}")
-    host = Host(args.name, args.seats, args.rules, policy, args.interface, args.port, args.save)
+    host = Host(args.name, args.seats, args.rules, policy, args.interface, args.port, args.save,
+                title=args.table, advertised=not args.quiet_network)
     return _finish(asyncio.run(host.run()))
 
 
 def cmd_join(args: argparse.Namespace) -> int:
     """Sit down at a table and play that seat to the end."""
     policy = _check_autoplay(args)
-    joiner = Joiner(args.address, args.name, policy, args.interface, args.save)
+    address = args.address
+    if not _looks_like_address(address):
+        address = asyncio.run(_find_table(address, args.interface, args.timeout))
+    joiner = Joiner(address, args.name, policy, args.interface, args.save)
     return _finish(asyncio.run(joiner.run()))
 
 
@@ -110,3 +132,49 @@ def cmd_resume(args: argparse.Namespace) -> int:
     """Start a seat again from its files and play it to the end."""
     policy = _check_autoplay(args)
     return _finish(asyncio.run(Resumer(args.file, policy, args.interface).run()))
+
+
+def _looks_like_address(text: str) -> bool:
+    host, _, port = text.rpartition(":")
+    return bool(host) and port.isdigit()
+
+
+def _interfaces(interface: str | None) -> list[str] | None:
+    return None if interface is None or interface in ("", "0.0.0.0", "::") else [interface]
+
+
+async def _find_table(title: str, interface: str | None, timeout: float) -> str:
+    tables = await list_tables(_interfaces(interface), timeout)
+    matches = [t for t in tables if t.table.casefold() == title.casefold() and t.seats_free > 0]
+    if not matches:
+        known = ", ".join(repr(t.table) for t in tables) or "none"
+        raise UsageError(f"no open table called {title!r} on the network (tables heard: {known})")
+    if len(matches) > 1:
+        raise UsageError(f"{len(matches)} tables are called {title!r}: join one by HOST:PORT "
+                         "('p2p10 tables' lists the addresses)")
+    host, port = matches[0].address
+    return f"{host}:{port}"
+
+
+def cmd_tables(args: argparse.Namespace) -> int:
+    """List the tables announced on the network."""
+    if args.timeout <= 0:
+        raise UsageError("--timeout must be positive")
+    tables = asyncio.run(list_tables(_interfaces(args.interface), args.timeout))
+    if args.json:
+        print(json.dumps({"tables": [
+            {"table": t.table, "host": t.host, "address": f"{t.address[0]}:{t.address[1]}",
+             "seats_taken": t.seats_taken, "seats_free": t.seats_free, "options": list(t.options),
+             "fingerprint": t.fingerprint, "version": t.version, "compatible": t.compatible}
+            for t in tables]}))
+        return 0
+    if not tables:
+        print(f"no tables heard in {args.timeout:g} s")
+        return 0
+    for t in tables:
+        rules = " ".join(t.options) or "standard rules"
+        note = "" if t.compatible else f"  (protocol {t.version}: not this version)"
+        print(f"{t.table:<24} {t.address[0]}:{t.address[1]:<6} {t.seats_taken}/{t.seats_taken + t.seats_free}"
+              f" seats  host {t.host} [{t.fingerprint}]  {rules}{note}")
+    print("join with: p2p10 join 'TABLE NAME' (or HOST:PORT)")
+    return 0

@@ -24,6 +24,7 @@ authenticates against.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import sys
 import time
@@ -40,10 +41,11 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from p2p10.bots import POLICIES
 from p2p10.engine import MAX_PLAYERS, MIN_PLAYERS
 from p2p10.errors import BadRules, P2P10Error, ProtocolError
-from p2p10.log import GAME_ID_BYTES, PUBLIC_KEY_BYTES, public_bytes, public_key
+from p2p10.log import GAME_ID_BYTES, PUBLIC_KEY_BYTES, fingerprint, public_bytes, public_key
 from p2p10.peer import Peer
 from p2p10.rules import RuleSet
 from p2p10.table import MAX_NAME
+from protocol.discovery import Advertisement, TableAd, advertise
 from protocol.local import data_dir
 from protocol.mesh import MESH_PATH, Mesh, attach_files, listen, secrets_path, url_for
 from protocol.storage import resume_peer
@@ -246,10 +248,14 @@ class Host:
     """Seat 0: gathers the seats in its lobby, sends the roster and opens the table."""
 
     def __init__(self, name: str, seats: int, rules: RuleSet, policy: str, interface: str = "0.0.0.0",
-                 port: int = 0, save_dir: Path | None = None, say: Say = _say) -> None:
+                 port: int = 0, save_dir: Path | None = None, say: Say = _say,
+                 title: str | None = None, advertised: bool = True) -> None:
         if not MIN_PLAYERS <= seats <= MAX_PLAYERS:
             raise LanError(f"a table seats {MIN_PLAYERS} to {MAX_PLAYERS} players, not {seats}")
         self.name = valid_name(name)
+        self.title = title or f"{self.name}'s table"
+        self.advertised = advertised
+        self._ad: Advertisement | None = None
         self.seats = seats
         self.rules = rules
         self.policy = policy
@@ -277,8 +283,13 @@ class Host:
         try:
             self.say(f"listening on {self.interface}:{port}")
             self.say(f"table {self.table_id.hex()}: {self.seats} seats, rules: {self.rules.describe()}")
+            if self.advertised:
+                await self._advertise(port)
             await self._full.wait()
             self._started = True
+            if self._ad is not None:
+                await self._ad.close()
+                self._ad = None
             roster = _roster_message(self.table_id, self.rules, self.roster)
             for key, socket in list(self._lobby.items()):
                 try:
@@ -293,7 +304,31 @@ class Host:
             return await play_seat(peer, self.table_id, self.roster, self.rules,
                                    log_path_for(self.save_dir, self.table_id, 0), self.slot)
         finally:
+            if self._ad is not None:
+                await self._ad.close()
             await runner.cleanup()
+
+    def _table_ad(self, port: int) -> TableAd:
+        return TableAd(self.title, self.name, len(self.roster), self.seats - len(self.roster),
+                       tuple(self.rules.options()), fingerprint(self.roster[0].key),
+                       (self.interface if self.interface not in WILDCARD else "0.0.0.0", port))
+
+    async def _advertise(self, port: int) -> None:
+        """Announce the table with Zeroconf. Discovery is a convenience, never needed: a
+        network without multicast still joins by address."""
+        interfaces = None if self.interface in WILDCARD else [self.interface]
+        try:
+            self._ad = await advertise(self._table_ad(port), interfaces)
+        except (OSError, ValueError, ProtocolError) as err:
+            self.say(f"not announced on the network ({err}); players join with the address above")
+            return
+        self.say(f"announced as {self.title!r}: 'p2p10 tables' lists it")
+
+    async def _update_ad(self) -> None:
+        if self._ad is not None and not self._started:
+            # A stale seat count in an announcement is harmless: the lobby has the truth.
+            with contextlib.suppress(OSError, ProtocolError):
+                await self._ad.update(self._table_ad(self.roster[0].port))
 
     async def lobby(self, request: web.Request) -> web.WebSocketResponse:
         """One joiner's lobby link: seat it, and keep the link until the roster goes out."""
@@ -328,6 +363,8 @@ class Host:
         await socket.send_bytes(_pack(["seated", len(self.roster), self.seats]))
         if len(self.roster) == self.seats:
             self._full.set()
+        else:
+            await self._update_ad()
         async for _ in socket:
             pass  # a joiner has nothing more to say in the lobby; it waits for the roster
         if not self._started:
@@ -335,6 +372,7 @@ class Host:
             self.roster = [s for s in self.roster if s.key != seat.key]
             del self._lobby[seat.key]
             self.say(f"{seat.name} left ({len(self.roster)} of {self.seats})")
+            await self._update_ad()
         return socket
 
 

@@ -136,11 +136,12 @@ def test_command_line_errors_exit_2_with_a_message(tmp_path: Path,
         (["host", "--autoplay", "nobody", "--start-when-full"], "unknown policy"),
         (["host", "--autoplay", "greedy", "--start-when-full", "--seats", "9"], "2 to 6"),
         (["join", "127.0.0.1:5", "--autoplay", "greedy", "--name", ""], "printable"),
-        (["join", "nowhere", "--autoplay", "greedy"], "HOST:PORT"),
+        (["join", "nowhere", "--autoplay", "greedy", "--interface", "127.0.0.1", "--timeout", "0.3"],
+         "no open table called 'nowhere'"),
         (["resume", str(tmp_path / "none.p2p10"), "--autoplay", "greedy"], "no game log"),
     ]
     for args, message in cases:
-        # In this process (main() is what the console script runs): no network is touched.
+        # In this process (main() is what the console script runs): nothing beyond 127.0.0.1.
         assert main(args) == 2, args
         err = capsys.readouterr().err
         assert err.startswith("p2p10: ") and message in err, (args, err)
@@ -164,3 +165,41 @@ async def test_a_full_table_refuses_one_more(tmp_path: Path) -> None:
     assert len(refused) == 1 and "the table is full" in str(refused[0]), results
     assert len(played) == 2 and all(r.peer.finished for r in played)
     assert played[0].log_path.read_bytes() == played[1].log_path.read_bytes()
+
+
+def test_a_table_is_announced_listed_and_joined_by_name(tmp_path: Path) -> None:
+    """Zeroconf on 127.0.0.1 only: the host announces its table, 'p2p10 tables' lists it with
+    its seats and rules, and 'p2p10 join NAME' finds it and plays."""
+    import json
+
+    env = environment(tmp_path)
+    dirs = [tmp_path / "host", tmp_path / "guest"]
+    host = subprocess.Popen(
+        p2p10("host", "--name", "Ann", "--table", "Kitchen table", "--autoplay", "greedy", "--seats", "2",
+              "--start-when-full", "--interface", "127.0.0.1", "-o", "hands=1", "--save", str(dirs[0])),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    procs = [host]
+    try:
+        read_port(host)
+        listed = subprocess.run(p2p10("tables", "--interface", "127.0.0.1", "--timeout", "2", "--json"),
+                                capture_output=True, text=True, env=env, timeout=TIMEOUT)
+        assert listed.returncode == 0, listed.stderr
+        tables = [t for t in json.loads(listed.stdout)["tables"] if t["table"] == "Kitchen table"]
+        assert len(tables) == 1
+        assert tables[0]["seats_taken"] == 1 and tables[0]["seats_free"] == 1
+        assert tables[0]["options"] == ["hands=1"] and tables[0]["compatible"]
+        procs.append(subprocess.Popen(
+            p2p10("join", "kitchen TABLE", "--name", "Bob", "--autoplay", "greedy", "--interface",
+                  "127.0.0.1", "--save", str(dirs[1]), "--timeout", "2"),
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env))
+        outputs = [proc.communicate(timeout=TIMEOUT) for proc in procs]
+        for proc, (out, err) in zip(procs, outputs, strict=True):
+            assert proc.returncode == 0, (out, err)
+        logs = [next(folder.glob("*.p2p10")).read_bytes() for folder in dirs]
+        assert logs[0] == logs[1] and audit_bytes(logs[0]).clean
+    finally:
+        stop(procs)
+    missing = subprocess.run(p2p10("join", "No such table", "--autoplay", "greedy", "--interface",
+                                   "127.0.0.1", "--timeout", "0.5"),
+                             capture_output=True, text=True, env=env, timeout=TIMEOUT)
+    assert missing.returncode == 2 and "no open table called" in missing.stderr
