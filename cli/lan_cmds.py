@@ -145,7 +145,8 @@ def _interfaces(interface: str | None) -> list[str] | None:
 
 async def _find_table(title: str, interface: str | None, timeout: float) -> str:
     tables = await list_tables(_interfaces(interface), timeout)
-    matches = [t for t in tables if t.table.casefold() == title.casefold() and t.seats_free > 0]
+    matches = [t for t in tables if t.table.casefold() == title.casefold() and t.seats_free > 0
+               and t.compatible]
     if not matches:
         known = ", ".join(repr(t.table) for t in tables) or "none"
         raise UsageError(f"no open table called {title!r} on the network (tables heard: {known})")
