@@ -53,7 +53,7 @@ from p2p10.events import Discard, DrawStock, Hit, LayDown, SeatEvent, TakeDiscar
 from p2p10.log import BadEntry, NotALog, parse_entry
 from p2p10.melds import End, Meld, hit_ends, label_text
 from p2p10.moves import plan_to_event
-from p2p10.replay import revealed_secrets, seat_view
+from p2p10.replay import revealed_secrets
 from p2p10.rules import OPTION_HELP, RuleSet, describe_phase
 from p2p10.solver import LayDownPlan, solve
 from p2p10.table import TableState
@@ -1566,7 +1566,7 @@ class ReplayApp(Board):
     def _view(self, table: TableState) -> GameState:
         if self.me is None or table.hand is None:
             return table.engine
-        return seat_view(table, self.me, self.secrets.get((table.hand.number, self.me)))
+        return table.seat_view(self.me, self.secrets.get((table.hand.number, self.me)))
 
     def state(self) -> GameState:
         """The game at the current step as the chosen seat (or a spectator) saw it."""

@@ -387,19 +387,26 @@ class GameState:
                 raise IllegalMove(
                     f"slot {slot} holds {card_text(known)}, not {card_text(card)}", seat)
             return
-        other = self.where.get(card)
-        if other is not None:
-            raise IllegalMove(f"{card_text(card)} is already at slot {other}, not at slot {slot}", seat)
-        for first, end, pool in self.pools:
-            if first <= slot < end and card not in pool:
-                raise IllegalMove(
-                    f"{card_text(card)} was not among the cards reshuffled into slot {slot}", seat)
+        clash = self.clash(slot, card)
+        if clash is not None:
+            raise IllegalMove(clash, seat)
         known_map = dict(self.known)
         known_map[slot] = card
         where = dict(self.where)
         where[card] = slot
         self._set("known", known_map)
         self._set("where", where)
+
+    def clash(self, slot: int, card: int) -> str | None:
+        """Why ``card`` cannot be at ``slot`` given the cards this viewer knows (it is at another
+        slot, or it was not among the cards reshuffled into that slot); None if it can be."""
+        other = self.where.get(card)
+        if other is not None and other != slot:
+            return f"{card_text(card)} is already at slot {other}, not at slot {slot}"
+        for first, end, pool in self.pools:
+            if first <= slot < end and card not in pool:
+                return f"{card_text(card)} was not among the cards reshuffled into slot {slot}"
+        return None
 
     def _on_deal(self, event: Deal) -> None:
         if self.stage == "over":

@@ -35,7 +35,7 @@ from p2p10.crypto.proofs import prove_equal_logs, prove_knowledge
 from p2p10.crypto.shuffle import apply_shuffle, commit_seed, new_seed
 from p2p10.engine import GameState
 from p2p10.errors import IllegalMove, ProtocolError, ProtocolViolation
-from p2p10.events import Discard, DrawStock, Hit, LayDown, Reshuffle, Reveal, SeatEvent, TakeDiscard
+from p2p10.events import Discard, DrawStock, Hit, LayDown, Reshuffle, SeatEvent, TakeDiscard
 from p2p10.log import MAX_ENTRY_BYTES, BadEntry, Entry, make_entry, parse_entry, public_bytes
 from p2p10.rules import RuleSet
 from p2p10.table import (
@@ -75,6 +75,13 @@ class HandSecrets:
     hand: int
     secret: Scalar
     seed: bytes
+
+
+def addressed(outgoing: list[Outgoing], sender: int, seats: int) -> list[tuple[int, bytes]]:
+    """Each outgoing message with one destination seat: a message for everybody goes to every
+    seat but its sender."""
+    return [(target, data) for dst, data in outgoing
+            for target in ([dst] if dst is not None else [d for d in range(seats) if d != sender])]
 
 
 def encode_entry_message(raw: bytes) -> bytes:
@@ -363,18 +370,19 @@ class Peer:
             if expect is None or expect.seat != self.seat:
                 return
             if expect.kind == "move":
-                move = self._exposing_move(table)
+                view = self.view()
+                move = self._exposing_move(table, view)
                 if move is None:
                     if self.player is None:
                         return
-                    move = self.player(self.view(), self.seat, self.rng)
+                    move = self.player(view, self.seat, self.rng)
                 self._write("move", self.build_move(table, move))
                 continue
             builder = {"key": self.build_key, "shuffle": self.build_shuffle,
                        "tokens": self.build_tokens, "reveal": self.build_reveal}[expect.kind]
             self._write(expect.kind, builder(table))
 
-    def _exposing_move(self, table: TableState) -> SeatEvent | None:
+    def _exposing_move(self, table: TableState, view: GameState) -> SeatEvent | None:
         """The move that exposes a broken shuffle when this seat's own hand proves one.
 
         A hidden card of this hand that opens to no card, or to a card that cannot be there
@@ -385,8 +393,7 @@ class Peer:
         twice is discarded once; the second copy then clashes in public.
         """
         engine = table.engine
-        known = self.view().known
-        hidden = [s for s in engine.hands[self.seat] if s not in known]
+        hidden = [s for s in engine.hands[self.seat] if s not in view.known]
         if not hidden or engine.stage not in ("draw", "play"):
             return None
         if engine.stage == "draw":
@@ -397,9 +404,7 @@ class Peer:
             card = self._private.get(slot)
             if card is None:
                 return Discard(self.seat, slot, 0)  # opens to no card: a dispute
-            try:
-                engine.apply(Reveal(((slot, card),)))
-            except IllegalMove:
+            if engine.clash(slot, card) is not None:
                 return Discard(self.seat, slot, card)  # a card that is elsewhere: a dispute
             if card in held and twice is None:
                 targets = engine.skip_targets(self.seat) if is_skip(card) else ()

@@ -31,11 +31,6 @@ def revealed_secrets(records: Sequence[bytes]) -> dict[tuple[int, int], Scalar]:
     return found
 
 
-def seat_view(table: TableState, seat: int, secret: Scalar | None) -> GameState:
-    """The game as ``seat`` saw it: the public state plus its own cards, if its key is known."""
-    return table.seat_view(seat, secret)
-
-
 def _cards(cards: Sequence[int]) -> str:
     return " ".join(card_text(c) for c in sorted(cards, key=sort_key)) or "no cards"
 
@@ -52,7 +47,7 @@ class _Narrator:
     def _view(self, table: TableState) -> GameState:
         if self.viewer is None or table.hand is None:
             return table.engine
-        return seat_view(table, self.viewer, self.secrets.get((table.hand.number, self.viewer)))
+        return table.seat_view(self.viewer, self.secrets.get((table.hand.number, self.viewer)))
 
     def lines(self, entry: Entry, before: TableState, after: TableState) -> list[str]:
         name = after.names[entry.author]

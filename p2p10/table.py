@@ -277,14 +277,12 @@ class TableState:
     def deal_owner(self, slot: int) -> int | None:
         """The seat a slot of the coming deal goes to (None for the first discard and the stock).
         Only meaningful before the deal is applied to the engine."""
-        order = self.engine.next_deal_order()
-        k = len(order)
-        return order[slot % k] if slot < HAND_SIZE * k else None
+        return _deal_owner(self.engine.next_deal_order(), slot)
 
     def deal_token_slots(self, seat: int) -> tuple[int, ...]:
         """The slots ``seat`` publishes tokens for in the deal: all but its own, and the first up."""
-        k = len(self.engine.next_deal_seats())
-        return tuple(s for s in range(HAND_SIZE * k + 1) if self.deal_owner(s) != seat)
+        order = self.engine.next_deal_order()  # once, not once per slot
+        return tuple(s for s in range(HAND_SIZE * len(order) + 1) if _deal_owner(order, s) != seat)
 
     def private_card(self, seat: int, secret: Scalar, slot: int) -> int | None:
         """The card at ``slot`` of ``seat``'s hand, opened with ``seat``'s own secret (which
@@ -426,13 +424,7 @@ class TableState:
         engine = self.engine
         if engine.stage == "deal":
             return card  # the first card of a hand: the previous hand's cards are no longer out
-        elsewhere = engine.where.get(card)
-        if elsewhere is not None and elsewhere != slot:
-            return None
-        for first, end, pool in engine.pools:
-            if first <= slot < end and card not in pool:
-                return None
-        return card
+        return card if engine.clash(slot, card) is None else None
 
     def _dispute(self, hand: HandCrypto, seq: int, seat: int, slot: int) -> None:
         self.hand = replace(hand, stage="reveal", dispute=(seq, seat, f"slot {slot} opened to a card "
@@ -631,6 +623,12 @@ class TableState:
                                         f"{claim.points} points but holds {shown} for {owed}")
         self.engine = engine.apply(EndHand())
         self.hand = None
+
+
+def _deal_owner(order: tuple[int, ...], slot: int) -> int | None:
+    # Slot i of the deal goes to order[i % k]; the first discard and the stock to nobody.
+    k = len(order)
+    return order[slot % k] if slot < HAND_SIZE * k else None
 
 
 def _is_int(value: object) -> bool:

@@ -25,7 +25,7 @@ from p2p10.engine import GameState
 from p2p10.errors import IllegalMove
 from p2p10.events import SeatEvent
 from p2p10.log import Entry, public_bytes
-from p2p10.peer import HandSecrets, Peer
+from p2p10.peer import HandSecrets, Peer, addressed
 from p2p10.rules import RuleSet
 from p2p10.table import TableState
 from protocol.memory import make_peers, seeded_bytes
@@ -148,11 +148,9 @@ class LocalTable:
         """Deliver one round of pending messages; True if anything moved."""
         moved = False
         for src, peer in enumerate(self.peers):
-            for dst, data in peer.take_outbox():
-                targets = [dst] if dst is not None else [d for d in range(len(self.peers)) if d != src]
-                for target in targets:
-                    self.peers[target].receive(data, src, time.monotonic())
-                    moved = True
+            for target, data in addressed(peer.take_outbox(), src, len(self.peers)):
+                self.peers[target].receive(data, src, time.monotonic())
+                moved = True
         return moved
 
     def bot_move(self) -> bool:

@@ -18,7 +18,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p10.crypto.group import RandomBytes
 from p2p10.log import GAME_ID_BYTES, Entry, public_bytes
-from p2p10.peer import HandSecrets, Peer, Player
+from p2p10.peer import HandSecrets, Peer, Player, addressed
 from p2p10.rules import DEFAULT, RuleSet
 from protocol.storage import LogWriter, SecretsWriter
 
@@ -105,10 +105,8 @@ class MemoryNetwork:
     def flush_outboxes(self) -> None:
         """Move every peer's outgoing messages onto the wire."""
         for src, peer in enumerate(self.peers):
-            for dst, data in peer.take_outbox():
-                targets = [dst] if dst is not None else [d for d in range(len(self.peers)) if d != src]
-                for target in targets:
-                    self._post(src, target, data)
+            for target, data in addressed(peer.take_outbox(), src, len(self.peers)):
+                self._post(src, target, data)
 
     def replace(self, seat: int, peer: Peer) -> None:
         """Put ``peer`` in ``seat``'s place, as after a crash and restart: whatever was on its
