@@ -9,15 +9,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+from cli import UsageError
 from p2p10.bots import POLICIES
 from p2p10.engine import MAX_PLAYERS, MIN_PLAYERS
-from p2p10.errors import P2P10Error
 from protocol.discovery import list_tables
 from protocol.lan import GameResult, Host, Joiner, Resumer
-
-
-class UsageError(P2P10Error):
-    """A command line that cannot be run as given."""
 
 
 def add_parsers(sub: Any, rule_options: argparse.ArgumentParser) -> None:

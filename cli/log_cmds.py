@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cli.table_app import ReplayApp
+from cli import UsageError
 from p2p10.audit import AuditReport, audit_bytes
 from p2p10.bots import POLICIES
 from p2p10.errors import P2P10Error
@@ -25,10 +25,6 @@ from p2p10.replay import transcript
 from p2p10.rules import RuleSet
 from p2p10.simulate import play_game
 from protocol.memory import play_table
-
-
-class UsageError(P2P10Error):
-    """A command line that cannot be run as given."""
 
 
 def add_parsers(sub: Any, rule_options: argparse.ArgumentParser) -> None:
@@ -300,6 +296,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if args.hand is not None and args.hand < 1:
         raise UsageError("--hand takes a hand number from 1")
     if not args.text and sys.stdout.isatty() and sys.stdin.isatty() and records.items:
+        from cli.table_app import ReplayApp  # only the viewer needs prompt_toolkit
+
         viewer_app = ReplayApp(records.items, viewer, args.ascii, args.hand)
         asyncio.run(viewer_app.run())
         return 0

@@ -7,7 +7,6 @@ import asyncio
 import sys
 from typing import Any
 
-from cli.table_app import TableApp
 from p2p10.errors import P2P10Error
 from p2p10.table import MAX_NAME
 from protocol.local import LocalTable
@@ -55,6 +54,9 @@ def cmd_play(args: argparse.Namespace) -> int:
         raise P2P10Error(f"--bots must be 1 to 5, not {args.bots}")
     if args.pace < 0:
         raise P2P10Error("--pace cannot be negative")
+    # Imported here: prompt_toolkit is a tenth of a second of start-up that only the table needs.
+    from cli.table_app import TableApp
+
     local = LocalTable(name, args.bots, args.level, args.rules, args.seed, pace=args.pace)
     try:
         asyncio.run(TableApp(local, ascii_only=args.ascii).run())
