@@ -64,6 +64,11 @@ POLL_EVERY = 0.1
 BACKOFF_FIRST = 0.1
 BACKOFF_MAX = 2.0
 CLOSE_POLICY = 1008  # websocket close code "policy violation"
+CLOSE_REASON_BYTES = 123  # the most a close frame carries
+# aiohttp pings every HEARTBEAT seconds and closes a link whose pong does not come back within
+# half of it: a peer whose machine vanished (cable out, laptop lid shut) is noticed in seconds
+# rather than at the operating system's TCP timeout, and its dialler starts redialling.
+HEARTBEAT = 5.0
 
 
 class HandshakeFailed(ProtocolError):
@@ -177,7 +182,7 @@ class Mesh:
 
     async def handle(self, request: web.Request) -> web.WebSocketResponse:
         """The aiohttp handler of an incoming link (this peer is the listener)."""
-        socket = web.WebSocketResponse(max_msg_size=MAX_MESSAGE_BYTES)
+        socket = web.WebSocketResponse(max_msg_size=MAX_MESSAGE_BYTES, heartbeat=HEARTBEAT)
         await socket.prepare(request)
         try:
             if self._closing:
@@ -253,7 +258,8 @@ class Mesh:
                 assert self._session is not None
                 try:
                     async with self._session.ws_connect(url_for(host, port, MESH_PATH),
-                                                        max_msg_size=MAX_MESSAGE_BYTES) as socket:
+                                                        max_msg_size=MAX_MESSAGE_BYTES,
+                                                        heartbeat=HEARTBEAT) as socket:
                         got = await asyncio.wait_for(self._handshake(socket, dialler=True),
                                                      HANDSHAKE_TIMEOUT)
                         if got != seat:
@@ -321,7 +327,11 @@ class Mesh:
                 self.refused += 1
                 self.peer.faults.append(Fault(link.seat, None, f"link closed: {refused}"))
             with contextlib.suppress(Exception):
-                await link.socket.close(code=CLOSE_POLICY if refused is not None else 1000)
+                if refused is None:
+                    await link.socket.close()
+                else:  # the other side learns why: the close frame carries the reason
+                    reason = refused.encode()[:CLOSE_REASON_BYTES].decode(errors="ignore").encode()
+                    await link.socket.close(code=CLOSE_POLICY, message=reason)
 
     @staticmethod
     async def _write(link: Link) -> None:
