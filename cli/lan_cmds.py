@@ -85,6 +85,18 @@ def _common(parser: argparse.ArgumentParser) -> None:
                         help=f"let a bot play this seat with no terminal ({', '.join(POLICIES)})")
     parser.add_argument("--save", type=Path, metavar="DIR",
                         help="save the log and secrets in DIR (default: the data directory)")
+    parser.add_argument("--reachable-at", metavar="HOST:PORT",
+                        help="the address the other peers dial to reach this one, when it is not "
+                             "where it listens (a forwarded port, a proxy)")
+
+
+def _reachable_at(args: argparse.Namespace) -> tuple[str, int] | None:
+    if args.reachable_at is None:
+        return None
+    host, _, port = args.reachable_at.rpartition(":")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise UsageError(f"--reachable-at takes HOST:PORT, not {args.reachable_at!r}")
+    return host.strip("[]"), int(port)
 
 
 def _check_autoplay(args: argparse.Namespace) -> str:
@@ -110,7 +122,8 @@ def cmd_host(args: argparse.Namespace) -> int:
     if not 0 <= args.port < 65536:
         raise UsageError(f"--port must be 0 to 65535, not {args.port}")
     host = Host(args.name, args.seats, args.rules, policy, args.interface, args.port, args.save,
-                title=args.table, advertised=not args.quiet_network)
+                title=args.table, advertised=not args.quiet_network,
+                reachable_at=_reachable_at(args))
     return _finish(asyncio.run(host.run()))
 
 
@@ -120,7 +133,8 @@ def cmd_join(args: argparse.Namespace) -> int:
     address = args.address
     if not _looks_like_address(address):
         address = asyncio.run(_find_table(address, args.interface, args.timeout))
-    joiner = Joiner(address, args.name, policy, args.interface, args.save)
+    joiner = Joiner(address, args.name, policy, args.interface, args.save,
+                    reachable_at=_reachable_at(args))
     return _finish(asyncio.run(joiner.run()))
 
 

@@ -142,11 +142,13 @@ def _say(line: str) -> None:
 
 
 async def play_seat(peer: Peer, table_id: bytes, roster: list[SeatInfo], rules: RuleSet,
-                    log_path: Path, mesh_slot: MeshSlot, *, resumed: bool = False) -> GameResult:
-    """Play ``peer``'s seat to the end over the mesh (``roster`` hosts resolved); seat 0 writes
-    the table entry unless its log has one. A ``resumed`` peer appends to its files."""
+                    log_path: Path, mesh_slot: MeshSlot, *, listening: tuple[str, int],
+                    resumed: bool = False) -> GameResult:
+    """Play ``peer``'s seat to the end over the mesh (``roster`` hosts resolved; this peer's
+    listener at ``listening``); seat 0 writes the table entry unless its log has one. A
+    ``resumed`` peer appends to its files."""
     seat = peer.seat
-    save_roster(roster_path(log_path), table_id, rules, roster)
+    save_roster(roster_path(log_path), table_id, rules, roster, listening)
     log, secrets = attach_files(peer, log_path, identity_saved=resumed)
     keys = [s.key for s in roster]
     addresses = [None if i == seat else (s.host, s.port) for i, s in enumerate(roster)]
@@ -179,22 +181,33 @@ def roster_path(log_path: Path) -> Path:
     return log_path.with_name(log_path.stem + ROSTER_SUFFIX)
 
 
-def save_roster(path: Path, table_id: bytes, rules: RuleSet, roster: list[SeatInfo]) -> None:
-    """Write the roster (hosts resolved) at once and whole: a crash leaves the old one or none."""
+def save_roster(path: Path, table_id: bytes, rules: RuleSet, roster: list[SeatInfo],
+                listening: tuple[str, int]) -> None:
+    """Write the roster (hosts resolved) and where this peer listens, at once and whole: a
+    crash leaves the old file or none. The roster message gets one more item, ``[address,
+    port]`` of this peer's own listener, which differs from its roster entry when the others
+    reach it through a forwarded port or a proxy (``--reachable-at``)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(path.name + ".part")
-    partial.write_bytes(_roster_message(table_id, rules, roster))
+    item = _unpack(_roster_message(table_id, rules, roster))
+    partial.write_bytes(_pack([*item, list(listening)]))
     partial.replace(path)
 
 
-def read_roster(path: Path) -> tuple[bytes, RuleSet, list[SeatInfo]]:
-    """A saved roster; raises :class:`LanError` if it is missing or damaged."""
+def read_roster(path: Path) -> tuple[bytes, RuleSet, list[SeatInfo], tuple[str, int]]:
+    """A saved roster and where this peer listened; raises :class:`LanError` if the file is
+    missing or damaged."""
     try:
         data = path.read_bytes()
     except OSError as err:
         raise LanError(f"cannot read the table's roster {path}: {err.strerror}") from None
     try:
-        return parse_roster(_unpack(data))
+        item = _unpack(data)
+        listening = item.pop() if isinstance(item, list) and len(item) == 5 else None
+        if not (isinstance(listening, list) and len(listening) == 2
+                and isinstance(listening[0], str) and _is_port(listening[1])):
+            raise ProtocolError("a saved roster ends with [address, port] of this peer's listener")
+        return (*parse_roster(item), (listening[0], listening[1]))
     except ProtocolError as err:
         raise LanError(f"{path}: {err}") from None
 
@@ -249,7 +262,8 @@ class Host:
 
     def __init__(self, name: str, seats: int, rules: RuleSet, policy: str, interface: str = "0.0.0.0",
                  port: int = 0, save_dir: Path | None = None, say: Say = _say,
-                 title: str | None = None, advertised: bool = True) -> None:
+                 title: str | None = None, advertised: bool = True,
+                 reachable_at: tuple[str, int] | None = None) -> None:
         if not MIN_PLAYERS <= seats <= MAX_PLAYERS:
             raise LanError(f"a table seats {MIN_PLAYERS} to {MAX_PLAYERS} players, not {seats}")
         self.name = valid_name(name)
@@ -263,6 +277,7 @@ class Host:
         self.port = port
         self.save_dir = save_dir
         self.say = say
+        self.reachable_at = reachable_at
         self.identity = Ed25519PrivateKey.generate()
         self.table_id = os.urandom(GAME_ID_BYTES)
         own_host = "" if interface in WILDCARD else interface
@@ -279,7 +294,9 @@ class Host:
                                         self.interface, self.port)
         except OSError as err:
             raise LanError(f"cannot listen on {self.interface}:{self.port}: {err.strerror}") from None
-        self.roster[0] = SeatInfo(self.roster[0].name, self.roster[0].key, self.roster[0].host, port)
+        self.listening = port
+        own_host, own_port = self.reachable_at or (self.roster[0].host, port)
+        self.roster[0] = SeatInfo(self.roster[0].name, self.roster[0].key, own_host, own_port)
         try:
             self.say(f"listening on {self.interface}:{port}")
             self.say(f"table {self.table_id.hex()}: {self.seats} seats, rules: {self.rules.describe()}")
@@ -302,7 +319,8 @@ class Host:
             self.say("the table is full: dealing")
             peer = Peer(0, self.identity, player=POLICIES[self.policy])
             return await play_seat(peer, self.table_id, self.roster, self.rules,
-                                   log_path_for(self.save_dir, self.table_id, 0), self.slot)
+                                   log_path_for(self.save_dir, self.table_id, 0), self.slot,
+                                   listening=(self.interface, port))
         finally:
             if self._ad is not None:
                 await self._ad.close()
@@ -380,7 +398,8 @@ class Joiner:
     """A peer that sits down at a host's table (``HOST:PORT``) and plays its seat."""
 
     def __init__(self, address: str, name: str, policy: str, interface: str = "0.0.0.0",
-                 save_dir: Path | None = None, say: Say = _say) -> None:
+                 save_dir: Path | None = None, say: Say = _say,
+                 reachable_at: tuple[str, int] | None = None) -> None:
         host, _, port = address.rpartition(":")
         if not host or not port.isdigit() or not _is_port(int(port)):
             raise LanError(f"join takes HOST:PORT, not {address!r}")
@@ -390,6 +409,7 @@ class Joiner:
         self.interface = interface
         self.save_dir = save_dir
         self.say = say
+        self.reachable_at = reachable_at
         self.identity = Ed25519PrivateKey.generate()
         self.slot = MeshSlot()
 
@@ -406,17 +426,21 @@ class Joiner:
             self.say(f"the table is full: dealing; you are seat {seat + 1} of {len(roster)}")
             # Saved with every host resolved, for a restart: "" is the host's own address.
             own = "" if self.interface in WILDCARD else self.interface
-            roster = [SeatInfo(s.name, s.key, own if i == seat else s.host or self.host, s.port)
+            roster = [SeatInfo(s.name, s.key, own if i == seat and not self.reachable_at
+                               else s.host or self.host, s.port)
                       for i, s in enumerate(roster)]
             peer = Peer(seat, self.identity, player=POLICIES[self.policy])
             return await play_seat(peer, table_id, roster, rules,
-                                   log_path_for(self.save_dir, table_id, seat), self.slot)
+                                   log_path_for(self.save_dir, table_id, seat), self.slot,
+                                   listening=(self.interface, port))
         finally:
             await runner.cleanup()
 
     async def _sit_down(self, port: int) -> tuple[bytes, RuleSet, list[SeatInfo]]:
         key = public_bytes(self.identity)
         own_host = "" if self.interface in WILDCARD else self.interface
+        if self.reachable_at is not None:
+            own_host, port = self.reachable_at
         url = url_for(self.host, self.port, LOBBY_PATH)
         try:
             async with aiohttp.ClientSession() as session, \
@@ -463,21 +487,21 @@ class Resumer:
         """Restore the peer, listen where it listened, play its seat to the end."""
         if not self.log_path.exists():
             raise LanError(f"no game log at {self.log_path}")
-        table_id, rules, roster = read_roster(roster_path(self.log_path))
+        table_id, rules, roster, (listen_host, listen_port) = read_roster(roster_path(self.log_path))
         secrets = secrets_path(self.log_path)
         if not secrets.exists():
             raise LanError(f"no secrets file beside the log ({secrets.name}): this seat cannot go on")
         peer = resume_peer(self.log_path, secrets, player=POLICIES[self.policy])
         if peer.seat >= len(roster) or roster[peer.seat].key != public_bytes(peer.identity):
             raise LanError("the saved roster does not seat this peer's key")
-        own = roster[peer.seat]
-        interface = self.interface or own.host or "0.0.0.0"
+        interface = self.interface or listen_host
         slot = MeshSlot()
         try:
-            runner, _port = await listen({MESH_PATH: slot.handle}, interface, own.port)
+            runner, _port = await listen({MESH_PATH: slot.handle}, interface, listen_port)
         except OSError as err:
-            raise LanError(f"cannot listen again on {interface}:{own.port}: {err.strerror}") from None
+            raise LanError(f"cannot listen again on {interface}:{listen_port}: {err.strerror}") from None
         try:
-            return await play_seat(peer, table_id, roster, rules, self.log_path, slot, resumed=True)
+            return await play_seat(peer, table_id, roster, rules, self.log_path, slot,
+                                   listening=(interface, listen_port), resumed=True)
         finally:
             await runner.cleanup()
