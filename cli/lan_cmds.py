@@ -5,14 +5,17 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import getpass
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
 from cli import UsageError
 from p2p10.bots import POLICIES
 from p2p10.engine import MAX_PLAYERS, MIN_PLAYERS
-from protocol.discovery import list_tables
+from p2p10.table import MAX_NAME
+from protocol.discovery import TableAd, list_tables
 from protocol.lan import GameResult, Host, Joiner, Resumer
 
 
@@ -26,7 +29,8 @@ def add_parsers(sub: Any, rule_options: argparse.ArgumentParser) -> None:
                     "and the game starts. Each peer saves its own log and secrets as it goes.",
         epilog="example: p2p10 host --seats 3 --start-when-full --autoplay greedy -o hands=1",
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    host.add_argument("--name", default="Host", help="your name at the table (Host)")
+    host.add_argument("--name", default=_login_name("Host"),
+                      help="your name at the table (your login name)")
     host.add_argument("--seats", type=int, default=4, metavar="N",
                       help=f"seats at the table, you included, {MIN_PLAYERS}-{MAX_PLAYERS} (4)")
     host.add_argument("--start-when-full", action="store_true",
@@ -40,15 +44,21 @@ def add_parsers(sub: Any, rule_options: argparse.ArgumentParser) -> None:
 
     join = sub.add_parser(
         "join", help="sit down at a table on the LAN",
-        description="Sit down at the table that 'p2p10 host' opened at HOST:PORT (it prints the "
-                    "address), and play that seat when the table is full.",
-        epilog="example: p2p10 join 192.168.1.20:41234 --name Bob --autoplay greedy",
+        description="Sit down at a table that 'p2p10 host' opened, found by its name on the "
+                    "network, or at HOST:PORT (the host prints its address), and play that seat "
+                    "when the table starts.",
+        epilog="examples:\n  p2p10 join --name Bob\n  p2p10 join \"Ann's table\" --name Bob\n"
+               "  p2p10 join 192.168.1.20:41234 --name Bob --autoplay greedy",
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    join.add_argument("address", metavar="TABLE|HOST:PORT",
-                      help="a table's name as 'p2p10 tables' lists it, or where the host listens")
+    join.add_argument("address", nargs="?", metavar="TABLE|HOST:PORT",
+                      help="a table's name as 'p2p10 tables' lists it, or where the host listens "
+                           "(none: the open tables on the network; the only one is joined, "
+                           "several are listed to choose from)")
     join.add_argument("--timeout", type=float, default=3.0, metavar="S",
-                      help="how long to look for a table given by name (3 s)")
-    join.add_argument("--name", default="Guest", help="your name at the table (Guest)")
+                      help="how long to look for tables on the network (3 s)")
+    join.add_argument("--name", default=_login_name("Guest"),
+                      help="your name at the table (your login name; the host numbers a name "
+                           "already taken)")
     _common(join)
     join.set_defaults(func=cmd_join)
 
@@ -76,6 +86,14 @@ def add_parsers(sub: Any, rule_options: argparse.ArgumentParser) -> None:
     resume.add_argument("--autoplay", metavar="POLICY",
                         help=f"let a bot play this seat with no terminal ({', '.join(POLICIES)})")
     resume.set_defaults(func=cmd_resume)
+
+
+def _login_name(fallback: str) -> str:
+    try:
+        name = getpass.getuser().strip()
+    except (KeyError, OSError):  # no passwd entry, as in some containers
+        return fallback
+    return name[:MAX_NAME] if name and name.isprintable() else fallback
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
@@ -130,8 +148,12 @@ def cmd_host(args: argparse.Namespace) -> int:
 def cmd_join(args: argparse.Namespace) -> int:
     """Sit down at a table and play that seat to the end."""
     policy = _check_autoplay(args)
+    if args.timeout <= 0:
+        raise UsageError("--timeout must be positive")
     address = args.address
-    if not _looks_like_address(address):
+    if address is None:
+        address = _choose_table(asyncio.run(_open_tables(args.interface, args.timeout)), args.timeout)
+    elif not _looks_like_address(address):
         address = asyncio.run(_find_table(address, args.interface, args.timeout))
     joiner = Joiner(address, args.name, policy, args.interface, args.save,
                     reachable_at=_reachable_at(args))
@@ -151,6 +173,43 @@ def _looks_like_address(text: str) -> bool:
 
 def _interfaces(interface: str | None) -> list[str] | None:
     return None if interface is None or interface in ("", "0.0.0.0", "::") else [interface]
+
+
+async def _open_tables(interface: str | None, timeout: float) -> list[TableAd]:
+    print(f"looking for tables on the network ({timeout:g} s)...", file=sys.stderr, flush=True)
+    tables = await list_tables(_interfaces(interface), timeout)
+    return [t for t in tables if t.seats_free > 0 and t.compatible]
+
+
+def _describe(table: TableAd) -> str:
+    seats = table.seats_taken + table.seats_free
+    rules = " ".join(table.options) or "standard rules"
+    return (f"{table.table!r} at {table.address[0]}:{table.address[1]}, host {table.host}, "
+            f"{table.seats_taken}/{seats} seats, {rules}")
+
+
+def _choose_table(tables: list[TableAd], timeout: float) -> str:
+    """The only open table, or the one the player picks from a numbered list."""
+    if not tables:
+        raise UsageError(f"no open table heard in {timeout:g} s: is a host running on this "
+                         "network? (join by HOST:PORT where multicast does not reach)")
+    if len(tables) > 1 and not sys.stdin.isatty():
+        listing = "; ".join(_describe(t) for t in tables)
+        raise UsageError(f"{len(tables)} open tables ({listing}): name one, p2p10 join 'TABLE'")
+    chosen = tables[0]
+    if len(tables) > 1:
+        for number, table in enumerate(tables, 1):
+            print(f"  {number}. {_describe(table)}")
+        while True:
+            try:
+                answer = input(f"join which table (1-{len(tables)})? ").strip()
+            except EOFError:
+                raise UsageError("no table chosen") from None
+            if answer.isdigit() and 1 <= int(answer) <= len(tables):
+                chosen = tables[int(answer) - 1]
+                break
+    print(f"joining {_describe(chosen)}", flush=True)
+    return f"{chosen.address[0]}:{chosen.address[1]}"
 
 
 async def _find_table(title: str, interface: str | None, timeout: float) -> str:

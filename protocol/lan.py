@@ -348,6 +348,18 @@ class Host:
             with contextlib.suppress(OSError, ProtocolError):
                 await self._ad.update(self._table_ad(self.roster[0].port))
 
+    def _unique(self, name: str) -> str:
+        """``name``, or ``name 2``, ``name 3``... if somebody at the table has it already: two
+        players called Guest would be told apart only by their seat numbers."""
+        taken = {s.name.casefold() for s in self.roster}
+        number = 1
+        unique = name
+        while unique.casefold() in taken:
+            number += 1
+            suffix = f" {number}"
+            unique = name[:MAX_NAME - len(suffix)] + suffix
+        return unique
+
     async def lobby(self, request: web.Request) -> web.WebSocketResponse:
         """One joiner's lobby link: seat it, and keep the link until the roster goes out."""
         socket = web.WebSocketResponse(max_msg_size=LOBBY_MAX_BYTES)
@@ -375,6 +387,7 @@ class Host:
             return socket
         if not seat.host:
             seat = SeatInfo(seat.name, seat.key, request.remote or "", seat.port)
+        seat = SeatInfo(self._unique(seat.name), seat.key, seat.host, seat.port)
         self.roster.append(seat)
         self._lobby[seat.key] = socket
         self.say(f"{seat.name} sat down ({len(self.roster)} of {self.seats})")

@@ -138,13 +138,19 @@ def test_command_line_errors_exit_2_with_a_message(tmp_path: Path,
         (["join", "127.0.0.1:5", "--autoplay", "greedy", "--name", ""], "printable"),
         (["join", "nowhere", "--autoplay", "greedy", "--interface", "127.0.0.1", "--timeout", "0.3"],
          "no open table called 'nowhere'"),
+        (["join", "--autoplay", "greedy", "--interface", "127.0.0.1", "--timeout", "0.3"],
+         "no open table heard in 0.3 s"),
+        (["join", "--timeout", "0", "--autoplay", "greedy"], "--timeout must be positive"),
+        (["host", "--autoplay", "greedy", "--start-when-full", "--reachable-at", "nowhere"],
+         "--reachable-at takes HOST:PORT"),
         (["resume", str(tmp_path / "none.p2p10"), "--autoplay", "greedy"], "no game log"),
     ]
     for args, message in cases:
         # In this process (main() is what the console script runs): nothing beyond 127.0.0.1.
         assert main(args) == 2, args
         err = capsys.readouterr().err
-        assert err.startswith("p2p10: ") and message in err, (args, err)
+        last = err.splitlines()[-1]  # after any progress line ("looking for tables...")
+        assert last.startswith("p2p10: ") and message in last, (args, err)
 
 
 async def test_a_full_table_refuses_one_more(tmp_path: Path) -> None:
@@ -203,3 +209,35 @@ def test_a_table_is_announced_listed_and_joined_by_name(tmp_path: Path) -> None:
                                    "127.0.0.1", "--timeout", "0.5"),
                              capture_output=True, text=True, env=env, timeout=TIMEOUT)
     assert missing.returncode == 2 and "no open table called" in missing.stderr
+
+
+def test_issue_done_when_host_and_two_bare_joins(tmp_path: Path) -> None:
+    """The issue's done-when, word for word apart from --save and a short game: a host on
+    127.0.0.1 and two ``p2p10 join`` with no table named find the only table, sit down, play
+    to the end with no other input, and the three logs are one and the same, and clean."""
+    env = environment(tmp_path)
+    dirs = [tmp_path / name for name in ("host", "one", "two")]
+    host = subprocess.Popen(
+        p2p10("host", "--autoplay", "greedy", "--seats", "3", "--start-when-full", "--interface",
+              "127.0.0.1", "-o", "hands=1", "--save", str(dirs[0])),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    procs = [host]
+    try:
+        read_port(host)
+        for folder in dirs[1:]:
+            procs.append(subprocess.Popen(
+                p2p10("join", "--autoplay", "greedy", "--interface", "127.0.0.1", "--save", str(folder)),
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env))
+        outputs = [proc.communicate(timeout=TIMEOUT) for proc in procs]
+        for proc, (out, err) in zip(procs, outputs, strict=True):
+            assert proc.returncode == 0, (out, err)
+            assert re.search(r"^game over: .+ won; log /.+\.p2p10$", out, re.M), out
+        for out, _err in outputs[1:]:
+            assert "joining " in out and "'" in out  # it says which table it found
+        logs = [next(folder.glob("*.p2p10")).read_bytes() for folder in dirs]
+        assert logs[0] == logs[1] == logs[2]
+        report = audit_bytes(logs[0])
+        assert report.clean, report.verdict()
+        assert report.table is not None and len(set(report.table.names)) == 3  # same login, numbered
+    finally:
+        stop(procs)
