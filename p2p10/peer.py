@@ -14,7 +14,9 @@ position on (``want``); one that has waited ``blame_after`` seconds names the se
 waiting for (:attr:`Peer.overdue`). Duplicates are dropped by hash. Two different entries signed
 by one author for one position freeze the peer with both kept as evidence (:attr:`equivocation`).
 
-Messages: msgpack ``[0, envelope]`` (an entry) or ``[1, seq]`` (want entries from ``seq``).
+Messages: msgpack ``[0, envelope]`` (an entry), ``[1, seq]`` (want entries from ``seq``) or
+``[2, chat]`` (a line of table chat: signed by its seat like an entry, relayed once, shown to
+the players, and never part of the log; see :meth:`Peer.say`).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import msgpack
+from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p10.cards import is_skip, points
@@ -50,6 +53,11 @@ from p2p10.table import (
 
 ENTRY = 0
 WANT = 1
+CHAT = 2
+CHAT_LABEL = "p2p10/chat/v1"
+MAX_CHAT = 200  # characters in one line of chat
+CHAT_NONCE_BYTES = 8
+CHAT_KEPT = 500  # lines of chat a peer keeps to show (and hashes, to drop repeats)
 BUFFER_LIMIT = 4096
 WANT_BATCH = 256
 MAX_MESSAGE_BYTES = MAX_ENTRY_BYTES + 16
@@ -75,6 +83,22 @@ class HandSecrets:
     hand: int
     secret: Scalar
     seed: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class ChatLine:
+    """A line of table chat, signed by ``seat``."""
+
+    seat: int
+    text: str
+
+
+def chat_text(text: str) -> str:
+    """``text`` as a line of chat, or :class:`IllegalMove` saying why it cannot be one."""
+    text = text.strip()
+    if not 0 < len(text) <= MAX_CHAT or not text.isprintable():
+        raise IllegalMove(f"a chat line is 1 to {MAX_CHAT} printable characters")
+    return text
 
 
 def addressed(outgoing: list[Outgoing], sender: int, seats: int) -> list[tuple[int, bytes]]:
@@ -108,7 +132,9 @@ def decode_message(data: bytes) -> tuple[int, Any]:
             return ENTRY, value
         if kind == WANT and isinstance(value, int) and not isinstance(value, bool) and value >= 0:
             return WANT, value
-    raise ProtocolError("a message is [0, entry] or [1, sequence number]")
+        if kind == CHAT and isinstance(value, bytes):
+            return CHAT, value
+    raise ProtocolError("a message is [0, entry], [1, sequence number] or [2, chat]")
 
 
 class Peer:
@@ -135,6 +161,9 @@ class Peer:
         self.violation: ProtocolViolation | None = None
         self.equivocation: tuple[Entry, Entry] | None = None
         self.overdue: Expect | None = None
+        self.chat: list[ChatLine] = []
+        self.on_chat: Callable[[ChatLine], None] | None = None
+        self._chat_seen: dict[bytes, None] = {}  # insertion-ordered, so the oldest go first
         self._private: dict[int, int] = {}
         self._private_hand = -1
         # Early entries by position, each with the seat that delivered it (to charge its faults).
@@ -222,6 +251,9 @@ class Peer:
             for entry in self.log[value:value + WANT_BATCH]:
                 self._outbox.append((sender, encode_entry_message(entry.raw)))
             return
+        if kind == CHAT:
+            self._hear(value, sender)
+            return
         self._offer(value, sender, now)
         self._act()
 
@@ -249,6 +281,60 @@ class Peer:
         self.view().apply(move)  # refuse an illegal move before anything is signed
         self._write("move", self.build_move(table, move))
         self._act()
+
+    def say(self, text: str) -> ChatLine:
+        """Send a line of table chat to every seat, signed with this seat's key (so nobody can
+        put words in another player's mouth) and bound to this game. Chat is not a move: it
+        is never written to the log. Raises :class:`IllegalMove` for an empty or overlong
+        line, or before the table exists."""
+        text = chat_text(text)
+        if self.table is None:
+            raise IllegalMove("there is no table to talk to yet", self.seat)
+        body = bytes(msgpack.packb([CHAT_LABEL, self.table.game_id, self.seat,
+                                    self.rng_bytes(CHAT_NONCE_BYTES), text], use_bin_type=True))
+        signed = bytes(msgpack.packb([body, self.identity.sign(body)], use_bin_type=True))
+        line = ChatLine(self.seat, text)
+        self._keep_chat(signed, line)
+        return line
+
+    def _hear(self, signed: bytes, sender: int | None) -> None:
+        """A chat message from the wire: checked, kept, passed on once, or a fault."""
+        if signed in self._chat_seen:
+            return
+        table = self.table
+        if table is None:
+            return  # nobody's key is known yet: it cannot be checked
+        try:
+            body, signature = msgpack.unpackb(signed, raw=False, strict_map_key=True)
+            label, game_id, seat, nonce, text = msgpack.unpackb(body, raw=False, strict_map_key=True)
+            if not (label == CHAT_LABEL and isinstance(seat, int) and not isinstance(seat, bool)
+                    and 0 <= seat < table.players and isinstance(nonce, bytes)
+                    and len(nonce) == CHAT_NONCE_BYTES and isinstance(text, str)
+                    and isinstance(signature, bytes)):
+                raise ValueError
+            text = chat_text(text)
+        except (ValueError, TypeError, IllegalMove, msgpack.ExtraData, msgpack.FormatError,
+                msgpack.StackError):
+            self.faults.append(Fault(sender, None, "a malformed chat message"))
+            return
+        if game_id != table.game_id:
+            self.faults.append(Fault(sender, None, "a chat message of another game"))
+            return
+        try:
+            table.verifiers[seat].verify(signature, body)
+        except InvalidSignature:
+            self.faults.append(Fault(sender, None, "a chat message whose signature does not verify"))
+            return
+        self._keep_chat(signed, ChatLine(seat, text))
+
+    def _keep_chat(self, signed: bytes, line: ChatLine) -> None:
+        self._chat_seen[signed] = None
+        if len(self._chat_seen) > CHAT_KEPT:
+            del self._chat_seen[next(iter(self._chat_seen))]
+        self.chat = [*self.chat[-(CHAT_KEPT - 1):], line]
+        self._outbox.append((None, bytes(msgpack.packb([CHAT, signed], use_bin_type=True))))
+        if self.on_chat is not None:
+            self.on_chat(line)
 
     # ----------------------------------------------------------------- sync and folding
 
