@@ -229,12 +229,14 @@ class Peer:
 
     # ------------------------------------------------------------------------ input
 
-    def open_table(self, names: list[str], keys: list[bytes], rules: RuleSet, game_id: bytes) -> None:
-        """Write the log's first entry (the seat at 0 opens the table)."""
+    def open_table(self, names: list[str], keys: list[bytes], rules: RuleSet, game_id: bytes,
+                   run_by: list[int | None] | None = None) -> None:
+        """Write the log's first entry (the seat at 0 opens the table); ``run_by`` marks the
+        seats that are bots run by another seat's machine."""
         if self.log:
             raise ProtocolError("this peer already has a table")
         entry = make_entry(self.identity, game_id, 0, bytes(32), self.seat, "table",
-                           TableState.header_body(names, keys, rules))
+                           TableState.header_body(names, keys, rules, run_by))
         self._accept(entry, None)
         self._act()
 

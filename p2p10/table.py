@@ -159,10 +159,11 @@ class TableState:
     """The state of a table after a prefix of its log. Treat it as immutable."""
 
     __slots__ = ("engine", "game_id", "hand", "hands_started", "keys", "last_hash", "names",
-                 "rules", "seq", "verifiers")
+                 "rules", "run_by", "seq", "verifiers")
 
     game_id: bytes
     names: tuple[str, ...]
+    run_by: tuple[int | None, ...]
     keys: tuple[bytes, ...]
     verifiers: tuple[Ed25519PublicKey, ...]
     rules: RuleSet
@@ -175,9 +176,14 @@ class TableState:
     # ---------------------------------------------------------------- the first entry
 
     @staticmethod
-    def header_body(names: Sequence[str], keys: Sequence[bytes], rules: RuleSet) -> list[Any]:
-        """The body of the ``table`` entry that opens a log."""
-        return [PROTOCOL_NAME, list(rules.options()), [[n, k] for n, k in zip(names, keys, strict=True)]]
+    def header_body(names: Sequence[str], keys: Sequence[bytes], rules: RuleSet,
+                    run_by: Sequence[int | None] | None = None) -> list[Any]:
+        """The body of the ``table`` entry that opens a log. ``run_by[s]`` is the seat whose
+        machine runs seat ``s`` as a bot (None for a seat with its own player): that machine
+        holds the bot's secrets and so could see its cards, and every view says so."""
+        owners = run_by or [None] * len(names)
+        return [PROTOCOL_NAME, list(rules.options()),
+                [[n, k] if r is None else [n, k, r] for n, k, r in zip(names, keys, owners, strict=True)]]
 
     @classmethod
     def from_header(cls, entry: Entry) -> TableState:
@@ -198,13 +204,23 @@ class TableState:
             raise bad(f"a table seats {MIN_PLAYERS} to {MAX_PLAYERS} players, not {len(players)}")
         names: list[str] = []
         keys: list[bytes] = []
+        run_by: list[int | None] = []
         for item in players:
-            if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], str)
+            if not (isinstance(item, list) and len(item) in (2, 3) and isinstance(item[0], str)
                     and 0 < len(item[0]) <= MAX_NAME and item[0].isprintable()
                     and isinstance(item[1], bytes)):
-                raise bad(f"each player is [name of 1 to {MAX_NAME} printable characters, key]")
+                raise bad(f"each player is [name of 1 to {MAX_NAME} printable characters, key"
+                          ", and for a bot the seat that runs it]")
             names.append(item[0])
             keys.append(item[1])
+            owner = item[2] if len(item) == 3 else None
+            if owner is not None and (not isinstance(owner, int) or isinstance(owner, bool)
+                                      or not 0 <= owner < len(players)):
+                raise bad("a bot is run by a seat of the table")
+            run_by.append(owner)
+        for seat, owner in enumerate(run_by):
+            if owner is not None and (owner == seat or run_by[owner] is not None):
+                raise bad(f"seat {seat + 1}'s bot must be run by a seat with a player of its own")
         if len(set(keys)) != len(keys):
             raise bad("two seats share one identity key")
         try:
@@ -220,13 +236,16 @@ class TableState:
         state.game_id = entry.game_id
         if len(state.game_id) != GAME_ID_BYTES:
             raise bad("the game id has the wrong length")
-        state.names = tuple(names)
+        # A bot's name carries whose it is, in every view, replay and audit.
+        state.names = tuple(name if owner is None else f"{name} ({names[owner]}'s bot)"
+                            for name, owner in zip(names, run_by, strict=True))
+        state.run_by = tuple(run_by)
         state.keys = tuple(keys)
         state.verifiers = verifiers
         state.rules = rules
         state.seq = 1
         state.last_hash = entry.hash
-        state.engine = GameState(len(names), rules, names)
+        state.engine = GameState(len(names), rules, state.names)
         state.hand = None
         state.hands_started = 0
         return state

@@ -167,3 +167,44 @@ def test_a_tie_replay_deals_only_the_tied_seats_and_audits_clean() -> None:
     assert engine.winner == tie.went_out and engine.winner in (1, 2)
     report = audit_records([e.raw for e in run.log])
     assert report.clean and report.sheet == engine.sheet
+
+
+def test_a_hosts_bot_is_marked_in_the_signed_table_entry_and_in_every_view() -> None:
+    """A bot run on another seat's machine (``p2p10 host --bots``) is named as that seat's in
+    the table entry everybody checks, so every view, replay and audit says whose it is; a
+    marking that makes no sense is refused."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from p2p10.errors import ProtocolViolation
+    from p2p10.log import make_entry, public_bytes
+
+    ids = [Ed25519PrivateKey.from_private_bytes(bytes([i + 1]) * 32) for i in range(3)]
+    keys = [public_bytes(k) for k in ids]
+
+    def header(run_by: list[object]) -> TableState:
+        body = TableState.header_body(["Ann", "Bob", "Bot"], keys, SHORT, run_by)  # type: ignore[arg-type]
+        return TableState.from_header(make_entry(ids[0], bytes(16), 0, bytes(32), 0, "table", body))
+
+    table = header([None, None, 0])
+    assert table.run_by == (None, None, 0)
+    assert table.names == ("Ann", "Bob", "Bot (Ann's bot)")
+    assert table.engine.names[2] == "Bot (Ann's bot)" and table.name(2) == "Bot (Ann's bot) (seat 3)"
+    assert header([None, None, None]).names == ("Ann", "Bob", "Bot")
+    for bad in ([None, None, 2], [None, None, 5], [None, None, True], [None, 2, 1], [None, None, "0"]):
+        with pytest.raises(ProtocolViolation, match="bot"):
+            header(bad)
+
+
+def test_a_game_with_a_marked_bot_plays_and_audits() -> None:
+    from p2p10.audit import audit_records
+    from p2p10.log import encode_log, public_bytes, read_records
+
+    peers = make_peers([greedy_player] * 3, seed=3)
+    network = MemoryNetwork(peers)
+    peers[0].open_table(["Ann", "Bob", "Bot"], [public_bytes(p.identity) for p in peers], SHORT,
+                        bytes(16), run_by=[None, None, 0])
+    network.run(lambda: all(p.finished for p in peers))
+    records = read_records(encode_log(peers[0].log)).items
+    report = audit_records(records)
+    assert report.clean and report.table is not None
+    assert report.table.names[2] == "Bot (Ann's bot)"
