@@ -57,7 +57,7 @@ from p2p10.replay import revealed_secrets
 from p2p10.rules import OPTION_HELP, RuleSet, describe_phase
 from p2p10.solver import LayDownPlan, solve
 from p2p10.table import TableState
-from protocol.local import USER, LocalTable
+from protocol.local import LocalTable
 
 Line = list[OneStyleAndTextTuple]
 Handler = Callable[[MouseEvent], object]
@@ -1073,9 +1073,10 @@ class TableApp(Board):
         self.hold = False
         self._wake = asyncio.Event()
         self._follow = False
-        names = [seat.name for seat in local.seats]
+        names = local.names
         self._cache: tuple[int, GameState] | None = None
-        super().__init__(names, local.rules, USER, ascii_only, second_person=True)
+        self.seat = local.seat
+        super().__init__(names, local.rules, self.seat, ascii_only, second_person=True)
         local.subscribe(self._changed)
 
     async def run(self) -> None:
@@ -1180,7 +1181,7 @@ class TableApp(Board):
         mine = state is not None and self.local.my_turn()
         drawing = mine and state is not None and state.stage == "draw"
         playing = mine and state is not None and state.stage == "play"
-        down = state is not None and state.down[USER] is not None
+        down = state is not None and state.down[self.seat] is not None
         top = state.top_discard() if state is not None else None
         takeable = top is not None and not is_skip(top)
         return [
@@ -1196,8 +1197,8 @@ class TableApp(Board):
         """The user's hand in the chosen order; the cursor follows a card just drawn."""
         slots = super().hand_slots(state)
         self.selected &= set(slots)
-        if self._follow and state.stage == "play" and state.turn == USER and state.hands[USER]:
-            drawn = state.hands[USER][-1]
+        if self._follow and state.stage == "play" and state.turn == self.seat and state.hands[self.seat]:
+            drawn = state.hands[self.seat][-1]
             if drawn in slots:
                 self.cursor = slots.index(drawn)
                 self._follow = False
@@ -1212,8 +1213,8 @@ class TableApp(Board):
         if self.move_cursor(key, len(slots)):
             return
         actions: dict[str, Callable[[], object]] = {
-            "d": partial(self.play_move, DrawStock(USER), "You drew from the draw pile.", follow=True),
-            "t": partial(self.play_move, TakeDiscard(USER), "You took the discard.", follow=True),
+            "d": partial(self.play_move, DrawStock(self.seat), "You drew from the draw pile.", follow=True),
+            "t": partial(self.play_move, TakeDiscard(self.seat), "You took the discard.", follow=True),
             "l": self.lay_down, "L": self.choose_lay_down, "h": self.hit, "x": self.discard,
             "s": partial(self._open, "sheet"), "r": partial(self._open, "rules"),
             "?": partial(self._open, "help"), "o": self._sort,
@@ -1338,22 +1339,23 @@ class TableApp(Board):
     def lay_plans(self, state: GameState) -> list[LayDownPlan] | None:
         """The lay-downs open to the user (from the selection, if any), best first; None with
         the reason shown when there is none."""
-        phase = state.phase_of(USER) or 1
+        phase = state.phase_of(self.seat) or 1
         try:  # the engine says whether a lay-down may be made now at all
-            state.apply(LayDown(USER, phase, ()))
+            state.apply(LayDown(self.seat, phase, ()))
         except IllegalMove as err:
-            if state.stage != "play" or state.down[USER] is not None or not state.allowed_phases(USER):
+            me = self.seat
+            if state.stage != "play" or state.down[me] is not None or not state.allowed_phases(me):
                 self.refuse(str(err))
                 return None
         selected = [state.known[s] for s in self.hand_slots(state) if s in self.selected]
-        plans = lay_down_choices(state, USER, selected or state.hand_cards(USER))
+        plans = lay_down_choices(state, self.seat, selected or state.hand_cards(self.seat))
         if plans:
             return plans
-        phases = " or ".join(f"phase {p} ({describe_phase(p)})" for p in state.allowed_phases(USER))
+        phases = " or ".join(f"phase {p} ({describe_phase(p)})" for p in state.allowed_phases(self.seat))
         if selected:
             self.refuse(f"the selected cards do not make {phases}; Esc clears the selection")
         else:
-            _, short, _ = phase_fit(state.hand_cards(USER), state.allowed_phases(USER), state.rules)
+            _, short, _ = phase_fit(state.hand_cards(self.seat), state.allowed_phases(self.seat), state.rules)
             self.refuse(f"you cannot lay down {phases} yet: {short} card{'s' * (short != 1)} short")
         return None
 
@@ -1368,7 +1370,8 @@ class TableApp(Board):
                 return
             plan = plans[0]
         melds = "; ".join(label_text(m.kind, m.label, len(m.cards)) for m in plan.melds)
-        if self.play_move(plan_to_event(state, USER, plan), f"You laid down phase {plan.phase}: {melds}."):
+        laid = f"You laid down phase {plan.phase}: {melds}."
+        if self.play_move(plan_to_event(state, self.seat, plan), laid):
             self.selected.clear()
 
     def choose_lay_down(self) -> None:
@@ -1379,7 +1382,7 @@ class TableApp(Board):
         plans = self.lay_plans(state)
         if plans is None:
             return
-        slot_of = {state.known[s]: s for s in state.hands[USER] if s in state.known}
+        slot_of = {state.known[s]: s for s in state.hands[self.seat] if s in state.known}
         choices = []
         for index, plan in enumerate(plans):
             words = " + ".join(f"{label_text(m.kind, m.label, len(m.cards))}" for m in plan.melds)
@@ -1403,9 +1406,9 @@ class TableApp(Board):
             return
         if not state.melds:
             try:  # the engine's reason comes first: not drawn yet, not down yet
-                state.apply(Hit(USER, slots[0], state.known[slots[0]], 0))
+                state.apply(Hit(self.seat, slots[0], state.known[slots[0]], 0))
             except IllegalMove as err:
-                if state.stage != "play" or state.down[USER] is None:
+                if state.stage != "play" or state.down[self.seat] is None:
                     self.refuse(str(err))
                     return
             self.refuse("there is no meld on the table to hit yet")
@@ -1414,7 +1417,7 @@ class TableApp(Board):
         reasons: list[str] = []
         for meld in state.melds:
             try:
-                plan_hits(state, USER, meld.id, slots)
+                plan_hits(state, self.seat, meld.id, slots)
                 fitting.append(meld.id)
             except IllegalMove as err:
                 reasons.append(str(err))
@@ -1443,7 +1446,7 @@ class TableApp(Board):
 
     def meld_name(self, state: GameState, meld: Meld) -> str:
         """A meld in words: whose, and what."""
-        owner = "your" if meld.owner == USER else f"{self.spoken[meld.owner]}'s"
+        owner = "your" if meld.owner == self.seat else f"{self.spoken[meld.owner]}'s"
         return f"{owner} {label_text(meld.kind, meld.label, len(meld.cards))}"
 
     def hit_on(self, state: GameState, slots: list[int], meld_id: int, end: End | None = None) -> None:
@@ -1460,7 +1463,7 @@ class TableApp(Board):
                 Choice(">", f"high end, as {high}", partial(self.hit_on, state, slots, meld_id, "high"))])
             return
         try:
-            hits = plan_hits(state, USER, meld_id, slots, end)
+            hits = plan_hits(state, self.seat, meld_id, slots, end)
         except IllegalMove as err:
             self.refuse(str(err))
             return
@@ -1481,14 +1484,16 @@ class TableApp(Board):
             return
         slot = slots[self.cursor]
         card = state.known[slot]
-        targets = state.skip_targets(USER) if state.stage == "play" else ()
-        if not is_skip(card) or not targets or len(state.hands[USER]) == 1:
-            self.play_move(Discard(USER, slot, card), f"You discarded {card_text(card)}.")
+        targets = state.skip_targets(self.seat) if state.stage == "play" else ()
+        if not is_skip(card) or not targets or len(state.hands[self.seat]) == 1:
+            self.play_move(Discard(self.seat, slot, card), f"You discarded {card_text(card)}.")
         elif len(targets) == 1:
-            self.play_move(Discard(USER, slot, card, targets[0]), f"You skipped {self.spoken[targets[0]]}.")
+            skipped = f"You skipped {self.spoken[targets[0]]}."
+            self.play_move(Discard(self.seat, slot, card, targets[0]), skipped)
         else:
-            choices = [Choice(str(t), self.spoken[t], partial(self.play_move, Discard(USER, slot, card, t),
-                                                             f"You skipped {self.spoken[t]}."))
+            choices = [Choice(str(t), self.spoken[t],
+                              partial(self.play_move, Discard(self.seat, slot, card, t),
+                                      f"You skipped {self.spoken[t]}."))
                        for t in targets]
             self.prompt = Prompt("Skip whom?", choices)
 

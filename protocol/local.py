@@ -106,22 +106,18 @@ class LocalTable:
         return expect is not None and expect.seat == USER and expect.kind == "move"
 
     def dealing(self) -> tuple[int, int] | None:
-        """While a hand is being set up: (entries written, entries needed) of keys, shuffles
-        and deal tokens; None once the hand is in play."""
-        table = self.table
-        if table is None:
-            return (0, 3 * len(self.seats))
-        hand = table.hand
-        n = len(self.seats)
-        if hand is None:
-            return (0, 3 * n) if table.expected() is not None else None
-        if hand.stage == "keys":
-            return (len(hand.publics), 3 * n)
-        if hand.stage == "shuffle" and len(hand.rounds) == 1:
-            return (n + len(hand.rounds[0].decks), 3 * n)
-        if hand.stage == "deal_tokens":
-            return (2 * n + hand.batches, 3 * n)
-        return None
+        """While a hand is being set up: (entries written, entries needed); None in play."""
+        return dealing_progress(self.table, len(self.seats))
+
+    @property
+    def seat(self) -> int:
+        """The user's seat."""
+        return USER
+
+    @property
+    def names(self) -> list[str]:
+        """The players' names, in seat order."""
+        return [seat.name for seat in self.seats]
 
     # --------------------------------------------------------------------- input
 
@@ -217,6 +213,24 @@ class LocalTable:
     def _wake(self) -> None:
         if self._changed is not None:
             self._changed.set()
+
+
+def dealing_progress(table: TableState | None, players: int) -> tuple[int, int] | None:
+    """While a hand is being set up: (entries written, entries needed) of keys, shuffles and
+    deal tokens, for a progress bar; None once the hand is in play."""
+    if table is None:
+        return (0, 3 * players)
+    hand = table.hand
+    n = players
+    if hand is None:
+        return (0, 3 * n) if table.expected() is not None else None
+    if hand.stage == "keys":
+        return (len(hand.publics), 3 * n)
+    if hand.stage == "shuffle" and len(hand.rounds) == 1:
+        return (n + len(hand.rounds[0].decks), 3 * n)
+    if hand.stage == "deal_tokens":
+        return (2 * n + hand.batches, 3 * n)
+    return None
 
 
 def _loop_running() -> bool:
