@@ -1,5 +1,6 @@
-"""``p2p10 host``, ``p2p10 join`` and ``p2p10 resume``: a table on the LAN, peer to peer (a first slice: seats
-played by bots with ``--autoplay``; the terminal table over the LAN comes later)."""
+"""``p2p10 host``, ``p2p10 join``, ``p2p10 resume`` and ``p2p10 tables``: a table on the LAN, peer
+to peer. A person plays in the same terminal table as ``p2p10 play`` (with table chat); with
+``--autoplay`` a bot plays the seat with no terminal."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from p2p10.bots import POLICIES
 from p2p10.engine import MAX_PLAYERS, MIN_PLAYERS
 from p2p10.table import MAX_NAME
 from protocol.discovery import TableAd, list_tables
-from protocol.lan import GameResult, Host, Joiner, Resumer
+from protocol.lan import Front, GameResult, Host, Joiner, LanError, LanSeat, Resumer
 
 
 def add_parsers(sub: Any, rule_options: argparse.ArgumentParser) -> None:
@@ -34,7 +35,11 @@ def add_parsers(sub: Any, rule_options: argparse.ArgumentParser) -> None:
     host.add_argument("--seats", type=int, default=4, metavar="N",
                       help=f"seats at the table, you included, {MIN_PLAYERS}-{MAX_PLAYERS} (4)")
     host.add_argument("--start-when-full", action="store_true",
-                      help="start as soon as every seat is taken (needed for now)")
+                      help="start as soon as every seat is taken (otherwise: when you press Enter)")
+    host.add_argument("--bots", type=int, default=0, metavar="N",
+                      help="seats played by bots on this machine, marked as yours (0)")
+    host.add_argument("--level", default="normal", choices=list(POLICIES),
+                      help="how well your bots play (normal)")
     host.add_argument("--port", type=int, default=0, metavar="P", help="port to listen on (any free one)")
     host.add_argument("--table", metavar="TITLE", help="the table's name on the network (NAME's table)")
     host.add_argument("--quiet-network", action="store_true",
@@ -85,6 +90,7 @@ def add_parsers(sub: Any, rule_options: argparse.ArgumentParser) -> None:
                         help="the address to listen on (the one the seat had)")
     resume.add_argument("--autoplay", metavar="POLICY",
                         help=f"let a bot play this seat with no terminal ({', '.join(POLICIES)})")
+    resume.add_argument("--ascii", action="store_true", help="draw the table with ASCII only")
     resume.set_defaults(func=cmd_resume)
 
 
@@ -101,6 +107,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
                         help="the address to listen on and to give the other peers (all interfaces)")
     parser.add_argument("--autoplay", metavar="POLICY",
                         help=f"let a bot play this seat with no terminal ({', '.join(POLICIES)})")
+    parser.add_argument("--ascii", action="store_true", help="draw the table with ASCII only")
     parser.add_argument("--save", type=Path, metavar="DIR",
                         help="save the log and secrets in DIR (default: the data directory)")
     parser.add_argument("--reachable-at", metavar="HOST:PORT",
@@ -117,14 +124,30 @@ def _reachable_at(args: argparse.Namespace) -> tuple[str, int] | None:
     return host.strip("[]"), int(port)
 
 
-def _check_autoplay(args: argparse.Namespace) -> str:
+def _check_autoplay(args: argparse.Namespace) -> str | None:
+    """The bot policy for the seat, or None for a person at this terminal."""
     if args.autoplay is None:
-        raise UsageError("the terminal table over the LAN is not there yet: "
-                         "use --autoplay POLICY to let a bot play this seat")
+        if not (sys.stdin.isatty() and sys.stdout.isatty()):
+            raise UsageError("the table needs a terminal: run this in one, or let a bot play the "
+                             "seat with --autoplay POLICY")
+        return None
     if args.autoplay not in POLICIES:
         raise UsageError(f"unknown policy {args.autoplay!r}; choose from {', '.join(POLICIES)}")
     policy: str = args.autoplay
     return policy
+
+
+def _front(policy: str | None, ascii_only: bool) -> Front | None:
+    """The play screen for a person (None when a bot plays the seat)."""
+    if policy is not None:
+        return None
+
+    async def front(seat: LanSeat) -> None:
+        from cli.table_app import LanTableApp  # prompt_toolkit loads only for a screen
+
+        await LanTableApp(seat, ascii_only).run()
+
+    return front
 
 
 def _finish(result: GameResult) -> int:
@@ -133,16 +156,41 @@ def _finish(result: GameResult) -> int:
 
 
 def cmd_host(args: argparse.Namespace) -> int:
-    """Open a table, wait for it to fill, play seat 1 to the end."""
+    """Open a table, wait for it to fill (or for Enter), play seat 1 to the end."""
     policy = _check_autoplay(args)
-    if not args.start_when_full:
-        raise UsageError("starting the table by hand is not there yet: use --start-when-full")
     if not 0 <= args.port < 65536:
         raise UsageError(f"--port must be 0 to 65535, not {args.port}")
-    host = Host(args.name, args.seats, args.rules, policy, args.interface, args.port, args.save,
-                title=args.table, advertised=not args.quiet_network,
-                reachable_at=_reachable_at(args))
-    return _finish(asyncio.run(host.run()))
+    try:
+        host = Host(args.name, args.seats, args.rules, policy, args.interface, args.port, args.save,
+                    title=args.table, advertised=not args.quiet_network,
+                    reachable_at=_reachable_at(args), bots=args.bots, bot_level=args.level,
+                    start_when_full=args.start_when_full, front=_front(policy, args.ascii))
+    except LanError as err:
+        raise UsageError(str(err)) from None
+    return _finish(asyncio.run(_host(host)))
+
+
+async def _host(host: Host) -> GameResult:
+    """Run the table; without --start-when-full, Enter on the terminal starts it."""
+    if host.start_when_full:
+        return await host.run()
+    loop = asyncio.get_running_loop()
+
+    def line() -> None:
+        if not sys.stdin.readline():  # end of input: no more Enters to come
+            loop.remove_reader(sys.stdin)
+            return
+        try:
+            host.start()
+        except LanError as err:
+            print(f"p2p10: cannot start: {err}", file=sys.stderr, flush=True)
+
+    print("press Enter to start with the players seated so far", flush=True)
+    loop.add_reader(sys.stdin, line)
+    try:
+        return await host.run()
+    finally:
+        loop.remove_reader(sys.stdin)
 
 
 def cmd_join(args: argparse.Namespace) -> int:
@@ -156,14 +204,15 @@ def cmd_join(args: argparse.Namespace) -> int:
     elif not _looks_like_address(address):
         address = asyncio.run(_find_table(address, args.interface, args.timeout))
     joiner = Joiner(address, args.name, policy, args.interface, args.save,
-                    reachable_at=_reachable_at(args))
+                    reachable_at=_reachable_at(args), front=_front(policy, args.ascii))
     return _finish(asyncio.run(joiner.run()))
 
 
 def cmd_resume(args: argparse.Namespace) -> int:
     """Start a seat again from its files and play it to the end."""
     policy = _check_autoplay(args)
-    return _finish(asyncio.run(Resumer(args.file, policy, args.interface).run()))
+    resumer = Resumer(args.file, policy, args.interface, front=_front(policy, args.ascii))
+    return _finish(asyncio.run(resumer.run()))
 
 
 def _looks_like_address(text: str) -> bool:

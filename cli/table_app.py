@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache, partial
 from itertools import zip_longest
+from typing import TYPE_CHECKING
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.application.current import get_app
@@ -53,11 +54,15 @@ from p2p10.events import Discard, DrawStock, Hit, LayDown, SeatEvent, TakeDiscar
 from p2p10.log import BadEntry, NotALog, parse_entry
 from p2p10.melds import End, Meld, hit_ends, label_text
 from p2p10.moves import plan_to_event
+from p2p10.peer import MAX_CHAT, ChatLine
 from p2p10.replay import revealed_secrets
 from p2p10.rules import OPTION_HELP, RuleSet, describe_phase
 from p2p10.solver import LayDownPlan, solve
 from p2p10.table import TableState
 from protocol.local import LocalTable
+
+if TYPE_CHECKING:  # the LAN stack (aiohttp, zeroconf) loads only for a LAN game
+    from protocol.lan import LanSeat
 
 Line = list[OneStyleAndTextTuple]
 Handler = Callable[[MouseEvent], object]
@@ -1512,6 +1517,96 @@ REPLAY_HELP = (
     " sees its own cards (opened with its key, which the log holds from that hand's",
     " reveal on).",
 )
+
+
+LAN_HELP = (
+    *PLAY_HELP,
+    "",
+    " At a LAN table: c  chat (type a line, Enter sends it, Esc drops it).",
+    " Every player's lines are signed with their key; chat is not in the log.",
+    " The game goes on while a hand's summary is open: the others do not wait.",
+    " Quit leaves the table; 'p2p10 resume LOG' takes you back to it.",
+)
+
+
+class LanTableApp(TableApp):
+    """The play screen for a seat at a LAN table (:class:`~protocol.lan.LanSeat`): the same
+    table, driven by the mesh instead of by the screen, with table chat and a warning when the
+    table has been waiting too long for somebody."""
+
+    help_text = LAN_HELP
+
+    def __init__(self, seat: LanSeat, ascii_only: bool = False) -> None:
+        self.typing: str | None = None  # the chat line being typed, or None
+        super().__init__(seat, ascii_only)  # type: ignore[arg-type]
+        self.lan = seat
+        seat.chat_listeners.append(self._heard)
+        self.app.refresh_interval = 1.0  # the "waiting for" line changes with no new entry
+
+    async def _drive(self) -> None:
+        try:
+            await asyncio.shield(self.lan.playing)
+        except asyncio.CancelledError:
+            return
+        except Exception as err:  # e.g. a roster the table entry contradicts: show why
+            self.app.exit(exception=err)
+            return
+        self._changed()
+
+    def _release(self) -> None:
+        self.hold = False  # nobody waits for this screen: the summary only closes
+
+    def _heard(self, line: ChatLine) -> None:
+        who = "You" if line.seat == self.seat else self.spoken[line.seat]
+        self.narrator.lines.append(f"{who} said: {line.text}")
+        self.app.invalidate()
+
+    def title(self, state: GameState | None) -> Line:
+        """As at home, and who the table is waiting for when somebody is overdue."""
+        line = super().title(state)
+        missing = self.lan.missing()
+        if missing is not None:
+            line = [*line, ("class:error", f" Waiting for {missing}: not heard from for a while ")]
+        return line
+
+    def footer(self) -> list[Line]:
+        """The keys, with chat."""
+        if self.typing is not None:
+            return self.keys_lines([("Enter", "send", True), ("Esc", "cancel", True)])
+        lines = super().footer()
+        return [*lines[:-1], *self.keys_lines([("c", "chat", True)]), lines[-1]]
+
+    def _status_text(self) -> StyleAndTextTuples:
+        if self.typing is None:
+            return super()._status_text()
+        cursor = "_" if self.ascii else "▏"
+        return clip([("class:warn", " Say: "), ("", self.typing + cursor)], self.size()[0])
+
+    def press(self, key: str) -> None:
+        """Chat typing takes every key until Enter or Esc."""
+        if self.typing is None:
+            if key == "c" and self.prompt is None and self.screen == "table":
+                self.typing = ""
+                self.app.invalidate()
+                return
+            super().press(key)
+            return
+        if key == "Esc":
+            self.typing = None
+        elif key == "Enter":
+            text, self.typing = self.typing, None
+            if text.strip():
+                try:
+                    self.lan.say(text)
+                except IllegalMove as err:
+                    self.refuse(str(err))
+        elif key in ("c-h", "backspace"):
+            self.typing = self.typing[:-1]
+        elif key == "Space":
+            self.typing += " "
+        elif len(key) == 1 and key.isprintable() and len(self.typing) < MAX_CHAT:
+            self.typing += key
+        self.app.invalidate()
 
 
 def replay_frames(records: Sequence[bytes]) -> tuple[list[TableState], str | None]:

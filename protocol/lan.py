@@ -28,7 +28,7 @@ import contextlib
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -39,14 +39,15 @@ from aiohttp import web
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p10.bots import POLICIES
-from p2p10.engine import MAX_PLAYERS, MIN_PLAYERS
+from p2p10.engine import MAX_PLAYERS, MIN_PLAYERS, GameState
 from p2p10.errors import BadRules, P2P10Error, ProtocolError
-from p2p10.log import GAME_ID_BYTES, PUBLIC_KEY_BYTES, fingerprint, public_bytes, public_key
-from p2p10.peer import Peer
+from p2p10.events import SeatEvent
+from p2p10.log import GAME_ID_BYTES, PUBLIC_KEY_BYTES, Entry, fingerprint, public_bytes, public_key
+from p2p10.peer import ChatLine, Peer, Player
 from p2p10.rules import RuleSet
-from p2p10.table import MAX_NAME
+from p2p10.table import MAX_NAME, TableState
 from protocol.discovery import Advertisement, TableAd, advertise
-from protocol.local import data_dir
+from protocol.local import data_dir, dealing_progress
 from protocol.mesh import MESH_PATH, Mesh, attach_files, listen, secrets_path, url_for
 from protocol.storage import resume_peer
 
@@ -82,9 +83,11 @@ class GameResult:
     def summary(self) -> str:
         """One line: who won (or why the table stopped) and where the log is."""
         table = self.peer.table
-        if self.peer.stopped or table is None:
+        if self.peer.stopped:
             reason = self.peer.violation or "two different entries signed for one position"
             return f"the table stopped: {reason}; log {self.log_path}"
+        if table is None or not self.peer.finished:
+            return (f"you left the table mid-game; go back with: p2p10 resume {self.log_path}")
         winner = table.engine.winner
         who = table.name(winner) if winner is not None else "nobody"
         return f"game over: {who} won; log {self.log_path}"
@@ -141,12 +144,98 @@ def _say(line: str) -> None:
     print(line, flush=True)  # flushed: a parent process may be waiting for the line
 
 
+class LanSeat:
+    """A seat at a LAN table as a screen sees it: the reading and playing interface of
+    :class:`~protocol.local.LocalTable` (so the same play screen serves both), but driven by
+    the mesh, not by the screen. Made by :func:`play_seat` once the table entry is known."""
+
+    def __init__(self, peer: Peer, mesh: Mesh, rules: RuleSet, log_path: Path,
+                 playing: asyncio.Task[None]) -> None:
+        assert peer.table is not None
+        self.user = peer
+        self.mesh = mesh
+        self.rules = rules
+        self.log_path = log_path
+        self.playing = playing
+        self.names = list(peer.table.names)
+        self._listeners: list[Callable[[], None]] = []
+        self.chat_listeners: list[Callable[[ChatLine], None]] = []
+
+    @property
+    def seat(self) -> int:
+        """The user's seat."""
+        return self.user.seat
+
+    @property
+    def table(self) -> TableState | None:
+        """The user's fold of the log."""
+        return self.user.table
+
+    def view(self) -> GameState:
+        """The game as the user sees it."""
+        return self.user.view()
+
+    @property
+    def over(self) -> bool:
+        """True once the game has a winner, or the table froze."""
+        return self.user.finished or self.user.stopped
+
+    def my_turn(self) -> bool:
+        """True when the table waits for the user's move."""
+        expect = self.user.table.expected() if self.user.table else None
+        return expect is not None and expect.seat == self.seat and expect.kind == "move"
+
+    def dealing(self) -> tuple[int, int] | None:
+        """While a hand is being set up: (entries written, entries needed)."""
+        return dealing_progress(self.table, len(self.names))
+
+    def missing(self) -> str | None:
+        """Who the table has been waiting for too long (``blame_after``), if anybody."""
+        overdue = self.user.overdue
+        table = self.table
+        if overdue is None or table is None or self.over:
+            return None
+        expect = table.expected()
+        return self.names[overdue.seat] if expect is not None and expect.seat == overdue.seat else None
+
+    def subscribe(self, listener: Callable[[], None]) -> None:
+        """Call ``listener`` after every new entry in the user's log."""
+        self._listeners.append(listener)
+
+    def play(self, move: SeatEvent) -> None:
+        """The user's move; raises :class:`IllegalMove` with a reason, changing nothing."""
+        self.user.play(move)
+        self.mesh.pump()
+
+    def say(self, text: str) -> ChatLine:
+        """A line of table chat; raises :class:`IllegalMove` for an empty or overlong line."""
+        line = self.user.say(text)
+        self.mesh.pump()
+        return line
+
+    def entry_added(self) -> None:
+        """Tell the screen (called by the peer's log hook)."""
+        for listener in self._listeners:
+            listener()
+
+    def chat_heard(self, line: ChatLine) -> None:
+        """Tell the screen of a line of chat."""
+        for listener in self.chat_listeners:
+            listener(line)
+
+
+Front = Callable[[LanSeat], Awaitable[None]]
+
+
 async def play_seat(peer: Peer, table_id: bytes, roster: list[SeatInfo], rules: RuleSet,
                     log_path: Path, mesh_slot: MeshSlot, *, listening: tuple[str, int],
-                    resumed: bool = False) -> GameResult:
+                    resumed: bool = False, run_by: list[int | None] | None = None,
+                    front: Front | None = None) -> GameResult:
     """Play ``peer``'s seat to the end over the mesh (``roster`` hosts resolved; this peer's
-    listener at ``listening``); seat 0 writes the table entry unless its log has one. A
-    ``resumed`` peer appends to its files."""
+    listener at ``listening``); seat 0 writes the table entry (marking ``run_by``) unless its
+    log has one. A ``resumed`` peer appends to its files. With a ``front`` (the play screen),
+    a person plays: the front is awaited once the table entry is known, and if it returns
+    before the end (the player quit), the seat leaves the table, its files kept for resume."""
     seat = peer.seat
     save_roster(roster_path(log_path), table_id, rules, roster, listening)
     log, secrets = attach_files(peer, log_path, identity_saved=resumed)
@@ -156,21 +245,46 @@ async def play_seat(peer: Peer, table_id: bytes, roster: list[SeatInfo], rules: 
     mesh.seat_table(keys, addresses)
     mesh_slot.fill(mesh)
     if seat == 0 and not peer.log:
-        peer.open_table([s.name for s in roster], keys, rules, table_id)
+        peer.open_table([s.name for s in roster], keys, rules, table_id, run_by)
     named: list[object] = [None]
+    screen: list[LanSeat] = []
+    save_entry = peer.on_entry
+
+    def entry_added(entry: Entry) -> None:
+        if save_entry is not None:
+            save_entry(entry)  # saved first: a screen's listener must never lose an entry
+        for seat_view in screen:
+            seat_view.entry_added()
+
+    peer.on_entry = entry_added
+    peer.on_chat = lambda line: [seat_view.chat_heard(line) for seat_view in screen] and None
 
     def done() -> bool:
         if peer.table is not None and list(peer.table.keys) != keys:
             raise LanError("the table entry names other keys than the roster: leaving this table")
-        if peer.overdue is not None and named[0] != peer.overdue:
+        if front is None and peer.overdue is not None and named[0] != peer.overdue:
             named[0] = peer.overdue
             print(f"p2p10: waiting for {peer.table.name(peer.overdue.seat) if peer.table else '?'}",
                   file=sys.stderr)
         return peer.finished or peer.stopped
 
+    playing = asyncio.ensure_future(mesh.run(done))
     try:
-        await mesh.run(done)
+        if front is not None:
+            while peer.table is None and not playing.done():
+                await asyncio.sleep(0.05)
+            if peer.table is not None:
+                screen.append(LanSeat(peer, mesh, rules, log_path, playing))
+                await front(screen[0])
+            if not playing.done():
+                playing.cancel()  # the player left mid-game: the files stay for resume
+        with contextlib.suppress(asyncio.CancelledError):
+            await playing
     finally:
+        if not playing.done():
+            playing.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await playing
         log.close()
         secrets.close()
     return GameResult(peer, log_path)
@@ -234,6 +348,9 @@ def parse_roster(item: Any) -> tuple[bytes, RuleSet, list[SeatInfo]]:
     return item[1], rules, roster
 
 
+BotSeat = tuple[Ed25519PrivateKey, "MeshSlot", int]  # a host's bot: its key, mesh route, port
+
+
 class MeshSlot:
     """The ``/mesh`` route of a listener that starts before its peer exists (a joiner learns
     its seat only from the roster): links that arrive early wait for the mesh a little."""
@@ -257,15 +374,37 @@ class MeshSlot:
         return await self.mesh.handle(request)
 
 
-class Host:
-    """Seat 0: gathers the seats in its lobby, sends the roster and opens the table."""
+def player_for(policy: str | None) -> Player | None:
+    """The bot that plays a seat, or None for a person at the screen."""
+    return None if policy is None else POLICIES[policy]
 
-    def __init__(self, name: str, seats: int, rules: RuleSet, policy: str, interface: str = "0.0.0.0",
-                 port: int = 0, save_dir: Path | None = None, say: Say = _say,
-                 title: str | None = None, advertised: bool = True,
-                 reachable_at: tuple[str, int] | None = None) -> None:
+
+class Host:
+    """Seat 0: gathers the seats in its lobby, sends the roster and opens the table.
+
+    ``bots`` of the ``seats`` are bots run by this machine (``bot_level`` policy), seated after
+    the people and marked as the host's in the table entry. The table starts when every other
+    seat is taken (``start_when_full``) or when :meth:`start` is called: then the bots fill
+    the free seats up to ``bots``. ``policy`` None means a person plays seat 0 through
+    ``front`` (the play screen)."""
+
+    def __init__(self, name: str, seats: int, rules: RuleSet, policy: str | None,
+                 interface: str = "0.0.0.0", port: int = 0, save_dir: Path | None = None,
+                 say: Say = _say, title: str | None = None, advertised: bool = True,
+                 reachable_at: tuple[str, int] | None = None, *, bots: int = 0,
+                 bot_level: str = "normal", start_when_full: bool = True,
+                 front: Front | None = None) -> None:
         if not MIN_PLAYERS <= seats <= MAX_PLAYERS:
             raise LanError(f"a table seats {MIN_PLAYERS} to {MAX_PLAYERS} players, not {seats}")
+        if not 0 <= bots < seats:
+            raise LanError(f"--bots must leave the host a seat: 0 to {seats - 1}, not {bots}")
+        if bot_level not in POLICIES:
+            raise LanError(f"unknown bot level {bot_level!r}; choose from {', '.join(POLICIES)}")
+        self.bots = bots
+        self.bot_level = bot_level
+        self.peers: list[Peer] = []  # once the table starts: the host's own, then its bots
+        self.start_when_full = start_when_full
+        self.front = front
         self.name = valid_name(name)
         self.title = title or f"{self.name}'s table"
         self.advertised = advertised
@@ -287,8 +426,29 @@ class Host:
         self._started = False
         self.slot = MeshSlot()
 
+    @property
+    def people(self) -> int:
+        """Seats for people (the host included): the rest are the host's bots."""
+        return self.seats - self.bots
+
+    def can_start(self) -> str | None:
+        """Why the table cannot start now, or None."""
+        if self._started:
+            return "the table has started"
+        if len(self.roster) + self.bots < MIN_PLAYERS:
+            return "nobody has sat down yet"
+        return None
+
+    def start(self) -> None:
+        """Start with the people seated now (bots fill up to ``bots``); :class:`LanError` if
+        nobody has sat down and there are no bots."""
+        why = self.can_start()
+        if why is not None:
+            raise LanError(why)
+        self._full.set()
+
     async def run(self) -> GameResult:
-        """Open the lobby, wait for a full table, play seat 0 to the end."""
+        """Open the lobby, wait for a full table (or :meth:`start`), play seat 0 to the end."""
         try:
             runner, port = await listen({LOBBY_PATH: self.lobby, MESH_PATH: self.slot.handle},
                                         self.interface, self.port)
@@ -297,16 +457,20 @@ class Host:
         self.listening = port
         own_host, own_port = self.reachable_at or (self.roster[0].host, port)
         self.roster[0] = SeatInfo(self.roster[0].name, self.roster[0].key, own_host, own_port)
+        runners: list[web.AppRunner] = []
         try:
             self.say(f"listening on {self.interface}:{port}")
             self.say(f"table {self.table_id.hex()}: {self.seats} seats, rules: {self.rules.describe()}")
             if self.advertised:
                 await self._advertise(port)
+            if self.start_when_full and len(self.roster) == self.people:
+                self._full.set()  # the host's bots fill every other seat
             await self._full.wait()
             self._started = True
             if self._ad is not None:
                 await self._ad.close()
                 self._ad = None
+            bots = await self._seat_bots(runners)
             roster = _roster_message(self.table_id, self.rules, self.roster)
             for key, socket in list(self._lobby.items()):
                 try:
@@ -316,18 +480,49 @@ class Host:
                     # Nobody can play that seat now, and without it the table cannot deal.
                     name = next(s.name for s in self.roster if s.key == key)
                     raise LanError(f"{name} left just as the table started") from None
-            self.say("the table is full: dealing")
-            peer = Peer(0, self.identity, player=POLICIES[self.policy])
-            return await play_seat(peer, self.table_id, self.roster, self.rules,
-                                   log_path_for(self.save_dir, self.table_id, 0), self.slot,
-                                   listening=(self.interface, port))
+            self.say(f"the table starts with {len(self.roster)} players: dealing")
+            run_by: list[int | None] = [None if i < len(self.roster) - len(bots) else 0
+                                        for i in range(len(self.roster))]
+            peer = Peer(0, self.identity, player=player_for(self.policy))
+            self.peers = [peer]
+            playing = [play_seat(peer, self.table_id, self.roster, self.rules,
+                                 log_path_for(self.save_dir, self.table_id, 0), self.slot,
+                                 listening=(self.interface, port), run_by=run_by, front=self.front)]
+            for seat, (identity, slot, bot_port) in bots.items():
+                bot = Peer(seat, identity, player=POLICIES[self.bot_level])
+                self.peers.append(bot)
+                playing.append(play_seat(bot, self.table_id, self.roster, self.rules,
+                                         log_path_for(self.save_dir, self.table_id, seat), slot,
+                                         listening=(self.interface, bot_port)))
+            results = await asyncio.gather(*playing)
+            return results[0]
         finally:
             if self._ad is not None:
                 await self._ad.close()
+            for extra in runners:
+                await extra.cleanup()
             await runner.cleanup()
 
+    async def _seat_bots(self, runners: list[web.AppRunner]) -> dict[int, BotSeat]:
+        """Seat the host's bots after the people, each a peer of its own with its own key,
+        files and mesh listener (in this process); by seat, its key, mesh slot and port."""
+        bots: dict[int, BotSeat] = {}
+        for number in range(1, min(self.bots, self.seats - len(self.roster)) + 1):
+            identity = Ed25519PrivateKey.generate()
+            slot = MeshSlot()
+            try:
+                runner, port = await listen({MESH_PATH: slot.handle}, self.interface)
+            except OSError as err:
+                raise LanError(f"cannot listen for a bot on {self.interface}: {err.strerror}") from None
+            runners.append(runner)
+            own_host = self.roster[0].host if self.reachable_at is None else self.reachable_at[0]
+            self.roster.append(SeatInfo(self._unique(f"Bot {number}"), public_bytes(identity),
+                                        own_host, port))
+            bots[len(self.roster) - 1] = (identity, slot, port)
+        return bots
+
     def _table_ad(self, port: int) -> TableAd:
-        return TableAd(self.title, self.name, len(self.roster), self.seats - len(self.roster),
+        return TableAd(self.title, self.name, len(self.roster) + self.bots, self.people - len(self.roster),
                        tuple(self.rules.options()), fingerprint(self.roster[0].key),
                        (self.interface if self.interface not in WILDCARD else "0.0.0.0", port))
 
@@ -377,8 +572,8 @@ class Host:
             await socket.close()
             return socket
         refusal = None
-        if self._started or len(self.roster) >= self.seats:
-            refusal = "the table is full"
+        if self._started or len(self.roster) >= self.people:
+            refusal = "the table is full" if not self._started else "the game has started"
         elif any(s.key == seat.key for s in self.roster):
             refusal = "that key is already seated"
         if refusal is not None:
@@ -390,9 +585,10 @@ class Host:
         seat = SeatInfo(self._unique(seat.name), seat.key, seat.host, seat.port)
         self.roster.append(seat)
         self._lobby[seat.key] = socket
-        self.say(f"{seat.name} sat down ({len(self.roster)} of {self.seats})")
-        await socket.send_bytes(_pack(["seated", len(self.roster), self.seats]))
-        if len(self.roster) == self.seats:
+        self.say(f"{seat.name} sat down ({len(self.roster)} of {self.people}"
+                 f"{f', and {self.bots} bots' if self.bots else ''})")
+        await socket.send_bytes(_pack(["seated", len(self.roster) + self.bots, self.seats]))
+        if len(self.roster) == self.people and self.start_when_full:
             self._full.set()
         else:
             await self._update_ad()
@@ -402,7 +598,7 @@ class Host:
             # Left before the start: the seat is free again.
             self.roster = [s for s in self.roster if s.key != seat.key]
             del self._lobby[seat.key]
-            self.say(f"{seat.name} left ({len(self.roster)} of {self.seats})")
+            self.say(f"{seat.name} left ({len(self.roster)} of {self.people})")
             await self._update_ad()
         return socket
 
@@ -410,9 +606,9 @@ class Host:
 class Joiner:
     """A peer that sits down at a host's table (``HOST:PORT``) and plays its seat."""
 
-    def __init__(self, address: str, name: str, policy: str, interface: str = "0.0.0.0",
+    def __init__(self, address: str, name: str, policy: str | None, interface: str = "0.0.0.0",
                  save_dir: Path | None = None, say: Say = _say,
-                 reachable_at: tuple[str, int] | None = None) -> None:
+                 reachable_at: tuple[str, int] | None = None, front: Front | None = None) -> None:
         host, _, port = address.rpartition(":")
         if not host or not port.isdigit() or not _is_port(int(port)):
             raise LanError(f"join takes HOST:PORT, not {address!r}")
@@ -423,6 +619,8 @@ class Joiner:
         self.save_dir = save_dir
         self.say = say
         self.reachable_at = reachable_at
+        self.front = front
+        self.peer: Peer | None = None  # once seated
         self.identity = Ed25519PrivateKey.generate()
         self.slot = MeshSlot()
 
@@ -442,10 +640,10 @@ class Joiner:
             roster = [SeatInfo(s.name, s.key, own if i == seat and not self.reachable_at
                                else s.host or self.host, s.port)
                       for i, s in enumerate(roster)]
-            peer = Peer(seat, self.identity, player=POLICIES[self.policy])
+            peer = self.peer = Peer(seat, self.identity, player=player_for(self.policy))
             return await play_seat(peer, table_id, roster, rules,
                                    log_path_for(self.save_dir, table_id, seat), self.slot,
-                                   listening=(self.interface, port))
+                                   listening=(self.interface, port), front=self.front)
         finally:
             await runner.cleanup()
 
@@ -491,10 +689,12 @@ class Resumer:
     keep dialling it, find it again), dials the higher seats, catches up by want and plays on.
     It never signs a second entry for a position: every entry it sent was saved first."""
 
-    def __init__(self, log_path: Path, policy: str, interface: str | None = None) -> None:
+    def __init__(self, log_path: Path, policy: str | None, interface: str | None = None,
+                 front: Front | None = None) -> None:
         self.log_path = log_path.absolute()
         self.policy = policy
         self.interface = interface
+        self.front = front
 
     async def run(self) -> GameResult:
         """Restore the peer, listen where it listened, play its seat to the end."""
@@ -504,7 +704,7 @@ class Resumer:
         secrets = secrets_path(self.log_path)
         if not secrets.exists():
             raise LanError(f"no secrets file beside the log ({secrets.name}): this seat cannot go on")
-        peer = resume_peer(self.log_path, secrets, player=POLICIES[self.policy])
+        peer = resume_peer(self.log_path, secrets, player=player_for(self.policy))
         if peer.seat >= len(roster) or roster[peer.seat].key != public_bytes(peer.identity):
             raise LanError("the saved roster does not seat this peer's key")
         interface = self.interface or listen_host
@@ -515,6 +715,7 @@ class Resumer:
             raise LanError(f"cannot listen again on {interface}:{listen_port}: {err.strerror}") from None
         try:
             return await play_seat(peer, table_id, roster, rules, self.log_path, slot,
-                                   listening=(interface, listen_port), resumed=True)
+                                   listening=(interface, listen_port), resumed=True,
+                                   front=self.front)
         finally:
             await runner.cleanup()

@@ -131,8 +131,9 @@ def test_a_peer_killed_mid_game_resumes_from_its_files(tmp_path: Path, victim: i
 def test_command_line_errors_exit_2_with_a_message(tmp_path: Path,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
     cases = [
-        (["host", "--seats", "3"], "not there yet"),
-        (["host", "--autoplay", "greedy", "--seats", "3"], "--start-when-full"),
+        (["host", "--seats", "3"], "needs a terminal"),  # pytest's stdin is not one
+        (["join", "127.0.0.1:5"], "needs a terminal"),
+        (["host", "--autoplay", "greedy", "--seats", "3", "--bots", "3"], "--bots must leave"),
         (["host", "--autoplay", "nobody", "--start-when-full"], "unknown policy"),
         (["host", "--autoplay", "greedy", "--start-when-full", "--seats", "9"], "2 to 6"),
         (["join", "127.0.0.1:5", "--autoplay", "greedy", "--name", ""], "printable"),

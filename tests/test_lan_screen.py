@@ -1,0 +1,120 @@
+"""A person at a LAN table, on the same play screen as ``p2p10 play``, driven by keystrokes:
+the host plays its seat by keys against a joiner's bot and one of its own bots (marked as the
+host's in every view), chats both ways, and the game ends with every log identical and clean.
+Also: a table started by hand (Enter) with the players seated so far, and a player who quits
+mid-game leaves with the way back printed."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from prompt_toolkit.application import create_app_session
+from prompt_toolkit.input import create_pipe_input
+
+from cli.table_app import LanTableApp
+from p2p10.audit import audit_bytes
+from p2p10.peer import ChatLine
+from p2p10.rules import RuleSet
+from protocol.lan import GameResult, Host, Joiner, LanSeat
+from tests.test_play_app import Keyboard, Terminal, play_by_keys
+
+TIMEOUT = 60.0
+
+
+async def until(condition: object, seconds: float = TIMEOUT) -> None:
+    deadline = asyncio.get_running_loop().time() + seconds
+    while not condition():  # type: ignore[operator]
+        assert asyncio.get_running_loop().time() < deadline, "timed out"
+        await asyncio.sleep(0.01)
+
+
+async def test_a_person_plays_a_lan_table_by_keys_and_chats(tmp_path: Path) -> None:
+    with create_pipe_input() as pipe, create_app_session(input=pipe, output=Terminal(100, 30)):
+        apps: list[LanTableApp] = []
+
+        async def front(seat: LanSeat) -> None:
+            app = LanTableApp(seat)
+            apps.append(app)
+            await app.run()
+
+        said: list[str] = []
+        host = Host("Ann", 3, RuleSet.parse(["hands=1"]), None, "127.0.0.1", save_dir=tmp_path / "ann",
+                    say=said.append, advertised=False, bots=1, front=front)
+        hosting = asyncio.ensure_future(host.run())
+        await until(lambda: said)
+        address = said[0].removeprefix("listening on ")
+        joiner = Joiner(address, "Bob", "greedy", "127.0.0.1", tmp_path / "bob", say=lambda _: None)
+        joining = asyncio.ensure_future(joiner.run())
+        try:
+            await until(lambda: apps)
+            app = apps[0]
+            kb = Keyboard(app, pipe)
+            assert app.names == ["Ann", "Bob", "Bot 1 (Ann's bot)"]  # whose bot it is, for all to see
+            await until(lambda: "(Ann's bot)" in kb.screen())
+            # Chat both ways: typed here, heard by Bob's peer; said by Bob, shown here.
+            await kb.keys("c", *"hi all", "Enter")
+            assert joiner.peer is not None
+            await until(lambda: ChatLine(0, "hi all") in joiner.peer.chat)  # type: ignore[union-attr]
+            joiner.peer.say("good luck")
+            await until(lambda: "Bob said: good luck" in kb.screen())
+            assert "You said: hi all" in app.narrator.lines
+            await kb.keys("c", *"dropped", "\x1b")  # Esc drops a line being typed
+            assert app.typing is None and not any("dropped" in line for line in app.narrator.lines)
+            moves: list[str] = []
+            await play_by_keys(kb, moves, [])
+            await until(lambda: app.screen == "over")
+            await kb.keys("Enter")  # leaves
+            results = await asyncio.wait_for(asyncio.gather(hosting, joining), TIMEOUT)
+        finally:
+            for task in (hosting, joining):
+                task.cancel()
+    assert {"DrawStock", "Discard"} <= set(moves)
+    assert all(isinstance(r, GameResult) and r.peer.finished for r in results)
+    logs = [p.read_bytes() for p in sorted((tmp_path / "ann").glob("*.p2p10"))]
+    logs += [p.read_bytes() for p in (tmp_path / "bob").glob("*.p2p10")]
+    assert len(logs) == 3 and logs[0] == logs[1] == logs[2]  # Ann, her bot, Bob
+    report = audit_bytes(logs[0])
+    assert report.clean, report.verdict()
+    assert all(b"dropped" not in log and b"hi all" not in log for log in logs)  # chat is not logged
+
+
+async def test_a_table_started_by_hand_and_a_player_who_quits(tmp_path: Path) -> None:
+    """Four seats offered, one joiner: the host starts by hand and its one bot fills a seat;
+    the joiner, a person, quits mid-game and is told how to go back."""
+    with create_pipe_input() as pipe, create_app_session(input=pipe, output=Terminal()):
+        apps: list[LanTableApp] = []
+
+        async def front(seat: LanSeat) -> None:
+            app = LanTableApp(seat)
+            apps.append(app)
+            await app.run()
+
+        said: list[str] = []
+        host = Host("Ann", 4, RuleSet.parse(["hands=1"]), "greedy", "127.0.0.1",
+                    save_dir=tmp_path / "ann", say=said.append, advertised=False, bots=1,
+                    start_when_full=False)
+        hosting = asyncio.ensure_future(host.run())
+        try:
+            await until(lambda: said)
+            assert host.can_start() is None  # the host and its bot could already play
+            address = said[0].removeprefix("listening on ")
+            joiner = Joiner(address, "Bob", None, "127.0.0.1", tmp_path / "bob", say=said.append,
+                            front=front)
+            joining = asyncio.ensure_future(joiner.run())
+            await until(lambda: any("Bob sat down" in line for line in said))
+            host.start()
+            await until(lambda: apps)
+            app = apps[0]
+            kb = Keyboard(app, pipe)
+            assert app.seat == 1 and app.names == ["Ann", "Bob", "Bot 1 (Ann's bot)"]
+            await until(kb.my_turn)
+            await kb.keys("d")
+            await until(lambda: kb.my_turn() and kb.local.view().stage == "play")
+            await kb.keys("q", "y")
+            result = await asyncio.wait_for(joining, TIMEOUT)
+        finally:
+            hosting.cancel()
+    assert not result.peer.finished
+    assert "p2p10 resume " in result.summary() and str(result.log_path) in result.summary()
+    assert result.log_path.exists()
