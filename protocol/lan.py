@@ -28,7 +28,7 @@ import contextlib
 import os
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -687,24 +687,51 @@ class Resumer:
     """A peer killed or crashed mid-game, started again from its files: its log, its secrets
     and the roster saved beside them. It listens on the port it had (so the lower seats, which
     keep dialling it, find it again), dials the higher seats, catches up by want and plays on.
-    It never signs a second entry for a position: every entry it sent was saved first."""
+    It never signs a second entry for a position: every entry it sent was saved first. A host
+    that ran bots (``--bots``) brings them back too, from their files beside its own."""
 
     def __init__(self, log_path: Path, policy: str | None, interface: str | None = None,
-                 front: Front | None = None) -> None:
+                 front: Front | None = None, bot_level: str = "normal") -> None:
         self.log_path = log_path.absolute()
         self.policy = policy
         self.interface = interface
         self.front = front
+        self.bot_level = bot_level
 
     async def run(self) -> GameResult:
-        """Restore the peer, listen where it listened, play its seat to the end."""
-        if not self.log_path.exists():
-            raise LanError(f"no game log at {self.log_path}")
-        table_id, rules, roster, (listen_host, listen_port) = read_roster(roster_path(self.log_path))
-        secrets = secrets_path(self.log_path)
+        """Restore the peer (and its bots), listen where it listened, play to the end."""
+        runners: list[web.AppRunner] = []
+        try:
+            playing = [await self._restore(self.log_path, self.policy, runners, self.front)]
+            peer = playing[0][0]
+            table = peer.table
+            for seat, owner in enumerate(table.run_by if table is not None else ()):
+                if owner == peer.seat:
+                    playing.append(await self._restore(self._bot_log(seat), self.bot_level, runners))
+            results = await asyncio.gather(*(coroutine for _peer, coroutine in playing))
+            return results[0]
+        finally:
+            for runner in runners:
+                await runner.cleanup()
+
+    def _bot_log(self, seat: int) -> Path:
+        """The log of this peer's bot at ``seat``: beside this one, same table, that seat."""
+        table_tag = self.log_path.stem.rsplit("-seat", 1)[0].rsplit("-", 1)[-1]
+        found = sorted(self.log_path.parent.glob(f"*-{table_tag}-seat{seat + 1}.p2p10"))
+        if not found:
+            raise LanError(f"the log of this table's bot at seat {seat + 1} is not beside "
+                           f"{self.log_path.name}: that seat cannot go on")
+        return found[-1]
+
+    async def _restore(self, log_path: Path, policy: str | None, runners: list[web.AppRunner],
+                       front: Front | None = None) -> tuple[Peer, Coroutine[Any, Any, GameResult]]:
+        if not log_path.exists():
+            raise LanError(f"no game log at {log_path}")
+        table_id, rules, roster, (listen_host, listen_port) = read_roster(roster_path(log_path))
+        secrets = secrets_path(log_path)
         if not secrets.exists():
             raise LanError(f"no secrets file beside the log ({secrets.name}): this seat cannot go on")
-        peer = resume_peer(self.log_path, secrets, player=player_for(self.policy))
+        peer = resume_peer(log_path, secrets, player=player_for(policy))
         if peer.seat >= len(roster) or roster[peer.seat].key != public_bytes(peer.identity):
             raise LanError("the saved roster does not seat this peer's key")
         interface = self.interface or listen_host
@@ -713,9 +740,6 @@ class Resumer:
             runner, _port = await listen({MESH_PATH: slot.handle}, interface, listen_port)
         except OSError as err:
             raise LanError(f"cannot listen again on {interface}:{listen_port}: {err.strerror}") from None
-        try:
-            return await play_seat(peer, table_id, roster, rules, self.log_path, slot,
-                                   listening=(interface, listen_port), resumed=True,
-                                   front=self.front)
-        finally:
-            await runner.cleanup()
+        runners.append(runner)
+        return peer, play_seat(peer, table_id, roster, rules, log_path, slot,
+                               listening=(interface, listen_port), resumed=True, front=front)

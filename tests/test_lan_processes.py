@@ -242,3 +242,42 @@ def test_issue_done_when_host_and_two_bare_joins(tmp_path: Path) -> None:
         assert report.table is not None and len(set(report.table.names)) == 3  # same login, numbered
     finally:
         stop(procs)
+
+
+def test_a_host_with_its_bot_killed_mid_game_resumes_both(tmp_path: Path) -> None:
+    """The host runs a bot (marked as its own); SIGKILL takes both down; ``p2p10 resume`` of
+    the host's log brings the bot back too, and the game ends with three identical logs."""
+    env = environment(tmp_path)
+    dirs = [tmp_path / "host", tmp_path / "bob"]
+    host = subprocess.Popen(
+        p2p10("host", "--name", "Ann", "--autoplay", "greedy", "--seats", "3", "--bots", "1",
+              "--start-when-full", "--interface", "127.0.0.1", "--quiet-network", "-o", "hands=1",
+              "--save", str(dirs[0])),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    procs = [host]
+    try:
+        port = read_port(host)
+        procs.append(subprocess.Popen(
+            p2p10("join", f"127.0.0.1:{port}", "--name", "Bob", "--autoplay", "greedy",
+                  "--interface", "127.0.0.1", "--save", str(dirs[1])),
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env))
+        deadline = time.monotonic() + TIMEOUT
+        while not any(f.stat().st_size > 12_000 for f in dirs[1].glob("*.p2p10")):
+            assert time.monotonic() < deadline, "the game never got going"
+            time.sleep(0.01)
+        host.send_signal(signal.SIGKILL)
+        host.wait()
+        log = next(dirs[0].glob("*-seat1.p2p10"))
+        procs[0] = subprocess.Popen(p2p10("resume", str(log), "--autoplay", "greedy"),
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        outputs = [proc.communicate(timeout=TIMEOUT) for proc in procs]
+        for proc, (out, err) in zip(procs, outputs, strict=True):
+            assert proc.returncode == 0, (out, err)
+        logs = [p.read_bytes() for p in sorted(dirs[0].glob("*.p2p10"))]
+        logs += [p.read_bytes() for p in dirs[1].glob("*.p2p10")]
+        assert len(logs) == 3 and logs[0] == logs[1] == logs[2]
+        report = audit_bytes(logs[0])
+        assert report.clean, report.verdict()
+        assert report.table is not None and report.table.names == ("Ann", "Bob", "Bot 1 (Ann's bot)")
+    finally:
+        stop(procs)
