@@ -16,7 +16,7 @@ from cli import UsageError
 from p2p10.bots import POLICIES
 from p2p10.engine import MAX_PLAYERS, MIN_PLAYERS
 from p2p10.table import MAX_NAME
-from protocol.discovery import TableAd, list_tables
+from protocol.discovery import TableAd, TableBrowser, list_tables
 from protocol.lan import Front, GameResult, Host, Joiner, LanError, LanSeat, Resumer
 
 
@@ -59,8 +59,8 @@ def add_parsers(sub: Any, rule_options: argparse.ArgumentParser) -> None:
                       help="a table's name as 'p2p10 tables' lists it, or where the host listens "
                            "(none: the open tables on the network; the only one is joined, "
                            "several are listed to choose from)")
-    join.add_argument("--timeout", type=float, default=3.0, metavar="S",
-                      help="how long to look for tables on the network (3 s)")
+    join.add_argument("--timeout", type=float, default=10.0, metavar="S",
+                      help="how long to look for a table on the network (up to 10 s)")
     join.add_argument("--name", default=_login_name("Guest"),
                       help="your name at the table (your login name; the host numbers a name "
                            "already taken)")
@@ -224,10 +224,25 @@ def _interfaces(interface: str | None) -> list[str] | None:
     return None if interface is None or interface in ("", "0.0.0.0", "::") else [interface]
 
 
+JOIN_SETTLE = 1.0  # once one table is heard, how long to listen for others before choosing
+
+
 async def _open_tables(interface: str | None, timeout: float) -> list[TableAd]:
-    print(f"looking for tables on the network ({timeout:g} s)...", file=sys.stderr, flush=True)
-    tables = await list_tables(_interfaces(interface), timeout)
-    return [t for t in tables if t.seats_free > 0 and t.compatible]
+    """The open tables heard: as soon as there is one, and a moment more for any others
+    (not the whole ``timeout``, which is how long to wait when there is none)."""
+    print(f"looking for tables on the network (up to {timeout:g} s)...", file=sys.stderr, flush=True)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    async with TableBrowser(_interfaces(interface)) as browser:
+        def open_tables() -> list[TableAd]:
+            return sorted((t for t in browser.tables.values() if t.seats_free > 0 and t.compatible),
+                          key=lambda t: (t.table.casefold(), t.host, t.address))
+
+        while not open_tables() and loop.time() < deadline:
+            await asyncio.sleep(0.05)
+        if open_tables():
+            await asyncio.sleep(min(JOIN_SETTLE, max(0.0, deadline - loop.time())))
+        return open_tables()
 
 
 def _describe(table: TableAd) -> str:

@@ -229,7 +229,8 @@ def test_issue_done_when_host_and_two_bare_joins(tmp_path: Path) -> None:
             procs.append(subprocess.Popen(
                 p2p10("join", "--autoplay", "greedy", "--interface", "127.0.0.1", "--save", str(folder)),
                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env))
-        outputs = [proc.communicate(timeout=TIMEOUT) for proc in procs]
+        # The joiners first: one that fails says why at once, rather than the host timing out.
+        outputs = [proc.communicate(timeout=TIMEOUT) for proc in reversed(procs)][::-1]
         for proc, (out, err) in zip(procs, outputs, strict=True):
             assert proc.returncode == 0, (out, err)
             assert re.search(r"^game over: .+ won; log /.+\.p2p10$", out, re.M), out
