@@ -1071,7 +1071,7 @@ class TableApp(Board):
     when the user leaves; the table's log is saved all along.
     """
 
-    help_text = PLAY_HELP
+    help_text: tuple[str, ...] = PLAY_HELP
 
     def __init__(self, local: LocalTable, ascii_only: bool = False) -> None:
         self.local = local
@@ -1534,7 +1534,7 @@ class LanTableApp(TableApp):
     table, driven by the mesh instead of by the screen, with table chat and a warning when the
     table has been waiting too long for somebody."""
 
-    help_text = LAN_HELP
+    help_text: tuple[str, ...] = LAN_HELP
 
     def __init__(self, seat: LanSeat, ascii_only: bool = False) -> None:
         self.typing: str | None = None  # the chat line being typed, or None

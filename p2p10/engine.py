@@ -35,6 +35,7 @@ from p2p10.events import (
     LayDown,
     Reshuffle,
     Reveal,
+    SitOut,
     TakeDiscard,
 )
 from p2p10.melds import Meld, MeldError, check_meld, hit
@@ -113,6 +114,7 @@ class GameState:
         "seats_in_hand",
         "sheet",
         "shown",
+        "sitting_out",
         "skipped_since_turn",
         "stage",
         "stock",
@@ -152,6 +154,7 @@ class GameState:
     tie: frozenset[int] | None
     winner: int | None
     shown: frozenset[int]
+    sitting_out: frozenset[int]
     history: tuple[PublicMove, ...]
 
     def __init__(self, players: int, rules: RuleSet = DEFAULT,
@@ -188,6 +191,7 @@ class GameState:
         self.tie = None
         self.winner = None
         self.shown = frozenset()
+        self.sitting_out = frozenset()
         self.history = ()
 
     @classmethod
@@ -232,8 +236,18 @@ class GameState:
         return Awaiting("move", self.turn)
 
     def next_deal_seats(self) -> tuple[int, ...]:
-        """The seats the next ``Deal`` deals in: everybody, or the players of a tie replay."""
-        return tuple(sorted(self.tie)) if self.tie is not None else tuple(range(self.players))
+        """The seats the next ``Deal`` deals in: everybody, or the players of a tie replay,
+        less any seat sitting the hand out."""
+        seats = self.tie if self.tie is not None else range(self.players)
+        return tuple(sorted(s for s in seats if s not in self.sitting_out))
+
+    def with_names(self, names: Sequence[str]) -> GameState:
+        """The same state with the seats renamed (a seat now played by a bot says whose)."""
+        if len(names) != self.players:
+            raise IllegalMove(f"{len(names)} names given for {self.players} players")
+        new = self._copy()
+        new._set("names", tuple(names))
+        return new
 
     def next_deal_order(self) -> tuple[int, ...]:
         """The seats of the next hand in dealing order: from the seat left of the next dealer
@@ -450,6 +464,17 @@ class GameState:
         self._set("turn", dealer)
         self._pass_turn()
 
+    def _on_sit_out(self, event: SitOut) -> None:
+        if self.stage != "deal":
+            raise IllegalMove("a seat sits out only before a deal")
+        if not 0 <= event.seat < self.players:
+            raise IllegalMove(f"there is no seat {event.seat}")
+        out = self.sitting_out | {event.seat}
+        seats = self.tie if self.tie is not None else range(self.players)
+        if len([s for s in seats if s not in out]) < MIN_PLAYERS:
+            raise IllegalMove(f"without {self._name(event.seat)} fewer than {MIN_PLAYERS} would play")
+        self._set("sitting_out", out)
+
     def _pass_turn(self) -> None:
         """Give the turn to the next seat, consuming the Skips that stand in the way."""
         seat = self._seat_after(self.turn)
@@ -642,6 +667,7 @@ class GameState:
                             tuple(hand_points), went_out)
         self._set("sheet", self.sheet + (result,))
         self._set("stage", "deal")
+        self._set("sitting_out", frozenset())  # sitting out is for one hand
         if self.tie is not None:
             # The tie replay is won by whoever goes out first; its points do not count.
             self._set("winner", went_out)
@@ -689,6 +715,7 @@ _HANDLERS: dict[type, Callable[[GameState, Any], None]] = {
     Hit: GameState._on_hit,
     Discard: GameState._on_discard,
     EndHand: GameState._on_end_hand,
+    SitOut: GameState._on_sit_out,
 }
 
 

@@ -92,9 +92,17 @@ class Discard:
 
 
 @dataclass(frozen=True, slots=True)
+class SitOut:
+    """Before a deal: ``seat`` is not dealt in the next hand (it went away mid-hand, the hand
+    was voided, and the others replay it without it)."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
 class EndHand:
     """Score the hand that has ended (every card left in a hand must be revealed)."""
 
 
-Event = Deal | Reveal | Reshuffle | DrawStock | TakeDiscard | LayDown | Hit | Discard | EndHand
+Event = Deal | Reveal | Reshuffle | DrawStock | TakeDiscard | LayDown | Hit | Discard | EndHand | SitOut
 SeatEvent = DrawStock | TakeDiscard | LayDown | Hit | Discard

@@ -257,7 +257,12 @@ async def play_seat(peer: Peer, table_id: bytes, roster: list[SeatInfo], rules: 
             seat_view.entry_added()
 
     peer.on_entry = entry_added
-    peer.on_chat = lambda line: [seat_view.chat_heard(line) for seat_view in screen] and None
+
+    def chat_heard(line: ChatLine) -> None:
+        for seat_view in screen:
+            seat_view.chat_heard(line)
+
+    peer.on_chat = chat_heard
 
     def done() -> bool:
         if peer.table is not None and list(peer.table.keys) != keys:
