@@ -45,6 +45,7 @@ from p2p10.table import (
     Expect,
     HandCrypto,
     TableState,
+    away_message,
     key_context,
     seed_context,
     shuffle_context,
@@ -54,6 +55,7 @@ from p2p10.table import (
 ENTRY = 0
 WANT = 1
 CHAT = 2
+AGREE = 3
 CHAT_LABEL = "p2p10/chat/v1"
 MAX_CHAT = 200  # characters in one line of chat
 CHAT_NONCE_BYTES = 8
@@ -101,6 +103,15 @@ def chat_text(text: str) -> str:
     return text
 
 
+def encode_agreement(person: int, seq: int, prev_hash: bytes, signer: int, signature: bytes) -> bytes:
+    """The message that says ``signer`` agrees to go on without ``person``'s machine at ``seq``."""
+    return bytes(msgpack.packb([AGREE, [person, seq, prev_hash, signer, signature]], use_bin_type=True))
+
+
+def _is_count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
 def addressed(outgoing: list[Outgoing], sender: int, seats: int) -> list[tuple[int, bytes]]:
     """Each outgoing message with one destination seat: a message for everybody goes to every
     seat but its sender."""
@@ -134,7 +145,9 @@ def decode_message(data: bytes) -> tuple[int, Any]:
             return WANT, value
         if kind == CHAT and isinstance(value, bytes):
             return CHAT, value
-    raise ProtocolError("a message is [0, entry], [1, sequence number] or [2, chat]")
+        if kind == AGREE and isinstance(value, list):
+            return AGREE, value
+    raise ProtocolError("a message is [0, entry], [1, sequence number], [2, chat] or [3, agreement]")
 
 
 class Peer:
@@ -164,6 +177,17 @@ class Peer:
         self.chat: list[ChatLine] = []
         self.on_chat: Callable[[ChatLine], None] | None = None
         self._chat_seen: dict[bytes, None] = {}  # insertion-ordered, so the oldest go first
+        # Going on without a machine that stays away (see go_on_without): what this peer
+        # agreed to (person, position, previous hash), the entries it holds back meanwhile,
+        # the agreements heard for the current position, and the keys of the bots it was
+        # given to run (as the runner).
+        self.going_on: tuple[int, int, bytes] | None = None
+        self.agreements: dict[tuple[int, int, bytes], dict[int, bytes]] = {}
+        self.delegated: dict[int, Ed25519PrivateKey] = {}
+        self._held: list[tuple[bytes, int | None]] = []
+        self._agreed_at = 0.0
+        self._now = 0.0
+        self._public = public_bytes(identity)
         self._private: dict[int, int] = {}
         self._private_hand = -1
         # Early entries by position, each with the seat that delivered it (to charge its faults).
@@ -192,7 +216,7 @@ class Peer:
             peer.table = table
             peer.log.append(entry)
         if peer.table is not None and (seat >= peer.table.players
-                                       or peer.table.keys[seat] != public_bytes(identity)):
+                                       or peer.table.signing_keys[seat] != public_bytes(identity)):
             raise ProtocolError(f"the saved log does not seat this key at seat {seat + 1}")
         return peer
 
@@ -256,15 +280,23 @@ class Peer:
         if kind == CHAT:
             self._hear(value, sender)
             return
+        self._now = now
+        if kind == AGREE:
+            self._heard_agreement(value, sender)
+            return
         self._offer(value, sender, now)
         self._act()
 
     def poll(self, now: float) -> None:
         """Let time pass: act if it is this seat's turn, ask for missing entries, name a seat
         that keeps everybody waiting."""
+        self._now = now
         self._act()
         if self.stopped or self.finished:
             return
+        if self.going_on is not None and now - self._agreed_at >= self.resend_after:
+            self._agreed_at = now
+            self._send_agreement()  # a peer that was behind, or lost it, hears it again
         expect = self.table.expected() if self.table else None
         waited = now - self._progress_at
         if expect is not None and expect.seat != self.seat and waited >= self.blame_after:
@@ -338,6 +370,98 @@ class Peer:
         if self.on_chat is not None:
             self.on_chat(line)
 
+    # ------------------------------------------------- going on without a machine that left
+
+    def go_on_without(self, person: int) -> None:
+        """Agree that the table goes on without ``person``'s machine (the one it is waiting
+        for): sign the agreement for this very position and send it to everybody. From now on
+        this peer holds back any entry of that machine for this position, unless a player who
+        did not agree passes it on (then going on cannot happen, and it takes the entry after
+        all). When every player but that one has agreed, the runner (the lowest other seat with
+        a player) writes the ``away`` entry: the hand is voided and replayed without that
+        machine's seats, and from the next hand bots played by the runner's machine take them.
+        A bot peer (a seat run by another seat's machine) only holds back: its machine agrees
+        for it. Raises :class:`IllegalMove` if the table is not waiting for that machine."""
+        table = self._table()
+        if table.machine_of(self.seat) == person:
+            raise IllegalMove("a seat cannot go on without itself", self.seat)
+        if self.stopped or table.awaited_machine() != person:
+            raise IllegalMove("the table is not waiting for that player", self.seat)
+        if table.runner_for(person) is None:
+            raise IllegalMove("nobody with a player of their own is left to go on", self.seat)
+        self.going_on = (person, len(self.log), table.last_hash)
+        self._agreed_at = self._now
+        self._send_agreement()
+        self._maybe_go_on()
+
+    def agreed(self) -> dict[int, tuple[int, ...]]:
+        """For the current position: each machine that players agreed to go on without, and
+        who agreed (for a screen to show)."""
+        seq = len(self.log)
+        out: dict[int, tuple[int, ...]] = {}
+        for (person, at, _prev), signers in self.agreements.items():
+            if at == seq:
+                out[person] = tuple(sorted(signers))
+        return out
+
+    def _send_agreement(self) -> None:
+        table = self.table
+        if self.going_on is None or table is None or table.run_by[self.seat] is not None:
+            return  # a bot's machine speaks for it
+        person, seq, prev_hash = self.going_on
+        signature = self.identity.sign(away_message(table.game_id, seq, prev_hash, person))
+        self.agreements.setdefault(self.going_on, {})[self.seat] = signature
+        self._outbox.append((None, encode_agreement(person, seq, prev_hash, self.seat, signature)))
+
+    def _heard_agreement(self, value: list[Any], sender: int | None) -> None:
+        table = self.table
+        if table is None:
+            return
+        if not (len(value) == 5 and all(_is_count(v) for v in (value[0], value[1], value[3]))
+                and isinstance(value[2], bytes) and isinstance(value[4], bytes)):
+            self.faults.append(Fault(sender, None, "a malformed agreement to go on"))
+            return
+        person, seq, prev_hash, signer, signature = value
+        if seq != len(self.log) or prev_hash != table.last_hash:
+            return  # for another position: stale, or this peer is behind (it is sent again)
+        if not (person < table.players and signer < table.players
+                and table.run_by[signer] is None and signer != person):
+            self.faults.append(Fault(sender, None, "an agreement to go on from a seat that cannot give one"))
+            return
+        try:
+            table.verifiers[signer].verify(signature, away_message(table.game_id, seq, prev_hash, person))
+        except InvalidSignature:
+            self.faults.append(Fault(sender, None, "an agreement to go on whose signature does not verify"))
+            return
+        self.agreements.setdefault((person, seq, prev_hash), {})[signer] = signature
+        self._maybe_go_on()
+
+    def _maybe_go_on(self) -> None:
+        """The runner writes the away entry once every player has agreed."""
+        table = self.table
+        if self.going_on is None or table is None or self.stopped:
+            return
+        person, seq, _prev = self.going_on
+        if seq != len(self.log) or table.runner_for(person) != self.seat:
+            return
+        signed = self.agreements.get(self.going_on, {})
+        consenters = table.consenters(person)
+        if any(s not in signed for s in consenters):
+            return
+        delegates = []
+        for seat in table.away_group(person):
+            key = Ed25519PrivateKey.from_private_bytes(self.rng_bytes(32))
+            self.delegated[seat] = key  # before the entry: its log hook may save the key first
+            delegates.append([seat, public_bytes(key)])
+        self._write("away", [person, delegates, [[s, signed[s]] for s in consenters]])
+
+    def _withdraw(self) -> None:
+        """Going on cannot happen: take back the entries held for it."""
+        self.going_on = None
+        held, self._held = self._held, []
+        for raw, sender in held:
+            self._offer(raw, sender, self._now)
+
     # ----------------------------------------------------------------- sync and folding
 
     def _table(self) -> TableState:
@@ -385,6 +509,16 @@ class Peer:
                     return
             waiting[entry.hash] = (entry, sender)
             return
+        if self.going_on is not None and self.table is not None and entry.kind != "away":
+            person, seq, _prev = self.going_on
+            table = self.table
+            if entry.seq == seq and table.machine_of(entry.author) == person:
+                if sender is None or table.machine_of(sender) == person:
+                    self._held.append((raw, sender))  # agreed to go on without it: hold it back
+                    return
+                self._withdraw()  # a player who did not agree took it: going on cannot happen
+                self._offer(raw, sender, now)
+                return
         self._accept(entry, sender)
         while not self.stopped and len(self.log) in self._buffer:
             candidates = self._buffer.pop(len(self.log))
@@ -438,6 +572,10 @@ class Peer:
             table = self.table
         self.log.append(entry)
         self.table = table
+        if self.going_on is not None and self.going_on[1] != len(self.log):
+            self.going_on = None  # the table moved on (without that machine, or with it)
+            self._held = []
+        self.agreements = {k: v for k, v in self.agreements.items() if k[1] == len(self.log)}
         if self.on_entry is not None:
             self.on_entry(entry)
         self._outbox.append((None, encode_entry_message(entry.raw)))
@@ -457,6 +595,8 @@ class Peer:
             expect = table.expected()
             if expect is None or expect.seat != self.seat:
                 return
+            if table.signing_keys[self.seat] != self._public:
+                return  # the others went on without this machine: a bot has this seat now
             if expect.kind == "move":
                 view = self.view()
                 move = self._exposing_move(table, view)

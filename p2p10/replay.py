@@ -54,6 +54,15 @@ class _Narrator:
         kind = entry.kind
         old, new = before.engine, after.engine
         out: list[str] = []
+        if kind == "away":
+            person = entry.body[0]
+            gone = [before.names[s] for s in before.away_group(person)]
+            others = [before.names[s] for s in before.consenters(person)]
+            return ["", f"** {' and '.join([name, *others])} went on without "
+                        f"{' and '.join(gone)}: the hand under way is void and is dealt again "
+                        f"without {'them' if len(gone) > 1 else 'that seat'}; from the next hand "
+                        f"{', '.join(after.names[s] for s in before.away_group(person))} "
+                        f"{'play' if len(gone) > 1 else 'plays'} as a bot **"]
         if kind == "key" and before.hand is None:
             self.deal_from = entry.seq
             out.append("")

@@ -33,6 +33,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from p2p10.cards import card_text, points
@@ -53,6 +54,7 @@ from p2p10.events import (
     MeldSpec,
     Reshuffle,
     Reveal,
+    SitOut,
     TakeDiscard,
 )
 from p2p10.log import GAME_ID_BYTES, GENESIS, BadEntry, Entry, public_key
@@ -64,6 +66,7 @@ TOKEN_CONTEXT = b"p2p10/token"
 KEY_CONTEXT = b"p2p10/hand-key"
 SEED_CONTEXT = b"p2p10/seed"
 SHUFFLE_CONTEXT = b"p2p10/shuffle"
+AWAY_CONTEXT = b"p2p10/away"
 
 
 def _num(value: int) -> bytes:
@@ -88,6 +91,12 @@ def shuffle_context(game_id: bytes, hand: int, round_no: int, seat: int) -> byte
 def token_context(game_id: bytes, hand: int, slot: int, seat: int) -> bytes:
     """What a token's Chaum-Pedersen proof is bound to."""
     return frame(TOKEN_CONTEXT, game_id, _num(hand), _num(slot), _num(seat))
+
+
+def away_message(game_id: bytes, seq: int, prev_hash: bytes, person: int) -> bytes:
+    """What a player signs to agree that the table goes on without ``person``'s machine at
+    position ``seq`` (after the entry ``prev_hash``)."""
+    return frame(AWAY_CONTEXT, game_id, _num(seq), prev_hash, _num(person))
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,12 +167,15 @@ class HandCrypto:
 class TableState:
     """The state of a table after a prefix of its log. Treat it as immutable."""
 
-    __slots__ = ("engine", "game_id", "hand", "hands_started", "keys", "last_hash", "names",
-                 "rules", "run_by", "seq", "verifiers")
+    __slots__ = ("deal_engine", "engine", "game_id", "given_names", "hand", "hands_started", "keys",
+                 "last_hash", "names", "rules", "run_by", "seq", "signing_keys", "verifiers")
 
     game_id: bytes
     names: tuple[str, ...]
+    given_names: tuple[str, ...]
     run_by: tuple[int | None, ...]
+    signing_keys: tuple[bytes, ...]
+    deal_engine: GameState | None
     keys: tuple[bytes, ...]
     verifiers: tuple[Ed25519PublicKey, ...]
     rules: RuleSet
@@ -236,11 +248,12 @@ class TableState:
         state.game_id = entry.game_id
         if len(state.game_id) != GAME_ID_BYTES:
             raise bad("the game id has the wrong length")
-        # A bot's name carries whose it is, in every view, replay and audit.
-        state.names = tuple(name if owner is None else f"{name} ({names[owner]}'s bot)"
-                            for name, owner in zip(names, run_by, strict=True))
+        state.given_names = tuple(names)
         state.run_by = tuple(run_by)
+        state.names = state._labels()
         state.keys = tuple(keys)
+        state.signing_keys = tuple(keys)
+        state.deal_engine = None
         state.verifiers = verifiers
         state.rules = rules
         state.seq = 1
@@ -250,7 +263,39 @@ class TableState:
         state.hands_started = 0
         return state
 
+    def _labels(self) -> tuple[str, ...]:
+        # A bot's name carries whose it is, in every view, replay and audit.
+        names = self.given_names
+        return tuple(name if owner is None else f"{name} ({names[owner]}'s bot)"
+                     for name, owner in zip(names, self.run_by, strict=True))
+
     # ------------------------------------------------------------------- reading
+
+    def machine_of(self, seat: int) -> int:
+        """The seat of the player whose machine writes for ``seat`` (itself, or its bot's runner)."""
+        owner = self.run_by[seat]
+        return seat if owner is None else owner
+
+    def away_group(self, person: int) -> tuple[int, ...]:
+        """The seats that go when ``person``'s machine goes: its own and its bots'."""
+        return tuple(s for s in range(self.players) if self.machine_of(s) == person)
+
+    def runner_for(self, person: int) -> int | None:
+        """Who takes over ``person``'s seats as bots if the others go on without that machine:
+        the lowest other seat with a player of its own (None if there is none)."""
+        return next((s for s in range(self.players) if s != person and self.run_by[s] is None), None)
+
+    def consenters(self, person: int) -> tuple[int, ...]:
+        """Whose signed agreement, besides the runner's own entry, going on without ``person``
+        needs: every other player, in seat order."""
+        runner = self.runner_for(person)
+        return tuple(s for s in range(self.players)
+                     if s not in (person, runner) and self.run_by[s] is None)
+
+    def awaited_machine(self) -> int | None:
+        """The player whose machine the table is waiting for now (None when over)."""
+        expect = self.expected()
+        return None if expect is None else self.machine_of(expect.seat)
 
     @property
     def players(self) -> int:
@@ -373,6 +418,17 @@ class TableState:
         expect = self.expected()
         if expect is None:
             raise ProtocolViolation(entry.author, entry.seq, "the game is over: nobody writes any more")
+        if entry.kind == "away":
+            new = self._copy()
+            new.seq = self.seq + 1
+            new.last_hash = entry.hash
+            try:
+                new._on_away(entry, self.machine_of(expect.seat))
+            except ProtocolViolation:
+                raise
+            except (ProtocolError, IllegalMove, BadEntry) as err:
+                raise ProtocolViolation(entry.author, entry.seq, str(err)) from None
+            return new
         if entry.author != expect.seat or entry.kind != expect.kind:
             raise ProtocolViolation(
                 entry.author, entry.seq,
@@ -511,6 +567,7 @@ class TableState:
                 if card is None:
                     self._dispute(hand, entry.seq, entry.author, first_up)
                     return
+                self.deal_engine = self.engine  # what a voided hand goes back to
                 self.engine = self.engine.apply(Deal(card))
                 self.hand = replace(hand, stage="play")
             return
@@ -587,6 +644,57 @@ class TableState:
             event = Discard(seat, slot, cards[slot], target)
         self.engine = engine.apply(event)
         self.hand = hand
+
+    def _on_away(self, entry: Entry, person: int) -> None:
+        """The others go on without ``person``'s machine (the one the table is waiting for):
+        every other player signed the agreement for this very position; the runner's entry
+        gives each of that machine's seats a new key, for a bot the runner plays from now on.
+        The hand under way is voided and replayed without those seats; from the next hand on
+        their bots play them."""
+        runner = self.runner_for(person)
+        if entry.author != runner:
+            who = "nobody" if runner is None else self.name(runner)
+            raise ProtocolViolation(entry.author, entry.seq, f"only {who} may write that the table "
+                                    f"goes on without {self.name(person)}")
+        body = entry.body
+        group = self.away_group(person)
+        consenters = self.consenters(person)
+        if not (isinstance(body, list) and len(body) == 3 and body[0] == person
+                and isinstance(body[1], list) and isinstance(body[2], list)):
+            raise ProtocolError("an away entry is [person, [[seat, key], ...], [[seat, signature], ...]]")
+        delegates = body[1]
+        if [d[0] if isinstance(d, list) and len(d) == 2 else None for d in delegates] != list(group) \
+                or not all(isinstance(d[1], bytes) for d in delegates):
+            raise ProtocolError(f"an away entry gives a new key to each of seats "
+                                f"{', '.join(str(s + 1) for s in group)}")
+        cosigs = body[2]
+        if [c[0] if isinstance(c, list) and len(c) == 2 else None for c in cosigs] != list(consenters):
+            raise ProtocolError("an away entry carries the agreement of every other player, in seat order")
+        message = away_message(self.game_id, entry.seq, entry.prev_hash, person)
+        for seat, signature in cosigs:
+            try:
+                if not isinstance(signature, bytes):
+                    raise InvalidSignature
+                self.verifiers[seat].verify(signature, message)
+            except InvalidSignature:
+                raise ProtocolError(f"{self.name(seat)}'s agreement to go on does not verify") from None
+        new_keys = {seat: key for seat, key in delegates}
+        if len(set(new_keys.values()) | set(self.signing_keys)) != len(self.signing_keys) + len(group):
+            raise ProtocolError("a bot's new key must be new")
+        verifiers = list(self.verifiers)
+        for seat, key in new_keys.items():
+            verifiers[seat] = public_key(key)  # raises BadEntry for a weak or invalid key
+        base = self.engine if self.engine.stage == "deal" else self.deal_engine
+        assert base is not None and base.stage == "deal"
+        for seat in group:
+            base = base.apply(SitOut(seat))  # raises IllegalMove when too few would be left
+        self.verifiers = tuple(verifiers)
+        self.signing_keys = tuple(new_keys.get(s, k) for s, k in enumerate(self.signing_keys))
+        self.run_by = tuple(runner if s in new_keys else r for s, r in enumerate(self.run_by))
+        self.names = self._labels()
+        self.engine = base.with_names(self.names)
+        self.deal_engine = None
+        self.hand = None
 
     def _on_reveal(self, entry: Entry) -> None:
         body = self._hand_body(entry, 5)
