@@ -91,6 +91,10 @@ def add_parsers(sub: Any, rule_options: argparse.ArgumentParser) -> None:
     resume.add_argument("--autoplay", metavar="POLICY",
                         help=f"let a bot play this seat with no terminal ({', '.join(POLICIES)})")
     resume.add_argument("--ascii", action="store_true", help="draw the table with ASCII only")
+    resume.add_argument("--level", default="normal", choices=list(POLICIES),
+                        help="how well the bots this machine runs play (normal)")
+    resume.add_argument("--go-on-after", type=float, metavar="S",
+                        help="when the table has waited S seconds for one machine, go on without it")
     resume.set_defaults(func=cmd_resume)
 
 
@@ -110,9 +114,19 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ascii", action="store_true", help="draw the table with ASCII only")
     parser.add_argument("--save", type=Path, metavar="DIR",
                         help="save the log and secrets in DIR (default: the data directory)")
+    parser.add_argument("--go-on-after", type=float, metavar="S",
+                        help="when the table has waited S seconds for one machine, agree to go on "
+                             "without it (a bot takes its seats; default: wait, or ask on screen)")
     parser.add_argument("--reachable-at", metavar="HOST:PORT",
                         help="the address the other peers dial to reach this one, when it is not "
                              "where it listens (a forwarded port, a proxy)")
+
+
+def _go_on_after(args: argparse.Namespace) -> float | None:
+    value: float | None = args.go_on_after
+    if value is not None and value <= 0:
+        raise UsageError("--go-on-after must be positive")
+    return value
 
 
 def _reachable_at(args: argparse.Namespace) -> tuple[str, int] | None:
@@ -164,7 +178,8 @@ def cmd_host(args: argparse.Namespace) -> int:
         host = Host(args.name, args.seats, args.rules, policy, args.interface, args.port, args.save,
                     title=args.table, advertised=not args.quiet_network,
                     reachable_at=_reachable_at(args), bots=args.bots, bot_level=args.level,
-                    start_when_full=args.start_when_full, front=_front(policy, args.ascii))
+                    start_when_full=args.start_when_full, front=_front(policy, args.ascii),
+                    go_on_after=_go_on_after(args))
     except LanError as err:
         raise UsageError(str(err)) from None
     return _finish(asyncio.run(_host(host)))
@@ -204,14 +219,16 @@ def cmd_join(args: argparse.Namespace) -> int:
     elif not _looks_like_address(address):
         address = asyncio.run(_find_table(address, args.interface, args.timeout))
     joiner = Joiner(address, args.name, policy, args.interface, args.save,
-                    reachable_at=_reachable_at(args), front=_front(policy, args.ascii))
+                    reachable_at=_reachable_at(args), front=_front(policy, args.ascii),
+                    go_on_after=_go_on_after(args))
     return _finish(asyncio.run(joiner.run()))
 
 
 def cmd_resume(args: argparse.Namespace) -> int:
     """Start a seat again from its files and play it to the end."""
     policy = _check_autoplay(args)
-    resumer = Resumer(args.file, policy, args.interface, front=_front(policy, args.ascii))
+    resumer = Resumer(args.file, policy, args.interface, front=_front(policy, args.ascii),
+                      bot_level=args.level, go_on_after=_go_on_after(args))
     return _finish(asyncio.run(resumer.run()))
 
 

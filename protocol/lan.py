@@ -28,7 +28,7 @@ import contextlib
 import os
 import sys
 import time
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,7 +40,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p10.bots import POLICIES
 from p2p10.engine import MAX_PLAYERS, MIN_PLAYERS, GameState
-from p2p10.errors import BadRules, P2P10Error, ProtocolError
+from p2p10.errors import BadRules, IllegalMove, P2P10Error, ProtocolError
 from p2p10.events import SeatEvent
 from p2p10.log import GAME_ID_BYTES, PUBLIC_KEY_BYTES, Entry, fingerprint, public_bytes, public_key
 from p2p10.peer import ChatLine, Peer, Player
@@ -49,7 +49,7 @@ from p2p10.table import MAX_NAME, TableState
 from protocol.discovery import Advertisement, TableAd, advertise
 from protocol.local import data_dir, dealing_progress
 from protocol.mesh import MESH_PATH, Mesh, attach_files, listen, secrets_path, url_for
-from protocol.storage import resume_peer
+from protocol.storage import LogWriter, SecretsWriter, resume_peer
 
 LOBBY_PATH = "/lobby"
 LOBBY_MAX_BYTES = 4096  # a roster of six seats is well under 1 KB
@@ -150,9 +150,12 @@ class LanSeat:
     the mesh, not by the screen. Made by :func:`play_seat` once the table entry is known."""
 
     def __init__(self, peer: Peer, mesh: Mesh, rules: RuleSet, log_path: Path,
-                 playing: asyncio.Task[None]) -> None:
+                 playing: asyncio.Task[None], machine: Machine | None = None) -> None:
         assert peer.table is not None
         self.user = peer
+        self.machine = machine or Machine()
+        if not self.machine.peers:
+            self.machine.peers.append(peer)
         self.mesh = mesh
         self.rules = rules
         self.log_path = log_path
@@ -207,6 +210,23 @@ class LanSeat:
         self.user.play(move)
         self.mesh.pump()
 
+    def awaited(self) -> int | None:
+        """The player whose machine the table waits for now, if it is not this one."""
+        table = self.table
+        if table is None or self.over:
+            return None
+        person = table.awaited_machine()
+        return None if person is None or person == table.machine_of(self.seat) else person
+
+    def go_on_without(self, person: int) -> None:
+        """Agree to go on without ``person``'s machine (see :meth:`Peer.go_on_without`)."""
+        self.machine.go_on_without(person)
+        self.mesh.pump()
+
+    def agreed(self) -> dict[int, tuple[int, ...]]:
+        """Who has agreed to go on without whom, at the current position."""
+        return self.user.agreed()
+
     def say(self, text: str) -> ChatLine:
         """A line of table chat; raises :class:`IllegalMove` for an empty or overlong line."""
         line = self.user.say(text)
@@ -227,50 +247,115 @@ class LanSeat:
 Front = Callable[[LanSeat], Awaitable[None]]
 
 
+class Machine:
+    """The peers this process plays: the player's own seat first, then the bots it runs (the
+    host's bots, and bots taken over for seats whose machine went away). Going on without
+    another machine is agreed for all of them at once, so that none of them takes the late
+    entry the others hold back."""
+
+    def __init__(self, bot_level: str = "normal") -> None:
+        self.peers: list[Peer] = []
+        self.bot_level = bot_level
+
+    def go_on_without(self, person: int) -> None:
+        """Agree to go on without ``person``'s machine; :class:`IllegalMove` if the table is not
+        waiting for it, or if this machine's peers are not all at the same position yet."""
+        positions = {(len(p.log), p.table.last_hash if p.table else b"") for p in self.peers}
+        if len(positions) != 1:
+            raise IllegalMove("the table is moving: try again in a moment")
+        for bot in self.peers[1:]:
+            bot.go_on_without(person)  # holds back only: the player's agreement speaks for it
+        self.peers[0].go_on_without(person)
+
+
 async def play_seat(peer: Peer, table_id: bytes, roster: list[SeatInfo], rules: RuleSet,
                     log_path: Path, mesh_slot: MeshSlot, *, listening: tuple[str, int],
                     resumed: bool = False, run_by: list[int | None] | None = None,
-                    front: Front | None = None) -> GameResult:
+                    front: Front | None = None, machine: Machine | None = None,
+                    go_on_after: float | None = None,
+                    taken_over: Sequence[tuple[Peer, Path]] = ()) -> GameResult:
     """Play ``peer``'s seat to the end over the mesh (``roster`` hosts resolved; this peer's
     listener at ``listening``); seat 0 writes the table entry (marking ``run_by``) unless its
     log has one. A ``resumed`` peer appends to its files. With a ``front`` (the play screen),
     a person plays: the front is awaited once the table entry is known, and if it returns
-    before the end (the player quit), the seat leaves the table, its files kept for resume."""
+    before the end (the player quit), the seat leaves the table, its files kept for resume.
+
+    ``machine`` holds every peer of this process; the first one is the player's. With
+    ``go_on_after``, a machine the table has waited for that long is left behind (the agreement
+    of :meth:`Machine.go_on_without`). When the others go on without a machine and this peer is
+    the runner, it starts the bots it was given, with their own files, carried by this peer's
+    mesh; ``taken_over`` are such bots restored from their files after a restart."""
     seat = peer.seat
+    machine = machine or Machine()
+    if peer not in machine.peers:
+        machine.peers.append(peer)
     save_roster(roster_path(log_path), table_id, rules, roster, listening)
     log, secrets = attach_files(peer, log_path, identity_saved=resumed)
+    closers: list[LogWriter | SecretsWriter] = [log, secrets]
     keys = [s.key for s in roster]
     addresses = [None if i == seat else (s.host, s.port) for i, s in enumerate(roster)]
     mesh = Mesh(peer, table_id)
     mesh.seat_table(keys, addresses)
     mesh_slot.fill(mesh)
-    if seat == 0 and not peer.log:
-        peer.open_table([s.name for s in roster], keys, rules, table_id, run_by)
     named: list[object] = [None]
     screen: list[LanSeat] = []
     save_entry = peer.on_entry
 
+    def take_over(bot: Peer, bot_path: Path, restored: bool) -> None:
+        closers.extend(attach_files(bot, bot_path, identity_saved=restored))
+        if not restored:
+            assert bot.on_entry is not None
+            for entry in bot.log:
+                bot.on_entry(entry)  # its log so far, saved before anything it writes
+        save_roster(roster_path(bot_path), table_id, rules, roster, listening)
+        mesh.add_local(bot)
+        machine.peers.append(bot)
+
+    for bot, bot_path in taken_over:
+        take_over(bot, bot_path, restored=True)
+
     def entry_added(entry: Entry) -> None:
         if save_entry is not None:
             save_entry(entry)  # saved first: a screen's listener must never lose an entry
+        for taken, key in list(peer.delegated.items()):
+            if taken not in mesh.locals:
+                # The others went on without a machine and this peer runs its seats now: the
+                # bot's key and log are saved before the away entry leaves this peer.
+                bot = Peer.restore(taken, key, [e.raw for e in peer.log], [],
+                                   player=POLICIES[machine.bot_level])
+                take_over(bot, log_path_for(log_path.parent, table_id, taken), restored=False)
         for seat_view in screen:
             seat_view.entry_added()
 
     peer.on_entry = entry_added
+    if seat == 0 and not peer.log:
+        peer.open_table([s.name for s in roster], keys, rules, table_id, run_by)
 
     def chat_heard(line: ChatLine) -> None:
         for seat_view in screen:
             seat_view.chat_heard(line)
 
     peer.on_chat = chat_heard
+    stuck: list[float] = [-1, 0.0]  # the log length the table is stuck at, and since when
 
     def done() -> bool:
-        if peer.table is not None and list(peer.table.keys) != keys:
+        table = peer.table
+        if table is not None and list(table.keys) != keys:
             raise LanError("the table entry names other keys than the roster: leaving this table")
         if front is None and peer.overdue is not None and named[0] != peer.overdue:
             named[0] = peer.overdue
-            print(f"p2p10: waiting for {peer.table.name(peer.overdue.seat) if peer.table else '?'}",
+            print(f"p2p10: waiting for {table.name(peer.overdue.seat) if table else '?'}",
                   file=sys.stderr)
+        now = mesh.clock()
+        if len(peer.log) != stuck[0]:
+            stuck[:] = [len(peer.log), now]
+        elif (go_on_after is not None and table is not None and peer is machine.peers[0]
+              and peer.going_on is None and now - stuck[1] >= go_on_after):
+            person = table.awaited_machine()
+            if person is not None and person != table.machine_of(seat):
+                with contextlib.suppress(IllegalMove):
+                    machine.go_on_without(person)
+                    print(f"p2p10: going on without {table.name(person)}", file=sys.stderr)
         return peer.finished or peer.stopped
 
     playing = asyncio.ensure_future(mesh.run(done))
@@ -279,7 +364,7 @@ async def play_seat(peer: Peer, table_id: bytes, roster: list[SeatInfo], rules: 
             while peer.table is None and not playing.done():
                 await asyncio.sleep(0.05)
             if peer.table is not None:
-                screen.append(LanSeat(peer, mesh, rules, log_path, playing))
+                screen.append(LanSeat(peer, mesh, rules, log_path, playing, machine))
                 await front(screen[0])
             if not playing.done():
                 playing.cancel()  # the player left mid-game: the files stay for resume
@@ -290,8 +375,8 @@ async def play_seat(peer: Peer, table_id: bytes, roster: list[SeatInfo], rules: 
             playing.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await playing
-        log.close()
-        secrets.close()
+        for closer in closers:
+            closer.close()
     return GameResult(peer, log_path)
 
 
@@ -398,7 +483,7 @@ class Host:
                  say: Say = _say, title: str | None = None, advertised: bool = True,
                  reachable_at: tuple[str, int] | None = None, *, bots: int = 0,
                  bot_level: str = "normal", start_when_full: bool = True,
-                 front: Front | None = None) -> None:
+                 front: Front | None = None, go_on_after: float | None = None) -> None:
         if not MIN_PLAYERS <= seats <= MAX_PLAYERS:
             raise LanError(f"a table seats {MIN_PLAYERS} to {MAX_PLAYERS} players, not {seats}")
         if not 0 <= bots < seats:
@@ -410,6 +495,7 @@ class Host:
         self.peers: list[Peer] = []  # once the table starts: the host's own, then its bots
         self.start_when_full = start_when_full
         self.front = front
+        self.go_on_after = go_on_after
         self.name = valid_name(name)
         self.title = title or f"{self.name}'s table"
         self.advertised = advertised
@@ -489,16 +575,19 @@ class Host:
             run_by: list[int | None] = [None if i < len(self.roster) - len(bots) else 0
                                         for i in range(len(self.roster))]
             peer = Peer(0, self.identity, player=player_for(self.policy))
-            self.peers = [peer]
+            machine = Machine(self.bot_level)
+            machine.peers.append(peer)
+            self.peers = machine.peers
             playing = [play_seat(peer, self.table_id, self.roster, self.rules,
                                  log_path_for(self.save_dir, self.table_id, 0), self.slot,
-                                 listening=(self.interface, port), run_by=run_by, front=self.front)]
+                                 listening=(self.interface, port), run_by=run_by, front=self.front,
+                                 machine=machine, go_on_after=self.go_on_after)]
             for seat, (identity, slot, bot_port) in bots.items():
                 bot = Peer(seat, identity, player=POLICIES[self.bot_level])
-                self.peers.append(bot)
+                machine.peers.append(bot)
                 playing.append(play_seat(bot, self.table_id, self.roster, self.rules,
                                          log_path_for(self.save_dir, self.table_id, seat), slot,
-                                         listening=(self.interface, bot_port)))
+                                         listening=(self.interface, bot_port), machine=machine))
             results = await asyncio.gather(*playing)
             return results[0]
         finally:
@@ -613,7 +702,8 @@ class Joiner:
 
     def __init__(self, address: str, name: str, policy: str | None, interface: str = "0.0.0.0",
                  save_dir: Path | None = None, say: Say = _say,
-                 reachable_at: tuple[str, int] | None = None, front: Front | None = None) -> None:
+                 reachable_at: tuple[str, int] | None = None, front: Front | None = None,
+                 go_on_after: float | None = None) -> None:
         host, _, port = address.rpartition(":")
         if not host or not port.isdigit() or not _is_port(int(port)):
             raise LanError(f"join takes HOST:PORT, not {address!r}")
@@ -625,6 +715,7 @@ class Joiner:
         self.say = say
         self.reachable_at = reachable_at
         self.front = front
+        self.go_on_after = go_on_after
         self.peer: Peer | None = None  # once seated
         self.identity = Ed25519PrivateKey.generate()
         self.slot = MeshSlot()
@@ -648,7 +739,8 @@ class Joiner:
             peer = self.peer = Peer(seat, self.identity, player=player_for(self.policy))
             return await play_seat(peer, table_id, roster, rules,
                                    log_path_for(self.save_dir, table_id, seat), self.slot,
-                                   listening=(self.interface, port), front=self.front)
+                                   listening=(self.interface, port), front=self.front,
+                                   go_on_after=self.go_on_after)
         finally:
             await runner.cleanup()
 
@@ -692,28 +784,45 @@ class Resumer:
     """A peer killed or crashed mid-game, started again from its files: its log, its secrets
     and the roster saved beside them. It listens on the port it had (so the lower seats, which
     keep dialling it, find it again), dials the higher seats, catches up by want and plays on.
-    It never signs a second entry for a position: every entry it sent was saved first. A host
-    that ran bots (``--bots``) brings them back too, from their files beside its own."""
+    It never signs a second entry for a position: every entry it sent was saved first. The bots
+    it ran come back too, from their files beside its own: a host's bots (``--bots``) each on
+    its own port again, and bots it took over for a machine that went away in its own mesh."""
 
     def __init__(self, log_path: Path, policy: str | None, interface: str | None = None,
-                 front: Front | None = None, bot_level: str = "normal") -> None:
+                 front: Front | None = None, bot_level: str = "normal",
+                 go_on_after: float | None = None) -> None:
         self.log_path = log_path.absolute()
         self.policy = policy
         self.interface = interface
         self.front = front
         self.bot_level = bot_level
+        self.go_on_after = go_on_after
 
     async def run(self) -> GameResult:
         """Restore the peer (and its bots), listen where it listened, play to the end."""
         runners: list[web.AppRunner] = []
+        machine = Machine(self.bot_level)
+        started: list[Coroutine[Any, Any, GameResult]] = []
         try:
-            playing = [await self._restore(self.log_path, self.policy, runners, self.front)]
-            peer = playing[0][0]
+            peer, play = await self._restore(self.log_path, self.policy, runners)
+            machine.peers.append(peer)
             table = peer.table
+            taken_over: list[tuple[Peer, Path]] = []
+            hosted: list[tuple[Peer, Callable[..., Coroutine[Any, Any, GameResult]]]] = []
             for seat, owner in enumerate(table.run_by if table is not None else ()):
-                if owner == peer.seat:
-                    playing.append(await self._restore(self._bot_log(seat), self.bot_level, runners))
-            results = await asyncio.gather(*(coroutine for _peer, coroutine in playing))
+                if owner != peer.seat or table is None:
+                    continue
+                bot_log = self._bot_log(seat)
+                if table.signing_keys[seat] == table.keys[seat]:
+                    hosted.append(await self._restore(bot_log, self.bot_level, runners))
+                else:  # taken over from a machine that went away: carried by this peer's mesh
+                    bot = resume_peer(bot_log, secrets_path(bot_log), player=POLICIES[self.bot_level])
+                    taken_over.append((bot, bot_log))
+            machine.peers.extend(bot for bot, _play in hosted)
+            started.append(play(machine=machine, front=self.front, go_on_after=self.go_on_after,
+                                taken_over=taken_over))
+            started.extend(bot_play(machine=machine) for _bot, bot_play in hosted)
+            results = await asyncio.gather(*started)
             return results[0]
         finally:
             for runner in runners:
@@ -728,8 +837,9 @@ class Resumer:
                            f"{self.log_path.name}: that seat cannot go on")
         return found[-1]
 
-    async def _restore(self, log_path: Path, policy: str | None, runners: list[web.AppRunner],
-                       front: Front | None = None) -> tuple[Peer, Coroutine[Any, Any, GameResult]]:
+    async def _restore(self, log_path: Path, policy: str | None, runners: list[web.AppRunner]
+                       ) -> tuple[Peer, Callable[..., Coroutine[Any, Any, GameResult]]]:
+        """A peer from its files, listening where it listened; and how to play it on."""
         if not log_path.exists():
             raise LanError(f"no game log at {log_path}")
         table_id, rules, roster, (listen_host, listen_port) = read_roster(roster_path(log_path))
@@ -746,5 +856,9 @@ class Resumer:
         except OSError as err:
             raise LanError(f"cannot listen again on {interface}:{listen_port}: {err.strerror}") from None
         runners.append(runner)
-        return peer, play_seat(peer, table_id, roster, rules, log_path, slot,
-                               listening=(interface, listen_port), resumed=True, front=front)
+
+        def play(**options: Any) -> Coroutine[Any, Any, GameResult]:
+            return play_seat(peer, table_id, roster, rules, log_path, slot,
+                             listening=(interface, listen_port), resumed=True, **options)
+
+        return peer, play

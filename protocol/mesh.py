@@ -165,6 +165,9 @@ class Mesh:
         self.keys: list[bytes] = []
         self.addresses: list[tuple[str, int] | None] = []
         self.links: dict[int, Link] = {}
+        # Bots this machine runs for seats whose own machine went away (see add_local): they
+        # have no links of their own; messages reach them and leave them through this peer.
+        self.locals: dict[int, Peer] = {}
         self.refused = 0  # links closed for a bad handshake or bad frames (for tests and logs)
         self.linked = 0  # links authenticated so far, redials included
         self._ready = asyncio.Event()
@@ -208,26 +211,57 @@ class Mesh:
             self._spawn(self._dial(seat))
         try:
             while not until():
-                self.peer.poll(self.clock())
+                self.poll()
                 self.pump()
                 await asyncio.sleep(self.poll_every)
             self.pump()
             deadline = self.clock() + linger
             while self.clock() < deadline and self.links:
-                self.peer.poll(self.clock())
+                self.poll()
                 self.pump()
                 await asyncio.sleep(self.poll_every)
         finally:
             await self.close()
 
+    def poll(self) -> None:
+        """Let time pass for the peer and its local bots."""
+        now = self.clock()
+        self.peer.poll(now)
+        for local in list(self.locals.values()):
+            local.poll(now)
+
+    def add_local(self, peer: Peer) -> None:
+        """Carry messages for ``peer``, a bot this machine runs in place of a seat whose
+        machine went away: it hears everything this peer sends, and what it sends goes to this
+        peer (which relays its entries once accepted, like any other)."""
+        self.locals[peer.seat] = peer
+
     def pump(self) -> None:
-        """Queue the peer's outgoing messages on the links they are for."""
-        for dest, data in self.peer.take_outbox():
-            targets = [dest] if dest is not None else [s for s in self.links if s != self.peer.seat]
-            for seat in targets:
-                link = self.links.get(seat)
-                if link is not None:
-                    link.queue.put_nowait(data)
+        """Queue the peer's outgoing messages on the links they are for, and pass messages
+        between it and its local bots until they have nothing more to say."""
+        now = self.clock()
+        for _ in range(64):  # a bound: each round is one step of a conversation in memory
+            moved = False
+            for dest, data in self.peer.take_outbox():
+                moved = True
+                targets = [dest] if dest is not None else [*self.links, *self.locals]
+                for seat in targets:
+                    local = self.locals.get(seat)
+                    if local is not None:
+                        local.receive(data, self.peer.seat, now)
+                    elif (link := self.links.get(seat)) is not None and seat != self.peer.seat:
+                        link.queue.put_nowait(data)
+            for local in list(self.locals.values()):
+                for dest, data in local.take_outbox():
+                    moved = True
+                    targets = [dest] if dest is not None else [self.peer.seat, *self.locals]
+                    for seat in targets:
+                        if seat == self.peer.seat:
+                            self.peer.receive(data, local.seat, now)
+                        elif seat != local.seat and (other := self.locals.get(seat)) is not None:
+                            other.receive(data, local.seat, now)
+            if not moved:
+                return
 
     async def close(self) -> None:
         """Close every link and stop dialling."""

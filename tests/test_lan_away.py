@@ -1,0 +1,52 @@
+"""A machine that stays away, over real sockets in separate processes: Cy's process is killed
+for good mid-game; Ann and Bob, told to go on after a few seconds (``--go-on-after``), agree,
+the hand is replayed without Cy, a bot run by Ann's machine plays Cy's seat from the next hand
+(marked as hers), and the game ends with every log identical and the audit clean."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+from p2p10.audit import audit_bytes
+from tests.test_lan_processes import TIMEOUT, environment, p2p10, read_port, stop
+
+
+def test_the_table_goes_on_without_a_machine_that_never_comes_back(tmp_path: Path) -> None:
+    env = environment(tmp_path)
+    dirs = [tmp_path / name for name in ("ann", "bob", "cy")]
+    common = ["--autoplay", "greedy", "--interface", "127.0.0.1", "--go-on-after", "2"]
+    host = subprocess.Popen(
+        p2p10("host", "--name", "Ann", "--seats", "3", "--start-when-full", "--quiet-network",
+              "-o", "hands=2", "--save", str(dirs[0]), *common),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    procs = [host]
+    try:
+        port = read_port(host)
+        for name, folder in zip(("Bob", "Cy"), dirs[1:], strict=True):
+            procs.append(subprocess.Popen(
+                p2p10("join", f"127.0.0.1:{port}", "--name", name, "--save", str(folder), *common),
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env))
+        deadline = time.monotonic() + TIMEOUT
+        while not any(f.stat().st_size > 15_000 for f in dirs[2].glob("*.p2p10")):
+            assert time.monotonic() < deadline, "the game never got going"
+            time.sleep(0.01)
+        procs[2].send_signal(signal.SIGKILL)  # Cy's machine is gone, and stays gone
+        procs[2].wait()
+        outputs = [proc.communicate(timeout=3 * TIMEOUT) for proc in procs[:2]]
+        for proc, (out, err) in zip(procs, outputs, strict=False):
+            assert proc.returncode == 0, (out, err)
+            assert "game over:" in out, out
+        assert "going on without Cy" in outputs[0][1] + outputs[1][1]
+        ann = sorted(dirs[0].glob("*.p2p10"))
+        assert [p.name.rsplit("-", 1)[1] for p in ann] == ["seat1.p2p10", "seat3.p2p10"]
+        logs = [p.read_bytes() for p in [*ann, *dirs[1].glob("*.p2p10")]]
+        assert logs[0] == logs[1] == logs[2]  # Ann, the bot she runs for Cy, Bob
+        report = audit_bytes(logs[0])
+        assert report.clean, report.verdict()
+        assert report.table is not None and report.table.names[2] == "Cy (Ann's bot)"
+        assert b"away" in logs[0]
+    finally:
+        stop(procs)
