@@ -1523,6 +1523,9 @@ LAN_HELP = (
     *PLAY_HELP,
     "",
     " At a LAN table: c  chat (type a line, Enter sends it, Esc drops it).",
+    " g  go on without a player the table has waited for too long: when every",
+    " other player agrees, the hand is dealt again without them, and from the",
+    " next hand a bot run by the lowest other seat's machine plays their seat.",
     " Every player's lines are signed with their key; chat is not in the log.",
     " The game goes on while a hand's summary is open: the others do not wait.",
     " Quit leaves the table; 'p2p10 resume LOG' takes you back to it.",
@@ -1556,25 +1559,65 @@ class LanTableApp(TableApp):
     def _release(self) -> None:
         self.hold = False  # nobody waits for this screen: the summary only closes
 
+    def _changed(self) -> None:
+        """After every entry: a seat taken over by a bot is renamed (whose bot it is)."""
+        table = self.lan.table
+        if table is not None and list(table.names) != self.names:
+            self.names = list(table.names)
+            self.spoken = [spoken_name(n) for n in self.names]
+            self.narrator.names = self.spoken
+        super()._changed()
+
     def _heard(self, line: ChatLine) -> None:
         who = "You" if line.seat == self.seat else self.spoken[line.seat]
         self.narrator.lines.append(f"{who} said: {line.text}")
         self.app.invalidate()
 
     def title(self, state: GameState | None) -> Line:
-        """As at home, and who the table is waiting for when somebody is overdue."""
+        """As at home, and who the table is waiting for when somebody is overdue, and who
+        has agreed to go on without them."""
         line = super().title(state)
         missing = self.lan.missing()
         if missing is not None:
             line = [*line, ("class:error", f" Waiting for {missing}: not heard from for a while ")]
+        for person, signers in self.lan.agreed().items():
+            who = ", ".join("you" if s == self.seat else self.spoken[s] for s in signers)
+            line = [*line, ("class:warn", f" {who} agreed to go on without {self.spoken[person]} ")]
         return line
 
     def footer(self) -> list[Line]:
-        """The keys, with chat."""
+        """The keys, with chat, and going on without a missing player when there is one."""
         if self.typing is not None:
             return self.keys_lines([("Enter", "send", True), ("Esc", "cancel", True)])
         lines = super().footer()
-        return [*lines[:-1], *self.keys_lines([("c", "chat", True)]), lines[-1]]
+        extra = [("c", "chat", True)]
+        person = self.lan.awaited()
+        if self.lan.missing() is not None and person is not None:
+            extra.append(("g", f"go on without {self.spoken[person]}", True))
+        return [*lines[:-1], *self.keys_lines(extra), lines[-1]]
+
+    def table_keys(self, key: str) -> None:
+        """The table's keys, and g: go on without the player the table waits for."""
+        if key != "g":
+            super().table_keys(key)
+            return
+        person = self.lan.awaited()
+        if person is None or self.lan.missing() is None:
+            self.refuse("nobody has kept the table waiting long enough to go on without them")
+            return
+        name = self.spoken[person]
+        self.prompt = Prompt(f"Go on without {name}? The hand is dealt again without them.",
+                             [Choice("y", "yes, go on", partial(self._go_on, person)),
+                              Choice("n", "no, wait", self._cancel)], index=1)
+
+    def _go_on(self, person: int) -> None:
+        self.prompt = None
+        try:
+            self.lan.go_on_without(person)
+        except IllegalMove as err:
+            self.refuse(str(err))
+            return
+        self.say(f"You agreed to go on without {self.spoken[person]}; the others must agree too.")
 
     def _status_text(self) -> StyleAndTextTuples:
         if self.typing is None:

@@ -137,7 +137,7 @@ def decode_message(data: bytes) -> tuple[int, Any]:
         item = msgpack.unpackb(data, raw=False, strict_map_key=True)
     except (ValueError, TypeError, msgpack.ExtraData, msgpack.FormatError, msgpack.StackError):
         raise ProtocolError("the message is not valid msgpack") from None
-    if isinstance(item, list) and len(item) == 2:
+    if isinstance(item, list) and len(item) == 2 and type(item[0]) is int:  # not True, not 1.0
         kind, value = item
         if kind == ENTRY and isinstance(value, bytes):
             return ENTRY, value

@@ -185,7 +185,7 @@ class Mesh:
 
     async def handle(self, request: web.Request) -> web.WebSocketResponse:
         """The aiohttp handler of an incoming link (this peer is the listener)."""
-        socket = web.WebSocketResponse(max_msg_size=MAX_MESSAGE_BYTES, heartbeat=HEARTBEAT)
+        socket = web.WebSocketResponse(max_msg_size=MAX_MESSAGE_BYTES + 1, heartbeat=HEARTBEAT)
         await socket.prepare(request)
         try:
             if self._closing:
@@ -292,7 +292,7 @@ class Mesh:
                 assert self._session is not None
                 try:
                     async with self._session.ws_connect(url_for(host, port, MESH_PATH),
-                                                        max_msg_size=MAX_MESSAGE_BYTES,
+                                                        max_msg_size=MAX_MESSAGE_BYTES + 1,
                                                         heartbeat=HEARTBEAT) as socket:
                         got = await asyncio.wait_for(self._handshake(socket, dialler=True),
                                                      HANDSHAKE_TIMEOUT)
@@ -377,6 +377,8 @@ class Mesh:
         limit = RateLimit(self.rate, self.burst)
         async for message in link.socket:
             if message.type == aiohttp.WSMsgType.ERROR:
+                if not isinstance(message.data, aiohttp.WebSocketError):
+                    return None  # the connection failed (no pong: the machine went away): no fault
                 return f"a bad frame ({message.data})"  # e.g. one over max_msg_size
             if message.type != aiohttp.WSMsgType.BINARY:
                 return "a frame that is not binary"

@@ -118,3 +118,58 @@ async def test_a_table_started_by_hand_and_a_player_who_quits(tmp_path: Path) ->
     assert not result.peer.finished
     assert "p2p10 resume " in result.summary() and str(result.log_path) in result.summary()
     assert result.log_path.exists()
+
+
+async def test_on_screen_the_players_go_on_without_one_who_left(tmp_path: Path) -> None:
+    """Cy's machine goes away mid-game; Ann's screen says who is missing, she presses g and
+    agrees, Bob's machine agrees by itself (--go-on-after), and Ann's machine plays Cy's seat
+    as her bot to the end; every log identical and clean."""
+    with create_pipe_input() as pipe, create_app_session(input=pipe, output=Terminal(120, 30)):
+        apps: list[LanTableApp] = []
+
+        async def front(seat: LanSeat) -> None:
+            app = LanTableApp(seat)
+            apps.append(app)
+            await app.run()
+
+        said: list[str] = []
+        host = Host("Ann", 3, RuleSet.parse(["hands=1"]), None, "127.0.0.1", save_dir=tmp_path / "ann",
+                    say=said.append, advertised=False, front=front)
+        hosting = asyncio.ensure_future(host.run())
+        await until(lambda: said)
+        address = said[0].removeprefix("listening on ")
+        bob = Joiner(address, "Bob", "greedy", "127.0.0.1", tmp_path / "bob", say=lambda _: None,
+                     go_on_after=1.0)
+        cy = Joiner(address, "Cy", "greedy", "127.0.0.1", tmp_path / "cy", say=lambda _: None)
+        tasks = [hosting, asyncio.ensure_future(bob.run()), asyncio.ensure_future(cy.run())]
+        try:
+            await until(lambda: apps)
+            app = apps[0]
+            kb = Keyboard(app, pipe)
+            host.peers[0].blame_after = 1.0  # name the missing one soon, for the test
+            await until(kb.my_turn)
+            tasks[2].cancel()  # Cy's machine is gone
+            await asyncio.gather(tasks[2], return_exceptions=True)
+            await kb.keys("g")
+            assert "Nobody has kept the table waiting" in kb.screen()  # it is Ann's own turn
+            await kb.keys("d")  # a draw needs Cy's token: now the table waits for Cy
+            await until(lambda: "Waiting for Cy" in kb.screen())
+            assert "go on without Cy" in kb.screen()
+            await kb.keys("g")
+            assert "Go on without Cy?" in kb.screen()
+            await kb.keys("y")
+            await until(lambda: any(e.kind == "away" for e in host.peers[0].log))
+            await until(lambda: "Cy (Ann's bot)" in kb.screen())
+            await play_by_keys(kb, [], [])
+            await until(lambda: app.screen == "over")
+            await kb.keys("Enter")
+            results = await asyncio.wait_for(asyncio.gather(*tasks[:2]), TIMEOUT)
+        finally:
+            for task in tasks:
+                task.cancel()
+    assert all(r.peer.finished for r in results)
+    logs = [p.read_bytes() for p in sorted((tmp_path / "ann").glob("*.p2p10"))]
+    logs += [p.read_bytes() for p in (tmp_path / "bob").glob("*.p2p10")]
+    assert len(logs) == 3 and logs[0] == logs[1] == logs[2]  # Ann, the bot she runs for Cy, Bob
+    report = audit_bytes(logs[0])
+    assert report.clean, report.verdict()
