@@ -94,3 +94,49 @@ def test_quick_bots_benchmark_prints_every_figure_as_json() -> None:
         for key in ("median_ms", "p90_ms", "p99_ms", "max_ms", "mean_ms", "ratio_to_greedy"):
             assert _positive(decisions[key]), (name, key)
         assert _positive(result["self_play"][name]["games_per_second"])
+
+
+def test_quick_lan_benchmark_prints_every_figure_as_json() -> None:
+    # Everything on 127.0.0.1: Zeroconf bound to loopback, the mesh, the p2p10 processes.
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "bench_lan.py"), "--quick", "--json"],
+        cwd=ROOT, capture_output=True, text=True, check=False, timeout=180,
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert set(result) >= {"meta", "announce", "draw", "game"}
+    assert result["meta"]["zeroconf"]["version"]
+
+    announce = result["announce"]
+    assert announce["runs"] == len(announce["samples"]) >= 1
+    for key in ("listening_ms", "listed_ms", "announced_ms", "fresh_browser_ms"):
+        figures = announce[key]
+        assert all(_positive(figures[k]) for k in ("median", "min", "max")), (key, figures)
+        assert figures["min"] <= figures["median"] <= figures["max"]
+
+    assert "2" in result["draw"]
+    for peers, figures in result["draw"].items():
+        for key in ("draws", "ws_median_ms", "ws_min_ms", "ws_max_ms", "memory_median_ms", "memory_min_ms",
+                    "memory_max_ms", "ratio", "pair_ratio", "tokens", "ws_setup_ms", "memory_setup_ms",
+                    "entries"):
+            assert _positive(figures[key]), (peers, key, figures)
+        assert figures["ws_min_ms"] <= figures["ws_median_ms"] <= figures["ws_max_ms"]
+        assert figures["memory_min_ms"] <= figures["memory_median_ms"] <= figures["memory_max_ms"]
+        assert figures["tokens"] == int(peers) - 1
+        # The same seed on both transports: the same keys, deal and moves, so the same log.
+        assert figures["same_log"] is True
+
+    game = result["game"]
+    assert game["players"] == 4 and game["games"] == len(game["runs"]) >= 1
+    assert game["identical"] is True and game["clean"] is True
+    for key in ("wall_s", "listening_s", "dealing_s", "game_s", "tail_s", "entries", "bytes", "total_cpu_s"):
+        assert _positive(game[key]), (key, game)
+    for key in ("audit_cpu_s", "audit_ms_per_entry"):
+        assert _positive(game[key]), (key, game)
+    for key in ("beyond_startup_cpu_s", "cpu_ms_per_entry", "ratio_to_audit"):
+        assert isinstance(game[key], int | float), (key, game)
+    assert [p["seat"] for p in game["peers"]] == [1, 2, 3, 4]
+    for peer in game["peers"]:
+        for key in ("cpu_s", "user_s", "max_rss_mb"):
+            assert _positive(peer[key]), (key, peer)
+    assert _positive(game["startup"]["cpu_s"]) and _positive(game["startup"]["wall_s"])
