@@ -515,6 +515,7 @@ class Host:
         self._lobby: dict[bytes, web.WebSocketResponse] = {}
         self._full = asyncio.Event()
         self._started = False
+        self._closing_ad: asyncio.Future[None] | None = None
         self.slot = MeshSlot()
 
     @property
@@ -552,14 +553,20 @@ class Host:
         try:
             self.say(f"listening on {self.interface}:{port}")
             self.say(f"table {self.table_id.hex()}: {self.seats} seats, rules: {self.rules.describe()}")
-            if self.advertised:
-                await self._advertise(port)
+            # Zeroconf's probing takes over a second: the lobby is open meanwhile, and a table
+            # that fills (players who joined by address) starts without waiting for it.
+            advertising = asyncio.ensure_future(self._advertise(port)) if self.advertised else None
             if self.start_when_full and len(self.roster) == self.people:
                 self._full.set()  # the host's bots fill every other seat
             await self._full.wait()
             self._started = True
+            if advertising is not None:
+                advertising.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await advertising
             if self._ad is not None:
-                await self._ad.close()
+                # The goodbye goes out in the background: the dealing does not wait for it.
+                self._closing_ad = asyncio.ensure_future(self._ad.close())
                 self._ad = None
             bots = await self._seat_bots(runners)
             roster = _roster_message(self.table_id, self.rules, self.roster)
@@ -593,6 +600,9 @@ class Host:
         finally:
             if self._ad is not None:
                 await self._ad.close()
+            if self._closing_ad is not None:
+                with contextlib.suppress(Exception):
+                    await self._closing_ad
             for extra in runners:
                 await extra.cleanup()
             await runner.cleanup()
@@ -630,6 +640,7 @@ class Host:
             self.say(f"not announced on the network ({err}); players join with the address above")
             return
         self.say(f"announced as {self.title!r}: 'p2p10 tables' lists it")
+        await self._update_ad()  # seats taken while it was being announced
 
     async def _update_ad(self) -> None:
         if self._ad is not None and not self._started:
