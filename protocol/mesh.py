@@ -47,8 +47,8 @@ from aiohttp import web
 from cryptography.exceptions import InvalidSignature
 
 from p2p10.errors import ProtocolError
-from p2p10.log import PUBLIC_KEY_BYTES, SIGNATURE_BYTES, public_bytes, public_key
-from p2p10.peer import MAX_MESSAGE_BYTES, Fault, HandSecrets, Peer, decode_message, encode_want
+from p2p10.log import PUBLIC_KEY_BYTES, SIGNATURE_BYTES, BadEntry, parse_entry, public_bytes, public_key
+from p2p10.peer import MAX_MESSAGE_BYTES, WANT, Fault, HandSecrets, Peer, decode_message, encode_want
 from protocol.storage import LogWriter, SecretsWriter
 
 HELLO_LABEL = b"p2p10/hello/v1"
@@ -69,6 +69,15 @@ CLOSE_REASON_BYTES = 123  # the most a close frame carries
 # half of it: a peer whose machine vanished (cable out, laptop lid shut) is noticed in seconds
 # rather than at the operating system's TCP timeout, and its dialler starts redialling.
 HEARTBEAT = 5.0
+# A finished peer stays until every other seat has shown that it holds the whole log (a want
+# from the log's end, or an entry passed on): a seat that missed the last entries can only get
+# them from a peer still there. At most this long, for a seat that never says so.
+LINGER = 30.0
+# A seat with no link for this long is not waited for (its machine went away); a link that was
+# cut is dialled again well within it.
+GONE_AFTER = 2 * BACKOFF_MAX + HANDSHAKE_TIMEOUT
+# A peer frozen on a violation stays this long, so that late askers still get the evidence.
+LINGER_STOPPED = 2.0
 
 
 class HandshakeFailed(ProtocolError):
@@ -170,6 +179,8 @@ class Mesh:
         self.locals: dict[int, Peer] = {}
         self.refused = 0  # links closed for a bad handshake or bad frames (for tests and logs)
         self.linked = 0  # links authenticated so far, redials included
+        self.holds: dict[int, int] = {}  # how many entries each seat has shown it holds
+        self.unlinked_at: dict[int, float] = {}  # when each seat's last link closed
         self._ready = asyncio.Event()
         self._closing = False
         self._tasks: set[asyncio.Task[None]] = set()
@@ -202,9 +213,11 @@ class Mesh:
 
     # ----------------------------------------------------------------- running
 
-    async def run(self, until: Callable[[], bool], linger: float = 2.0) -> None:
+    async def run(self, until: Callable[[], bool], linger: float = LINGER) -> None:
         """Dial the higher seats, poll the peer and pump messages until ``until()`` holds; then
-        keep the links open ``linger`` seconds so that late askers still get the last entries."""
+        stay, ``linger`` seconds at most, until every other seat holds the whole log, saying
+        every ``resend_after`` that this peer holds it (a peer frozen on a violation stays
+        :data:`LINGER_STOPPED` at most, while it has links)."""
         await self._ready.wait()
         self._session = aiohttp.ClientSession()
         for seat in range(self.peer.seat + 1, len(self.keys)):
@@ -215,9 +228,18 @@ class Mesh:
                 self.pump()
                 await asyncio.sleep(self.poll_every)
             self.pump()
-            deadline = self.clock() + linger
-            while self.clock() < deadline and self.links:
+            finished = self.peer.finished
+            deadline = self.clock() + (linger if finished else min(linger, LINGER_STOPPED))
+            told: float | None = None
+            while self.clock() < deadline and (finished or self.links):
+                now = self.clock()
+                if finished and self._everybody_holds_it(now):
+                    break
                 self.poll()
+                if finished and (told is None or now - told >= self.peer.resend_after):
+                    told = now  # "I hold it all", for the seats that do not know it yet
+                    for link in self.links.values():
+                        link.queue.put_nowait(encode_want(len(self.peer.log)))
                 self.pump()
                 await asyncio.sleep(self.poll_every)
         finally:
@@ -277,6 +299,33 @@ class Mesh:
             await self._session.close()
 
     # --------------------------------------------------------------- internals
+
+    def _everybody_holds_it(self, now: float) -> bool:
+        """Whether every other seat that is still around has shown that it holds this peer's
+        whole log (the bots this machine carries hold it: they share its log)."""
+        end = len(self.peer.log)
+        for seat in range(len(self.keys)):
+            if seat == self.peer.seat or seat in self.locals or self.holds.get(seat, 0) >= end:
+                continue
+            if seat in self.links or now - self.unlinked_at.get(seat, -GONE_AFTER) < GONE_AFTER:
+                return False
+        return True
+
+    def _held(self, seat: int, kind: int, value: Any) -> None:
+        """Note what a frame from ``seat`` shows that it holds: a want from position n, the
+        first n entries; an entry this peer has too, every entry up to it."""
+        if kind == WANT:
+            held = value
+        else:
+            try:
+                entry = parse_entry(value)
+            except BadEntry:
+                return
+            log = self.peer.log
+            if not (entry.seq < len(log) and log[entry.seq].hash == entry.hash):
+                return
+            held = entry.seq + 1
+        self.holds[seat] = max(self.holds.get(seat, 0), held)
 
     def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> None:
         task = asyncio.ensure_future(coroutine)
@@ -357,6 +406,7 @@ class Mesh:
                 await writer
             if self.links.get(link.seat) is link:
                 del self.links[link.seat]
+                self.unlinked_at[link.seat] = self.clock()
             if refused is not None:
                 self.refused += 1
                 self.peer.faults.append(Fault(link.seat, None, f"link closed: {refused}"))
@@ -389,9 +439,10 @@ class Mesh:
             self.peer.receive(data, link.seat, now)
             self.pump()
             try:
-                decode_message(data)
+                kind, value = decode_message(data)
             except ProtocolError as err:
                 return str(err)  # the peer has recorded the frame; garbage costs the sender its link
+            self._held(link.seat, kind, value)
         return None
 
 

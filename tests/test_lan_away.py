@@ -17,7 +17,7 @@ from tests.test_lan_processes import TIMEOUT, environment, p2p10, read_port, sto
 def test_the_table_goes_on_without_a_machine_that_never_comes_back(tmp_path: Path) -> None:
     env = environment(tmp_path)
     dirs = [tmp_path / name for name in ("ann", "bob", "cy")]
-    common = ["--autoplay", "greedy", "--interface", "127.0.0.1", "--go-on-after", "2"]
+    common = ["--autoplay", "greedy", "--interface", "127.0.0.1", "--go-on-after", "5"]
     host = subprocess.Popen(
         p2p10("host", "--name", "Ann", "--seats", "3", "--start-when-full", "--quiet-network",
               "-o", "hands=2", "--save", str(dirs[0]), *common),
