@@ -60,9 +60,11 @@ from p2p10.rules import OPTION_HELP, RuleSet, describe_phase
 from p2p10.solver import LayDownPlan, solve
 from p2p10.table import TableState
 from protocol.local import LocalTable
+from protocol.storage import evidence_path
 
 if TYPE_CHECKING:  # the LAN stack (aiohttp, zeroconf) loads only for a LAN game
     from protocol.lan import LanSeat
+
 
 Line = list[OneStyleAndTextTuple]
 Handler = Callable[[MouseEvent], object]
@@ -1567,6 +1569,19 @@ class LanTableApp(TableApp):
             self.spoken = [spoken_name(n) for n in self.names]
             self.narrator.names = self.spoken
         super()._changed()
+
+    def over_lines(self, state: GameState) -> list[Line]:
+        """The end of the game; or, for a table that froze, why, whom it blames, and where
+        the signed evidence is."""
+        reason = self.lan.user.stop_reason()
+        if reason is None:
+            return super().over_lines(state)
+        limit = max(20, self.size()[0] - 2)
+        lines = [plain(" The table stopped: nobody can play on.", "class:error"), plain("")]
+        lines += [plain(" " + part) for part in textwrap.wrap(reason, limit)]
+        lines += [plain(""), plain(f" The signed evidence: {evidence_path(self.lan.log_path)}"),
+                  plain(f" The game's log: {self.lan.log_path}", "class:dim")]
+        return lines
 
     def _heard(self, line: ChatLine) -> None:
         who = "You" if line.seat == self.seat else self.spoken[line.seat]

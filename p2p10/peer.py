@@ -174,6 +174,9 @@ class Peer:
         self.violation: ProtocolViolation | None = None
         self.equivocation: tuple[Entry, Entry] | None = None
         self.overdue: Expect | None = None
+        # The signed entries that froze this peer, as received: anybody can check them with
+        # the author's key from the table entry.
+        self.evidence: list[bytes] = []
         self.chat: list[ChatLine] = []
         self.on_chat: Callable[[ChatLine], None] | None = None
         self._chat_seen: dict[bytes, None] = {}  # insertion-ordered, so the oldest go first
@@ -226,6 +229,19 @@ class Peer:
     def stopped(self) -> bool:
         """True once the peer has frozen on a violation or an equivocation."""
         return self.violation is not None or self.equivocation is not None
+
+    def stop_reason(self) -> str | None:
+        """Why this peer froze, in words naming the seat to blame; None if it did not."""
+        if self.equivocation is not None:
+            first, second = self.equivocation
+            who = self.table.name(first.author) if self.table else f"seat {first.author + 1}"
+            return (f"{who} signed two different entries for entry {first.seq} "
+                    f"({first.hash.hex()[:12]}... and {second.hash.hex()[:12]}...)")
+        if self.violation is not None:
+            err = self.violation
+            who = self.table.name(err.seat) if self.table and err.seat is not None else "nobody"
+            return f"{who} broke the rules at entry {err.seq}: {err.reason}"
+        return None
 
     @property
     def finished(self) -> bool:
@@ -532,6 +548,7 @@ class Peer:
         if self.equivocation is not None:
             return
         self.equivocation = (first, second)
+        self.evidence = [first.raw, second.raw]
         self.faults.append(Fault(first.author, first.seq, "two different entries signed for one position"))
         # Pass both on, so that every peer holds the evidence and freezes, not only this one.
         for twin in (first, second):
@@ -559,6 +576,7 @@ class Peer:
             if err.seat is None:
                 return False
             self.violation = err
+            self.evidence = [entry.raw]
             # Pass the signed evidence on: every peer then finds the violation for itself.
             self._outbox.append((None, encode_entry_message(entry.raw)))
             if seq >= entry.seq:

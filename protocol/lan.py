@@ -49,7 +49,7 @@ from p2p10.table import MAX_NAME, TableState
 from protocol.discovery import Advertisement, TableAd, advertise
 from protocol.local import data_dir, dealing_progress
 from protocol.mesh import MESH_PATH, Mesh, attach_files, listen, secrets_path, url_for
-from protocol.storage import LogWriter, SecretsWriter, resume_peer
+from protocol.storage import LogWriter, SecretsWriter, evidence_path, resume_peer
 
 LOBBY_PATH = "/lobby"
 LOBBY_MAX_BYTES = 4096  # a roster of six seats is well under 1 KB
@@ -84,13 +84,31 @@ class GameResult:
         """One line: who won (or why the table stopped) and where the log is."""
         table = self.peer.table
         if self.peer.stopped:
-            reason = self.peer.violation or "two different entries signed for one position"
-            return f"the table stopped: {reason}; log {self.log_path}"
+            saved = evidence_path(self.log_path)
+            kept = f"; the signed evidence is in {saved}" if saved.exists() else ""
+            return f"the table stopped: {self.peer.stop_reason()}{kept}; log {self.log_path}"
         if table is None or not self.peer.finished:
             return (f"you left the table mid-game; go back with: p2p10 resume {self.log_path}")
         winner = table.engine.winner
         who = table.name(winner) if winner is not None else "nobody"
         return f"game over: {who} won; log {self.log_path}"
+
+
+EVIDENCE_LABEL = "p2p10/evidence/v1"
+
+
+def save_evidence(peer: Peer, log_path: Path) -> Path | None:
+    """Keep the signed evidence of a frozen table (the twins of an equivocation, or the entry
+    that broke the rules) beside the log, as msgpack ``["p2p10/evidence/v1", reason,
+    [envelope, ...]]``: with the log's table entry, anybody can check the signatures. None if
+    the peer did not freeze."""
+    if not peer.stopped or not peer.evidence:
+        return None
+    path = evidence_path(log_path)
+    partial = path.with_name(path.name + ".part")
+    partial.write_bytes(_pack([EVIDENCE_LABEL, peer.stop_reason(), list(peer.evidence)]))
+    partial.replace(path)
+    return path
 
 
 def valid_name(name: str) -> str:
@@ -346,6 +364,8 @@ async def play_seat(peer: Peer, table_id: bytes, roster: list[SeatInfo], rules: 
             named[0] = peer.overdue
             print(f"p2p10: waiting for {table.name(peer.overdue.seat) if table else '?'}",
                   file=sys.stderr)
+        if peer.stopped and not evidence_path(log_path).exists():
+            save_evidence(peer, log_path)  # at once: the screen shows where it is
         now = mesh.clock()
         if len(peer.log) != stuck[0]:
             stuck[:] = [len(peer.log), now]

@@ -122,3 +122,8 @@ def resume_peer(log_path: Path, secrets_path: Path, **options: Any) -> Peer:
     """A peer started again from its log and secrets files."""
     seat, identity, hands = read_secrets(secrets_path)
     return Peer.restore(seat, identity, read_log(log_path) if log_path.exists() else [], hands, **options)
+
+
+def evidence_path(log_path: Path) -> Path:
+    """Where a peer that froze keeps the signed entries that froze it: beside its log."""
+    return log_path.with_name(log_path.stem + ".p2p10-evidence")

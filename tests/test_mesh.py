@@ -189,3 +189,57 @@ async def test_a_flood_of_frames_closes_its_link() -> None:
         await table.close()
     assert table.meshes[0].refused == 1
     assert [f.seat for f in table.peers[0].faults] == [1]
+
+
+async def test_equivocation_over_the_mesh_freezes_every_peer_and_keeps_the_evidence(
+        tmp_path: Path) -> None:
+    """Seat 2 signs two different key entries for one position and sends one to seat 1, the
+    other to seat 3: every honest peer ends up holding both (each relays what it accepts), and
+    freezes, naming seat 2; the two signed twins are saved beside the log, and they verify."""
+    import msgpack
+
+    from p2p10.log import make_entry, parse_entry
+    from p2p10.peer import encode_entry_message
+    from protocol.lan import EVIDENCE_LABEL, GameResult, save_evidence
+    from protocol.storage import evidence_path
+
+    table = await open_mesh_table(3)
+    twins: list[bytes] = []
+
+    class Equivocator(Peer):
+        def _write(self, kind: str, body: object) -> None:
+            if kind != "key" or twins:
+                super()._write(kind, body)
+                return
+            state = self._table()
+            twin = make_entry(self.identity, state.game_id, len(self.log), state.last_hash,
+                              self.seat, kind, [*body[:3], bytes(32)])  # type: ignore[index]
+            super()._write(kind, body)
+            dest, _message = self._outbox.pop()
+            assert dest is None
+            self._outbox += [(0, encode_entry_message(self.log[-1].raw)),
+                             (2, encode_entry_message(twin.raw))]
+            twins.extend([self.log[-1].raw, twin.raw])
+
+    table.peers[1].__class__ = Equivocator
+    try:
+        paths = await table.play(tmp_path)
+    finally:
+        await table.close()
+    assert len(twins) == 2
+    for peer, path in zip(table.peers, paths, strict=True):
+        if peer.seat == 1:
+            continue
+        assert peer.stopped and peer.equivocation is not None
+        reason = peer.stop_reason()
+        assert reason is not None and reason.startswith("Bob (seat 2) signed two different entries")
+        saved = save_evidence(peer, path)
+        assert saved == evidence_path(path)
+        label, said, entries = msgpack.unpackb(saved.read_bytes(), raw=False)
+        assert label == EVIDENCE_LABEL and said == reason and sorted(entries) == sorted(twins)
+        # Anybody can check the twins with seat 2's key from the table entry.
+        assert peer.table is not None
+        for raw in entries:
+            assert parse_entry(raw).verify(peer.table.verifiers[1])
+        summary = GameResult(peer, path).summary()
+        assert summary.startswith("the table stopped: Bob (seat 2) signed") and str(saved) in summary
