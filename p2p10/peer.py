@@ -185,6 +185,9 @@ class Peer:
         # the agreements heard for the current position, and the keys of the bots it was
         # given to run (as the runner).
         self.going_on: tuple[int, int, bytes] | None = None
+        # Called with a count when this peer cuts its log back to that many entries: only when
+        # the others went on without its machine, over entries nobody else ever accepted.
+        self.on_rollback: Callable[[int], None] | None = None
         self.agreements: dict[tuple[int, int, bytes], dict[int, bytes]] = {}
         self.delegated: dict[int, Ed25519PrivateKey] = {}
         self._held: list[tuple[bytes, int | None]] = []
@@ -218,8 +221,11 @@ class Peer:
                 raise ProtocolError(f"entry {index} of the saved log does not check: {err}") from None
             peer.table = table
             peer.log.append(entry)
-        if peer.table is not None and (seat >= peer.table.players
-                                       or peer.table.signing_keys[seat] != public_bytes(identity)):
+        folded = peer.table
+        # The seat's own key, or a bot's key for it after the others went on without that
+        # machine (the machine itself may then still follow the game, never writing).
+        if folded is not None and (seat >= folded.players or public_bytes(identity)
+                                   not in (folded.keys[seat], folded.signing_keys[seat])):
             raise ProtocolError(f"the saved log does not seat this key at seat {seat + 1}")
         return peer
 
@@ -471,6 +477,40 @@ class Peer:
             delegates.append([seat, public_bytes(key)])
         self._write("away", [person, delegates, [[s, signed[s]] for s in consenters]])
 
+    def _left_behind(self, away: Entry, now: float) -> bool:
+        """This peer's machine was away, and the others went on without it at a position where
+        its log holds its own entries (which every other player held back, and nobody accepted):
+        if ``away`` checks at that position, cut the log back and take it. The peer then follows
+        the game without writing; a bot under a new key has its seat."""
+        seq = away.seq
+        if self.stopped or seq == 0 or self.table is None:
+            return False
+        mine = self.table.machine_of(self.seat)
+        if any(self.table.machine_of(e.author) != mine for e in self.log[seq:]):
+            return False  # somebody else built on those entries: not this case
+        try:
+            table = TableState.from_header(self.log[0])
+            for entry in self.log[1:seq]:
+                table = table.apply(entry)
+            if not (isinstance(away.body, list) and away.body[:1] == [mine]):
+                return False
+            table = table.apply(away)
+        except ProtocolViolation:
+            return False
+        if self.on_rollback is not None:
+            self.on_rollback(seq)
+        del self.log[seq:]
+        self._buffer.clear()
+        self.going_on, self._held = None, []
+        self.table = table
+        self.log.append(away)
+        if self.on_entry is not None:
+            self.on_entry(away)
+        self._outbox.append((None, encode_entry_message(away.raw)))
+        self._progress_at = now
+        self.overdue = None
+        return True
+
     def _withdraw(self) -> None:
         """Going on cannot happen: take back the entries held for it."""
         self.going_on = None
@@ -508,6 +548,8 @@ class Peer:
             mine = self.log[entry.seq]
             if mine.author == entry.author:
                 self._equivocate(mine, entry)
+            elif entry.kind == "away" and self._left_behind(entry, now):
+                pass
             else:
                 self.faults.append(Fault(entry.author, entry.seq,
                                          "a signed entry for a position another seat wrote"))

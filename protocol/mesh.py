@@ -134,6 +134,7 @@ def attach_files(peer: Peer, log_path: Path, durable: bool = True,
     if not identity_saved:
         secrets.add_identity(peer.seat, peer.identity.private_bytes_raw())
     peer.on_entry = log.add
+    peer.on_rollback = log.keep_first
 
     def keep(item: HandSecrets) -> None:
         secrets.add_hand(item)

@@ -34,6 +34,7 @@ class AppendFile:
     def __init__(self, path: Path, magic: bytes, durable: bool = False) -> None:
         self.path = path
         self.durable = durable
+        self._magic = magic
         path.parent.mkdir(parents=True, exist_ok=True)
         if path.exists() and path.stat().st_size > 0:
             records = read_records(path.read_bytes(), magic)
@@ -54,6 +55,17 @@ class AppendFile:
         self._file.write(record(data))
         self._sync()
         self.records.append(data)
+
+    def keep_first(self, count: int) -> None:
+        """Cut the file back to its first ``count`` records (a log that must drop entries only
+        its own machine ever held: see ``Peer.on_rollback``)."""
+        if count >= len(self.records):
+            return
+        size = len(file_header(self._magic)) + sum(len(record(r)) for r in self.records[:count])
+        self._file.truncate(size)
+        self._file.seek(size)
+        self._sync()
+        del self.records[count:]
 
     def _sync(self) -> None:
         self._file.flush()

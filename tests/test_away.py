@@ -8,13 +8,15 @@ a player who did not agree has taken it."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p10.audit import audit_records
 from p2p10.errors import IllegalMove, ProtocolViolation
 from p2p10.log import Entry, encode_log, make_entry, parse_entry, public_bytes, read_records
-from p2p10.peer import ENTRY, Peer, decode_message
+from p2p10.peer import ENTRY, Peer, decode_message, encode_entry_message
 from p2p10.rules import RuleSet
 from p2p10.simulate import greedy_player
 from p2p10.table import TableState, away_message
@@ -165,3 +167,32 @@ def test_replay_and_audit_tell_the_story(tmp_path: object) -> None:
     text = "\n".join(transcript(read_records(encode_log(t.peers[0].log)).items))
     assert "Ann and Bob went on without Cyd: the hand under way is void" in text
     assert "Cyd (Ann's bot) plays as a bot" in text
+
+
+def test_a_machine_that_comes_back_takes_the_away_entry_and_follows_without_writing(
+        tmp_path: Path) -> None:
+    """Cyd's machine wrote its move just as it went away: nobody took it. When it comes back
+    it finds that the others went on without it: it cuts its own log (and file) back to that
+    position, takes the away entry, and follows the game to its end without writing again."""
+    from protocol.mesh import attach_files
+    from protocol.storage import read_log
+
+    t = Table(15)
+    t.stuck_mid_hand()
+    old = t.peers[AWAY]
+    log_file, secrets_file = attach_files(old, tmp_path / "cyd.p2p10", durable=False)
+    for entry in old.log:
+        log_file.add(entry)
+    assert len(old.log) > len(t.peers[0].log)  # its move, which nobody has
+    t.peers[1].go_on_without(AWAY)
+    t.network.run(lambda: bool(t.peers[0].agreed()))
+    t.peers[0].go_on_without(AWAY)
+    bring_in_the_bot(t)
+    t.network.run(lambda: all(p.finished for p in t.peers))
+    for entry in t.peers[0].log:  # it comes back, and hears the log from Ann
+        old.receive(encode_entry_message(entry.raw), 0, t.network.now)
+    assert old.log == t.peers[0].log and old.finished and not old.stopped
+    assert not [f for f in old.faults if f.seat == 0]
+    log_file.close()
+    secrets_file.close()
+    assert read_log(tmp_path / "cyd.p2p10") == [e.raw for e in t.peers[0].log]
