@@ -265,6 +265,22 @@ class LanSeat:
 Front = Callable[[LanSeat], Awaitable[None]]
 
 
+async def play_machine(seats: Sequence[Coroutine[Any, Any, GameResult]]) -> GameResult:
+    """Play the player's seat (the first) and the bots this machine runs for its seats to the
+    end; the player's result. A player who leaves mid-game takes their bots along: without
+    the player's seat the table cannot go on anyway, and the files stay for resume."""
+    tasks = [asyncio.ensure_future(seat) for seat in seats]
+    try:
+        result = await tasks[0]
+        if result.peer.finished or result.peer.stopped:
+            await asyncio.gather(*tasks[1:])
+        return result
+    finally:
+        for task in tasks[1:]:
+            task.cancel()
+        await asyncio.gather(*tasks[1:], return_exceptions=True)
+
+
 class Machine:
     """The peers this process plays: the player's own seat first, then the bots it runs (the
     host's bots, and bots taken over for seats whose machine went away). Going on without
@@ -615,8 +631,7 @@ class Host:
                 playing.append(play_seat(bot, self.table_id, self.roster, self.rules,
                                          log_path_for(self.save_dir, self.table_id, seat), slot,
                                          listening=(self.interface, bot_port), machine=machine))
-            results = await asyncio.gather(*playing)
-            return results[0]
+            return await play_machine(playing)
         finally:
             if self._ad is not None:
                 await self._ad.close()
@@ -710,8 +725,8 @@ class Host:
         seat = SeatInfo(self._unique(seat.name), seat.key, seat.host, seat.port)
         self.roster.append(seat)
         self._lobby[seat.key] = socket
-        self.say(f"{seat.name} sat down ({len(self.roster)} of {self.people}"
-                 f"{f', and {self.bots} bots' if self.bots else ''})")
+        bots = f", and {self.bots} bot{'s' if self.bots > 1 else ''}" if self.bots else ""
+        self.say(f"{seat.name} sat down ({len(self.roster)} of {self.people}{bots})")
         await socket.send_bytes(_pack(["seated", len(self.roster) + self.bots, self.seats]))
         if len(self.roster) == self.people and self.start_when_full:
             self._full.set()
@@ -853,8 +868,7 @@ class Resumer:
             started.append(play(machine=machine, front=self.front, go_on_after=self.go_on_after,
                                 taken_over=taken_over))
             started.extend(bot_play(machine=machine) for _bot, bot_play in hosted)
-            results = await asyncio.gather(*started)
-            return results[0]
+            return await play_machine(started)
         finally:
             for runner in runners:
                 await runner.cleanup()

@@ -173,3 +173,36 @@ async def test_on_screen_the_players_go_on_without_one_who_left(tmp_path: Path) 
     assert len(logs) == 3 and logs[0] == logs[1] == logs[2]  # Ann, the bot she runs for Cy, Bob
     report = audit_bytes(logs[0])
     assert report.clean, report.verdict()
+
+
+async def test_a_host_who_quits_takes_their_bots_along(tmp_path: Path) -> None:
+    """The host plays on screen with one bot of their own; they quit mid-game: the command
+    ends (the bot does not play on alone), and says how to go back."""
+    with create_pipe_input() as pipe, create_app_session(input=pipe, output=Terminal()):
+        apps: list[LanTableApp] = []
+
+        async def front(seat: LanSeat) -> None:
+            app = LanTableApp(seat)
+            apps.append(app)
+            await app.run()
+
+        said: list[str] = []
+        host = Host("Ann", 3, RuleSet.parse(["hands=1"]), None, "127.0.0.1", save_dir=tmp_path / "ann",
+                    say=said.append, advertised=False, bots=1, front=front)
+        hosting = asyncio.ensure_future(host.run())
+        await until(lambda: said)
+        address = said[0].removeprefix("listening on ")
+        joining = asyncio.ensure_future(
+            Joiner(address, "Bob", "greedy", "127.0.0.1", tmp_path / "bob", say=lambda _: None).run())
+        try:
+            await until(lambda: apps)
+            kb = Keyboard(apps[0], pipe)
+            await until(kb.my_turn)
+            await kb.keys("q", "y")
+            result = await asyncio.wait_for(hosting, TIMEOUT)
+        finally:
+            hosting.cancel()
+            joining.cancel()
+            await asyncio.gather(hosting, joining, return_exceptions=True)
+    assert not result.peer.finished and "p2p10 resume" in result.summary()
+    assert all(not peer.finished for peer in host.peers)
