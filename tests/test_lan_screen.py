@@ -29,21 +29,34 @@ async def until(condition: object, seconds: float = TIMEOUT) -> None:
         await asyncio.sleep(0.01)
 
 
+class Screens:
+    """The play screens opened in this process (the ``front`` a Host or Joiner is given)."""
+
+    def __init__(self) -> None:
+        self.apps: list[LanTableApp] = []
+
+    async def front(self, seat: LanSeat) -> None:
+        app = LanTableApp(seat)
+        self.apps.append(app)
+        await app.run()
+
+
+async def open_host(tmp_path: Path, seats: int, policy: str | None, **options: object
+                    ) -> tuple[Host, asyncio.Future[GameResult], str, list[str]]:
+    """A host on 127.0.0.1 (not announced) for a one-hand game; its task, address and lines."""
+    said: list[str] = []
+    host = Host("Ann", seats, RuleSet.parse(["hands=1"]), policy, "127.0.0.1",
+                save_dir=tmp_path / "ann", say=said.append, advertised=False, **options)  # type: ignore[arg-type]
+    hosting = asyncio.ensure_future(host.run())
+    await until(lambda: said)
+    return host, hosting, said[0].removeprefix("listening on "), said
+
+
 async def test_a_person_plays_a_lan_table_by_keys_and_chats(tmp_path: Path) -> None:
     with create_pipe_input() as pipe, create_app_session(input=pipe, output=Terminal(100, 30)):
-        apps: list[LanTableApp] = []
-
-        async def front(seat: LanSeat) -> None:
-            app = LanTableApp(seat)
-            apps.append(app)
-            await app.run()
-
-        said: list[str] = []
-        host = Host("Ann", 3, RuleSet.parse(["hands=1"]), None, "127.0.0.1", save_dir=tmp_path / "ann",
-                    say=said.append, advertised=False, bots=1, front=front)
-        hosting = asyncio.ensure_future(host.run())
-        await until(lambda: said)
-        address = said[0].removeprefix("listening on ")
+        screens = Screens()
+        apps = screens.apps
+        _host, hosting, address, _said = await open_host(tmp_path, 3, None, bots=1, front=screens.front)
         joiner = Joiner(address, "Bob", "greedy", "127.0.0.1", tmp_path / "bob", say=lambda _: None)
         joining = asyncio.ensure_future(joiner.run())
         try:
@@ -83,24 +96,14 @@ async def test_a_table_started_by_hand_and_a_player_who_quits(tmp_path: Path) ->
     """Four seats offered, one joiner: the host starts by hand and its one bot fills a seat;
     the joiner, a person, quits mid-game and is told how to go back."""
     with create_pipe_input() as pipe, create_app_session(input=pipe, output=Terminal()):
-        apps: list[LanTableApp] = []
-
-        async def front(seat: LanSeat) -> None:
-            app = LanTableApp(seat)
-            apps.append(app)
-            await app.run()
-
-        said: list[str] = []
-        host = Host("Ann", 4, RuleSet.parse(["hands=1"]), "greedy", "127.0.0.1",
-                    save_dir=tmp_path / "ann", say=said.append, advertised=False, bots=1,
-                    start_when_full=False)
-        hosting = asyncio.ensure_future(host.run())
+        screens = Screens()
+        apps = screens.apps
+        host, hosting, address, said = await open_host(tmp_path, 4, "greedy", bots=1,
+                                                       start_when_full=False)
         try:
-            await until(lambda: said)
             assert host.can_start() is None  # the host and its bot could already play
-            address = said[0].removeprefix("listening on ")
             joiner = Joiner(address, "Bob", None, "127.0.0.1", tmp_path / "bob", say=said.append,
-                            front=front)
+                            front=screens.front)
             joining = asyncio.ensure_future(joiner.run())
             await until(lambda: any("Bob sat down" in line for line in said))
             host.start()
@@ -125,19 +128,9 @@ async def test_on_screen_the_players_go_on_without_one_who_left(tmp_path: Path) 
     agrees, Bob's machine agrees by itself (--go-on-after), and Ann's machine plays Cy's seat
     as her bot to the end; every log identical and clean."""
     with create_pipe_input() as pipe, create_app_session(input=pipe, output=Terminal(120, 30)):
-        apps: list[LanTableApp] = []
-
-        async def front(seat: LanSeat) -> None:
-            app = LanTableApp(seat)
-            apps.append(app)
-            await app.run()
-
-        said: list[str] = []
-        host = Host("Ann", 3, RuleSet.parse(["hands=1"]), None, "127.0.0.1", save_dir=tmp_path / "ann",
-                    say=said.append, advertised=False, front=front)
-        hosting = asyncio.ensure_future(host.run())
-        await until(lambda: said)
-        address = said[0].removeprefix("listening on ")
+        screens = Screens()
+        apps = screens.apps
+        host, hosting, address, _said = await open_host(tmp_path, 3, None, front=screens.front)
         bob = Joiner(address, "Bob", "greedy", "127.0.0.1", tmp_path / "bob", say=lambda _: None,
                      go_on_after=1.0)
         cy = Joiner(address, "Cy", "greedy", "127.0.0.1", tmp_path / "cy", say=lambda _: None)
@@ -179,19 +172,9 @@ async def test_a_host_who_quits_takes_their_bots_along(tmp_path: Path) -> None:
     """The host plays on screen with one bot of their own; they quit mid-game: the command
     ends (the bot does not play on alone), and says how to go back."""
     with create_pipe_input() as pipe, create_app_session(input=pipe, output=Terminal()):
-        apps: list[LanTableApp] = []
-
-        async def front(seat: LanSeat) -> None:
-            app = LanTableApp(seat)
-            apps.append(app)
-            await app.run()
-
-        said: list[str] = []
-        host = Host("Ann", 3, RuleSet.parse(["hands=1"]), None, "127.0.0.1", save_dir=tmp_path / "ann",
-                    say=said.append, advertised=False, bots=1, front=front)
-        hosting = asyncio.ensure_future(host.run())
-        await until(lambda: said)
-        address = said[0].removeprefix("listening on ")
+        screens = Screens()
+        apps = screens.apps
+        host, hosting, address, _said = await open_host(tmp_path, 3, None, bots=1, front=screens.front)
         joining = asyncio.ensure_future(
             Joiner(address, "Bob", "greedy", "127.0.0.1", tmp_path / "bob", say=lambda _: None).run())
         try:
