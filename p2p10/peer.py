@@ -199,7 +199,7 @@ class Peer:
         # Early entries by position, each with the seat that delivered it (to charge its faults).
         self._buffer: dict[int, dict[bytes, tuple[Entry, int | None]]] = {}
         self._outbox: list[Outgoing] = []
-        self._progress_at = 0.0
+        self._progress_at: float | None = None  # the first poll starts the clock
         self._wanted_at = 0.0
 
     @classmethod
@@ -314,6 +314,8 @@ class Peer:
         that keeps everybody waiting."""
         self._now = now
         self._act()
+        if self._progress_at is None:
+            self._progress_at = now  # nobody is overdue before this peer has waited at all
         if self.stopped or self.finished:
             return
         if self.going_on is not None and now - self._agreed_at >= self.resend_after:

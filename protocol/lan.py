@@ -885,8 +885,8 @@ class Resumer:
     async def _restore(self, log_path: Path, policy: str | None, runners: list[web.AppRunner]
                        ) -> tuple[Peer, Callable[..., Coroutine[Any, Any, GameResult]]]:
         """A peer from its files, listening where it listened; and how to play it on."""
-        if not log_path.exists():
-            raise LanError(f"no game log at {log_path}")
+        if not log_path.exists() and not secrets_path(log_path).exists():
+            raise LanError(f"no game log at {log_path}")  # (none yet: killed just after its identity)
         table_id, rules, roster, (listen_host, listen_port) = read_roster(roster_path(log_path))
         secrets = secrets_path(log_path)
         if not secrets.exists():

@@ -129,10 +129,11 @@ def attach_files(peer: Peer, log_path: Path, durable: bool = True,
     """Save ``peer``'s log at ``log_path`` and its secrets beside it, as they happen (before
     anything that depends on them is sent, since the peer calls back before it relays). A
     restarted peer (``identity_saved``) appends to the files it has."""
-    log = LogWriter(log_path, durable=durable)
+    # The identity first: once the log exists, ``p2p10 resume`` must find the seat's key.
     secrets = SecretsWriter(secrets_path(log_path), durable=durable)
     if not identity_saved:
         secrets.add_identity(peer.seat, peer.identity.private_bytes_raw())
+    log = LogWriter(log_path, durable=durable)
     peer.on_entry = log.add
     peer.on_rollback = log.keep_first
 
@@ -182,6 +183,7 @@ class Mesh:
         self.linked = 0  # links authenticated so far, redials included
         self.holds: dict[int, int] = {}  # how many entries each seat has shown it holds
         self.unlinked_at: dict[int, float] = {}  # when each seat's last link closed
+        self._started_at = 0.0  # when run() started: a seat never linked counts as unlinked then
         self._ready = asyncio.Event()
         self._closing = False
         self._tasks: set[asyncio.Task[None]] = set()
@@ -220,6 +222,7 @@ class Mesh:
         every ``resend_after`` that this peer holds it (a peer frozen on a violation stays
         :data:`LINGER_STOPPED` at most, while it has links)."""
         await self._ready.wait()
+        self._started_at = self.clock()
         self._session = aiohttp.ClientSession()
         for seat in range(self.peer.seat + 1, len(self.keys)):
             self._spawn(self._dial(seat))
@@ -308,7 +311,9 @@ class Mesh:
         for seat in range(len(self.keys)):
             if seat == self.peer.seat or seat in self.locals or self.holds.get(seat, 0) >= end:
                 continue
-            if seat in self.links or now - self.unlinked_at.get(seat, -GONE_AFTER) < GONE_AFTER:
+            # A seat not linked yet is waited for too: a peer resumed just to write the game's
+            # last entry must not leave before anybody has it.
+            if seat in self.links or now - self.unlinked_at.get(seat, self._started_at) < GONE_AFTER:
                 return False
         return True
 
