@@ -783,8 +783,8 @@ def print_report(result: dict[str, Any]) -> None:
     if g["game_s"] is not None:
         print(f"   dealing after {g['dealing_s']:.2f} s (joiners started and seated), the game "
               f"{g['game_s']:.1f} s to the last entry, then {g['tail_s']:.1f} s to exit")
-    print(f"   (the tail is mostly the mesh's linger: each peer keeps its links {LINGER:g} s for late "
-          "askers)")
+    print(f"   (the tail: each peer stays until every other seat has shown it holds the whole log, "
+          f"{LINGER:g} s at most)")
     print(f"   log: {g['entries']:,.0f} entries, {g['bytes']:,.0f} bytes; the 4 logs byte-identical: "
           f"{'yes' if g['identical'] else 'NO'}; audit {'CLEAN' if g['clean'] else 'NOT CLEAN'}")
     print(f"   {'seat':>6} {'CPU s':>7} {'user':>7} {'sys':>6} {'beyond start-up':>16} {'max RSS MB':>11}")
