@@ -5,15 +5,23 @@ The host is just the peer at seat 0 that gathers the others. It listens on one p
 lobby and sends ``["join", name, key, host, port]`` (its Ed25519 public key and where its mesh
 listens; an empty host means "the address you see me at"). The host answers
 ``["seated", seats taken, seats]`` or ``["refused", reason]`` and keeps the lobby link open.
-When the table is full (``start_when_full``) the host sends every joiner
+When the table starts (full, with ``start_when_full``, or by hand: :meth:`Host.start`) the host
+seats its own bots (``--bots``) after the people, sends every joiner
 ``["roster", table id, rule options, [[name, key, host, port], ...]]`` in seat order, closes the
 lobby, and every peer forms the mesh with those keys and addresses. The host then writes the
-table entry; the peers play, each saving its log and secrets as the game goes.
+table entry (marking its bots as its own); the peers play, each saving its log and secrets as
+the game goes.
+
+A person plays through a *front* (the play screen, :class:`LanSeat` is what it reads); a bot
+plays a seat with ``--autoplay``. All the peers of one process form a :class:`Machine`: the
+player's seat and the bots it runs, which agree together to go on without a machine that stays
+away (PROTOCOL 4.13); the runner's machine then carries the bots it takes over in its own mesh.
 
 Every peer saves the roster beside its log (``.p2p10-roster``: the roster message, msgpack,
-with every host resolved). ``p2p10 resume FILE`` starts a killed peer again from its log, its
-secrets and that roster: it listens on the port it had, so the lower seats, which keep dialling
-it, find it again, and it dials the higher seats itself.
+with every host resolved, and its own listener). ``p2p10 resume FILE`` starts a killed peer
+again from its log, its secrets and that roster, with the bots it ran: it listens on the port
+it had, so the lower seats, which keep dialling it, find it again, and it dials the higher
+seats itself.
 
 A joiner that leaves the lobby before the start gives its seat back. The lobby is not
 authenticated: it only proposes a roster. What binds is the signed table entry, which every
