@@ -33,6 +33,7 @@ from p2p10.events import (
     MeldSpec,
     Reshuffle,
     Reveal,
+    SitOut,
     TakeDiscard,
 )
 from p2p10.melds import MeldError, check_meld
@@ -201,7 +202,9 @@ class Game:
             return
         seat = seat_of(words[0])
         verb, rest = words[1], words[2:]
-        if verb == "draw":
+        if words[1:] == ["sits", "out"]:  # before a deal: a player who left (RULES 9.1)
+            self.apply(SitOut(seat))
+        elif verb == "draw":
             self.apply(DrawStock(seat))
         elif verb == "take":
             self.apply(TakeDiscard(seat))
