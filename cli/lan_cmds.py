@@ -214,13 +214,17 @@ def cmd_join(args: argparse.Namespace) -> int:
     if args.timeout <= 0:
         raise UsageError("--timeout must be positive")
     address = args.address
+    found: TableAd | None = None
     if address is None:
-        address = _choose_table(asyncio.run(_open_tables(args.interface, args.timeout)), args.timeout)
+        found = _choose_table(asyncio.run(_open_tables(args.interface, args.timeout)), args.timeout)
     elif not _looks_like_address(address):
-        address = asyncio.run(_find_table(address, args.interface, args.timeout))
+        found = asyncio.run(_find_table(address, args.interface, args.timeout))
+    if found is not None:
+        address = f"{found.address[0]}:{found.address[1]}"
     joiner = Joiner(address, args.name, policy, args.interface, args.save,
                     reachable_at=_reachable_at(args), front=_front(policy, args.ascii),
-                    go_on_after=_go_on_after(args))
+                    go_on_after=_go_on_after(args),
+                    host_fingerprint=found.fingerprint if found is not None else None)
     return _finish(asyncio.run(joiner.run()))
 
 
@@ -269,7 +273,7 @@ def _describe(table: TableAd) -> str:
             f"{table.seats_taken}/{seats} seats, {rules}")
 
 
-def _choose_table(tables: list[TableAd], timeout: float) -> str:
+def _choose_table(tables: list[TableAd], timeout: float) -> TableAd:
     """The only open table, or the one the player picks from a numbered list."""
     if not tables:
         raise UsageError(f"no open table heard in {timeout:g} s: is a host running on this "
@@ -290,10 +294,10 @@ def _choose_table(tables: list[TableAd], timeout: float) -> str:
                 chosen = tables[int(answer) - 1]
                 break
     print(f"joining {_describe(chosen)}", flush=True)
-    return f"{chosen.address[0]}:{chosen.address[1]}"
+    return chosen
 
 
-async def _find_table(title: str, interface: str | None, timeout: float) -> str:
+async def _find_table(title: str, interface: str | None, timeout: float) -> TableAd:
     tables = await list_tables(_interfaces(interface), timeout)
     matches = [t for t in tables if t.table.casefold() == title.casefold() and t.seats_free > 0
                and t.compatible]
@@ -303,8 +307,7 @@ async def _find_table(title: str, interface: str | None, timeout: float) -> str:
     if len(matches) > 1:
         raise UsageError(f"{len(matches)} tables are called {title!r}: join one by HOST:PORT "
                          "('p2p10 tables' lists the addresses)")
-    host, port = matches[0].address
-    return f"{host}:{port}"
+    return matches[0]
 
 
 def cmd_tables(args: argparse.Namespace) -> int:

@@ -757,7 +757,7 @@ class Joiner:
     def __init__(self, address: str, name: str, policy: str | None, interface: str = "0.0.0.0",
                  save_dir: Path | None = None, say: Say = _say,
                  reachable_at: tuple[str, int] | None = None, front: Front | None = None,
-                 go_on_after: float | None = None) -> None:
+                 go_on_after: float | None = None, host_fingerprint: str | None = None) -> None:
         host, _, port = address.rpartition(":")
         if not host or not port.isdigit() or not _is_port(int(port)):
             raise LanError(f"join takes HOST:PORT, not {address!r}")
@@ -770,6 +770,9 @@ class Joiner:
         self.reachable_at = reachable_at
         self.front = front
         self.go_on_after = go_on_after
+        # The host key's fingerprint the table was announced with (joining by name): the
+        # roster's seat 1 must have that key, or this is not the table the player chose.
+        self.host_fingerprint = host_fingerprint
         self.peer: Peer | None = None  # once seated
         self.identity = Ed25519PrivateKey.generate()
         self.slot = MeshSlot()
@@ -818,19 +821,23 @@ class Joiner:
                     if isinstance(item, list) and item[:1] == ["seated"]:
                         self.say(f"seated at {self.host}:{self.port}; waiting for the table to fill")
                         continue
-                    return self._roster(item, key)
+                    return self._roster(item, key, self.host_fingerprint)
         except (aiohttp.ClientError, OSError) as err:
             reason = err.os_error.strerror if isinstance(err, aiohttp.ClientConnectorError) else str(err)
             raise LanError(f"cannot reach a table at {self.host}:{self.port}: {reason}") from None
 
     @staticmethod
-    def _roster(item: Any, key: bytes) -> tuple[bytes, RuleSet, list[SeatInfo]]:
+    def _roster(item: Any, key: bytes, host_fingerprint: str | None = None
+                ) -> tuple[bytes, RuleSet, list[SeatInfo]]:
         try:
             table_id, rules, roster = parse_roster(item)
         except ProtocolError as err:
             raise LanError(f"the host sent a bad roster: {err}") from None
         if [s.key for s in roster].count(key) != 1:
             raise LanError("the host's roster does not seat this peer")
+        if host_fingerprint is not None and fingerprint(roster[0].key) != host_fingerprint:
+            raise LanError(f"the host's key is not the one the table was announced with "
+                           f"({fingerprint(roster[0].key)}, not {host_fingerprint}): leaving")
         return table_id, rules, roster
 
 

@@ -282,3 +282,27 @@ def test_a_host_with_its_bot_killed_mid_game_resumes_both(tmp_path: Path) -> Non
         assert report.table is not None and report.table.names == ("Ann", "Bob", "Bot 1 (Ann's bot)")
     finally:
         stop(procs)
+
+
+async def test_a_joiner_leaves_a_table_whose_host_key_is_not_the_announced_one(tmp_path: Path) -> None:
+    """Joining by name, the joiner knows the host key's fingerprint from the announcement: a
+    roster whose seat 1 has another key is another table (a spoofed announcement), and it leaves."""
+    from p2p10.log import fingerprint, public_bytes
+
+    said: list[str] = []
+    host = Host("Ann", 2, RuleSet.parse(["hands=1"]), "greedy", "127.0.0.1", save_dir=tmp_path / "ann",
+                say=said.append, advertised=False)
+    hosting = asyncio.ensure_future(host.run())
+    try:
+        while not said:
+            await asyncio.sleep(0.01)
+        address = said[0].removeprefix("listening on ")
+        wrong = fingerprint(bytes(32))
+        joiner = Joiner(address, "Bob", "greedy", "127.0.0.1", tmp_path / "bob", say=lambda _: None,
+                        host_fingerprint=wrong)
+        with pytest.raises(LanError, match="not the one the table was announced with"):
+            await asyncio.wait_for(joiner.run(), TIMEOUT)
+        assert fingerprint(public_bytes(host.identity)) != wrong
+    finally:
+        hosting.cancel()
+        await asyncio.gather(hosting, return_exceptions=True)
