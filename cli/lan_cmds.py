@@ -17,7 +17,7 @@ from p2p10.bots import POLICIES
 from p2p10.engine import MAX_PLAYERS, MIN_PLAYERS
 from p2p10.table import MAX_NAME
 from protocol.discovery import TableAd, TableBrowser, list_tables
-from protocol.lan import Front, GameResult, Host, Joiner, LanError, LanSeat, Resumer
+from protocol.lan import Front, GameResult, Host, Joiner, LanError, LanSeat, Resumer, parse_address
 
 
 def add_parsers(sub: Any, rule_options: argparse.ArgumentParser) -> None:
@@ -88,13 +88,9 @@ def add_parsers(sub: Any, rule_options: argparse.ArgumentParser) -> None:
     resume.add_argument("file", type=Path, metavar="FILE", help="the seat's .p2p10 game log")
     resume.add_argument("--interface", metavar="ADDR",
                         help="the address to listen on (the one the seat had)")
-    resume.add_argument("--autoplay", metavar="POLICY",
-                        help=f"let a bot play this seat with no terminal ({', '.join(POLICIES)})")
-    resume.add_argument("--ascii", action="store_true", help="draw the table with ASCII only")
     resume.add_argument("--level", default="normal", choices=list(POLICIES),
                         help="how well the bots this machine runs play (normal)")
-    resume.add_argument("--go-on-after", type=float, metavar="S",
-                        help="when the table has waited S seconds for one machine, go on without it")
+    _playing(resume)
     resume.set_defaults(func=cmd_resume)
 
 
@@ -106,17 +102,23 @@ def _login_name(fallback: str) -> str:
     return name[:MAX_NAME] if name and name.isprintable() else fallback
 
 
-def _common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--interface", default="0.0.0.0", metavar="ADDR",
-                        help="the address to listen on and to give the other peers (all interfaces)")
+def _playing(parser: argparse.ArgumentParser) -> None:
+    """How this seat is played: ``host``, ``join`` and ``resume``."""
     parser.add_argument("--autoplay", metavar="POLICY",
                         help=f"let a bot play this seat with no terminal ({', '.join(POLICIES)})")
     parser.add_argument("--ascii", action="store_true", help="draw the table with ASCII only")
-    parser.add_argument("--save", type=Path, metavar="DIR",
-                        help="save the log and secrets in DIR (default: the data directory)")
     parser.add_argument("--go-on-after", type=float, metavar="S",
                         help="when the table has waited S seconds for one machine, agree to go on "
                              "without it (a bot takes its seats; default: wait, or ask on screen)")
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    """What ``host`` and ``join`` share: how the seat is played, where it listens and saves."""
+    _playing(parser)
+    parser.add_argument("--interface", default="0.0.0.0", metavar="ADDR",
+                        help="the address to listen on and to give the other peers (all interfaces)")
+    parser.add_argument("--save", type=Path, metavar="DIR",
+                        help="save the log and secrets in DIR (default: the data directory)")
     parser.add_argument("--reachable-at", metavar="HOST:PORT",
                         help="the address the other peers dial to reach this one, when it is not "
                              "where it listens (a forwarded port, a proxy)")
@@ -132,10 +134,10 @@ def _go_on_after(args: argparse.Namespace) -> float | None:
 def _reachable_at(args: argparse.Namespace) -> tuple[str, int] | None:
     if args.reachable_at is None:
         return None
-    host, _, port = args.reachable_at.rpartition(":")
-    if not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise UsageError(f"--reachable-at takes HOST:PORT, not {args.reachable_at!r}")
-    return host.strip("[]"), int(port)
+    try:
+        return parse_address(args.reachable_at, "--reachable-at")
+    except LanError as err:
+        raise UsageError(str(err)) from None
 
 
 def _check_autoplay(args: argparse.Namespace) -> str | None:

@@ -142,6 +142,15 @@ def _is_port(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and 0 < value < 65536
 
 
+def parse_address(text: str, what: str = "an address") -> tuple[str, int]:
+    """``HOST:PORT`` (an IPv6 host may be in brackets) as (host, port); :class:`LanError`
+    naming ``what`` otherwise."""
+    host, _, port = text.rpartition(":")
+    if not host or not port.isdigit() or not _is_port(int(port)):
+        raise LanError(f"{what} takes HOST:PORT, not {text!r}")
+    return host.strip("[]"), int(port)
+
+
 def parse_seat(item: object) -> SeatInfo:
     """A ``[name, key, host, port]`` from the wire; raises :class:`ProtocolError`."""
     if not (isinstance(item, list) and len(item) == 4 and isinstance(item[0], str)
@@ -758,10 +767,7 @@ class Joiner:
                  save_dir: Path | None = None, say: Say = _say,
                  reachable_at: tuple[str, int] | None = None, front: Front | None = None,
                  go_on_after: float | None = None, host_fingerprint: str | None = None) -> None:
-        host, _, port = address.rpartition(":")
-        if not host or not port.isdigit() or not _is_port(int(port)):
-            raise LanError(f"join takes HOST:PORT, not {address!r}")
-        self.host, self.port = host.strip("[]"), int(port)
+        self.host, self.port = parse_address(address, "join")
         self.name = valid_name(name)
         self.policy = policy
         self.interface = interface
