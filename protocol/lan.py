@@ -47,15 +47,15 @@ from aiohttp import web
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p10.bots import POLICIES
-from p2p10.engine import MAX_PLAYERS, MIN_PLAYERS, GameState
+from p2p10.engine import MAX_PLAYERS, MIN_PLAYERS
 from p2p10.errors import BadRules, IllegalMove, P2P10Error, ProtocolError
 from p2p10.events import SeatEvent
 from p2p10.log import GAME_ID_BYTES, PUBLIC_KEY_BYTES, Entry, fingerprint, public_bytes, public_key
 from p2p10.peer import ChatLine, Peer, Player
 from p2p10.rules import RuleSet
-from p2p10.table import MAX_NAME, TableState
+from p2p10.table import MAX_NAME
 from protocol.discovery import Advertisement, TableAd, advertise
-from protocol.local import data_dir, dealing_progress
+from protocol.local import SeatScreen, data_dir, dealing_progress
 from protocol.mesh import MESH_PATH, Mesh, attach_files, listen, secrets_path, url_for
 from protocol.storage import LogWriter, SecretsWriter, evidence_path, resume_peer
 
@@ -179,7 +179,7 @@ def _say(line: str) -> None:
     print(line, flush=True)  # flushed: a parent process may be waiting for the line
 
 
-class LanSeat:
+class LanSeat(SeatScreen):
     """A seat at a LAN table as a screen sees it: the reading and playing interface of
     :class:`~protocol.local.LocalTable` (so the same play screen serves both), but driven by
     the mesh, not by the screen. Made by :func:`play_seat` once the table entry is known."""
@@ -187,7 +187,7 @@ class LanSeat:
     def __init__(self, peer: Peer, mesh: Mesh, rules: RuleSet, log_path: Path,
                  playing: asyncio.Task[None], machine: Machine | None = None) -> None:
         assert peer.table is not None
-        self.user = peer
+        self._user = peer
         self.machine = machine or Machine()
         if not self.machine.peers:
             self.machine.peers.append(peer)
@@ -200,28 +200,14 @@ class LanSeat:
         self.chat_listeners: list[Callable[[ChatLine], None]] = []
 
     @property
-    def seat(self) -> int:
-        """The user's seat."""
-        return self.user.seat
-
-    @property
-    def table(self) -> TableState | None:
-        """The user's fold of the log."""
-        return self.user.table
-
-    def view(self) -> GameState:
-        """The game as the user sees it."""
-        return self.user.view()
+    def user(self) -> Peer:
+        """The user's own peer."""
+        return self._user
 
     @property
     def over(self) -> bool:
         """True once the game has a winner, or the table froze."""
         return self.user.finished or self.user.stopped
-
-    def my_turn(self) -> bool:
-        """True when the table waits for the user's move."""
-        expect = self.user.table.expected() if self.user.table else None
-        return expect is not None and expect.seat == self.seat and expect.kind == "move"
 
     def dealing(self) -> tuple[int, int] | None:
         """While a hand is being set up: (entries written, entries needed)."""

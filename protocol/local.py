@@ -48,7 +48,37 @@ class Seat:
     policy: str | None
 
 
-class LocalTable:
+class SeatScreen:
+    """What the play screen reads of the user's seat, whatever drives the table: the user's
+    peer (:attr:`user`), its fold, its view, and whether it is the user's move."""
+
+    @property
+    def user(self) -> Peer:
+        """The user's own peer."""
+        raise NotImplementedError
+
+    @property
+    def seat(self) -> int:
+        """The user's seat."""
+        return self.user.seat
+
+    @property
+    def table(self) -> TableState | None:
+        """The user's fold of the log."""
+        return self.user.table
+
+    def view(self) -> GameState:
+        """The game as the user sees it."""
+        return self.user.view()
+
+    def my_turn(self) -> bool:
+        """True when the table waits for the user's move."""
+        table = self.table
+        expect = table.expected() if table else None
+        return expect is not None and expect.seat == self.seat and expect.kind == "move"
+
+
+class LocalTable(SeatScreen):
     """The user at seat 0 against bots, every seat its own peer (see the module docstring)."""
 
     def __init__(self, name: str = "You", bots: int = 3, level: str = "normal",
@@ -86,33 +116,13 @@ class LocalTable:
         return self.peers[USER]
 
     @property
-    def table(self) -> TableState | None:
-        """The user's fold of the log."""
-        return self.user.table
-
-    def view(self) -> GameState:
-        """The game as the user sees it."""
-        return self.user.view()
-
-    @property
     def over(self) -> bool:
         """True once the game has a winner (or a peer froze on a violation)."""
         return self.user.finished or any(p.stopped for p in self.peers)
 
-    def my_turn(self) -> bool:
-        """True when the table waits for the user's move."""
-        table = self.table
-        expect = table.expected() if table else None
-        return expect is not None and expect.seat == USER and expect.kind == "move"
-
     def dealing(self) -> tuple[int, int] | None:
         """While a hand is being set up: (entries written, entries needed); None in play."""
         return dealing_progress(self.table, len(self.seats))
-
-    @property
-    def seat(self) -> int:
-        """The user's seat."""
-        return USER
 
     @property
     def names(self) -> list[str]:
