@@ -6,29 +6,17 @@ the hand is replayed without Cy, a bot run by Ann's machine plays Cy's seat from
 from __future__ import annotations
 
 import signal
-import subprocess
 import time
 from pathlib import Path
 
 from p2p10.audit import audit_bytes
-from tests.test_lan_processes import TIMEOUT, environment, p2p10, read_port, stop
+from tests.test_lan_processes import TIMEOUT, start_table, stop
 
 
 def test_the_table_goes_on_without_a_machine_that_never_comes_back(tmp_path: Path) -> None:
-    env = environment(tmp_path)
-    dirs = [tmp_path / name for name in ("ann", "bob", "cy")]
-    common = ["--autoplay", "greedy", "--interface", "127.0.0.1", "--go-on-after", "5"]
-    host = subprocess.Popen(
-        p2p10("host", "--name", "Ann", "--seats", "3", "--start-when-full", "--quiet-network",
-              "-o", "hands=2", "--save", str(dirs[0]), *common),
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    procs = [host]
+    procs, dirs = start_table(tmp_path, options=("hands=2",), host=("--quiet-network",),
+                              play=("--autoplay", "greedy", "--go-on-after", "5"))
     try:
-        port = read_port(host)
-        for name, folder in zip(("Bob", "Cy"), dirs[1:], strict=True):
-            procs.append(subprocess.Popen(
-                p2p10("join", f"127.0.0.1:{port}", "--name", name, "--save", str(folder), *common),
-                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env))
         deadline = time.monotonic() + TIMEOUT
         while not any(f.stat().st_size > 15_000 for f in dirs[2].glob("*.p2p10")):
             assert time.monotonic() < deadline, "the game never got going"

@@ -54,22 +54,30 @@ def read_port(host: subprocess.Popen[str]) -> int:
     raise AssertionError(f"the host never said where it listens: {lines}")
 
 
-def start_table(tmp_path: Path) -> tuple[list[subprocess.Popen[str]], list[Path]]:
-    """A host and two joiners, every seat autoplayed by a greedy bot, each saving in its folder."""
+def spawn(args: list[str], env: dict[str, str]) -> subprocess.Popen[str]:
+    """A p2p10 process with its output captured and no input."""
+    return subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env)
+
+
+def start_table(tmp_path: Path, names: tuple[str, ...] = ("Ann", "Bob", "Cy"),
+                options: tuple[str, ...] = ("hands=1",), play: tuple[str, ...] = ("--autoplay", "greedy"),
+                host: tuple[str, ...] = (), seats: int | None = None,
+                ) -> tuple[list[subprocess.Popen[str]], list[Path]]:
+    """A host (``names[0]``) and a joiner for every other name on 127.0.0.1, each playing as
+    ``play`` says and saving in its own folder (named after it); ``host`` adds options of the
+    host's, ``seats`` (all the names) the table's size. Starts when full."""
     env = environment(tmp_path)
-    dirs = [tmp_path / name for name in ("host", "bob", "cy")]
-    host = subprocess.Popen(
-        p2p10("host", "--name", "Ann", "--autoplay", "greedy", "--seats", "3", "--start-when-full",
-              "--interface", "127.0.0.1", "-o", "hands=1", "--save", str(dirs[0])),
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    procs = [host]
+    dirs = [tmp_path / name.lower() for name in names]
+    rules = [arg for option in options for arg in ("-o", option)]
+    common = [*play, "--interface", "127.0.0.1"]
+    procs = [spawn(p2p10("host", "--name", names[0], "--seats", str(seats or len(names)),
+                         "--start-when-full", *rules, *host, "--save", str(dirs[0]), *common), env)]
     try:
-        port = read_port(host)
-        for name, folder in zip(("Bob", "Cy"), dirs[1:], strict=True):
-            procs.append(subprocess.Popen(
-                p2p10("join", f"127.0.0.1:{port}", "--name", name, "--autoplay", "greedy",
-                      "--interface", "127.0.0.1", "--save", str(folder)),
-                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env))
+        port = read_port(procs[0])
+        for name, folder in zip(names[1:], dirs[1:], strict=True):
+            procs.append(spawn(p2p10("join", f"127.0.0.1:{port}", "--name", name,
+                                     "--save", str(folder), *common), env))
     except BaseException:
         stop(procs)
         raise
@@ -120,9 +128,7 @@ def test_a_peer_killed_mid_game_resumes_from_its_files(tmp_path: Path, victim: i
         procs[victim].send_signal(signal.SIGKILL)
         procs[victim].wait()
         log = next(dirs[victim].glob("*.p2p10"))
-        procs[victim] = subprocess.Popen(p2p10("resume", str(log), "--autoplay", "greedy"),
-                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                         env=environment(tmp_path))
+        procs[victim] = spawn(p2p10("resume", str(log), "--autoplay", "greedy"), environment(tmp_path))
         assert_game_over(procs, dirs)
     finally:
         stop(procs)
@@ -181,10 +187,9 @@ def test_a_table_is_announced_listed_and_joined_by_name(tmp_path: Path) -> None:
 
     env = environment(tmp_path)
     dirs = [tmp_path / "host", tmp_path / "guest"]
-    host = subprocess.Popen(
+    host = spawn(
         p2p10("host", "--name", "Ann", "--table", "Kitchen table", "--autoplay", "greedy", "--seats", "2",
-              "--start-when-full", "--interface", "127.0.0.1", "-o", "hands=1", "--save", str(dirs[0])),
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+              "--start-when-full", "--interface", "127.0.0.1", "-o", "hands=1", "--save", str(dirs[0])), env)
     procs = [host]
     try:
         read_port(host)
@@ -195,10 +200,9 @@ def test_a_table_is_announced_listed_and_joined_by_name(tmp_path: Path) -> None:
         assert len(tables) == 1
         assert tables[0]["seats_taken"] == 1 and tables[0]["seats_free"] == 1
         assert tables[0]["options"] == ["hands=1"] and tables[0]["compatible"]
-        procs.append(subprocess.Popen(
+        procs.append(spawn(
             p2p10("join", "kitchen TABLE", "--name", "Bob", "--autoplay", "greedy", "--interface",
-                  "127.0.0.1", "--save", str(dirs[1]), "--timeout", "2"),
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env))
+                  "127.0.0.1", "--save", str(dirs[1]), "--timeout", "2"), env))
         outputs = [proc.communicate(timeout=TIMEOUT) for proc in procs]
         for proc, (out, err) in zip(procs, outputs, strict=True):
             assert proc.returncode == 0, (out, err)
@@ -218,17 +222,15 @@ def test_issue_done_when_host_and_two_bare_joins(tmp_path: Path) -> None:
     to the end with no other input, and the three logs are one and the same, and clean."""
     env = environment(tmp_path)
     dirs = [tmp_path / name for name in ("host", "one", "two")]
-    host = subprocess.Popen(
+    host = spawn(
         p2p10("host", "--autoplay", "greedy", "--seats", "3", "--start-when-full", "--interface",
-              "127.0.0.1", "-o", "hands=1", "--save", str(dirs[0])),
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+              "127.0.0.1", "-o", "hands=1", "--save", str(dirs[0])), env)
     procs = [host]
     try:
         read_port(host)
         for folder in dirs[1:]:
-            procs.append(subprocess.Popen(
-                p2p10("join", "--autoplay", "greedy", "--interface", "127.0.0.1", "--save", str(folder)),
-                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env))
+            procs.append(spawn(p2p10("join", "--autoplay", "greedy", "--interface", "127.0.0.1",
+                                     "--save", str(folder)), env))
         # The joiners first: one that fails says why at once, rather than the host timing out.
         outputs = [proc.communicate(timeout=TIMEOUT) for proc in reversed(procs)][::-1]
         for proc, (out, err) in zip(procs, outputs, strict=True):
@@ -249,19 +251,9 @@ def test_a_host_with_its_bot_killed_mid_game_resumes_both(tmp_path: Path) -> Non
     """The host runs a bot (marked as its own); SIGKILL takes both down; ``p2p10 resume`` of
     the host's log brings the bot back too, and the game ends with three identical logs."""
     env = environment(tmp_path)
-    dirs = [tmp_path / "host", tmp_path / "bob"]
-    host = subprocess.Popen(
-        p2p10("host", "--name", "Ann", "--autoplay", "greedy", "--seats", "3", "--bots", "1",
-              "--start-when-full", "--interface", "127.0.0.1", "--quiet-network", "-o", "hands=1",
-              "--save", str(dirs[0])),
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    procs = [host]
+    procs, dirs = start_table(tmp_path, ("Ann", "Bob"), seats=3, host=("--bots", "1", "--quiet-network"))
+    host = procs[0]
     try:
-        port = read_port(host)
-        procs.append(subprocess.Popen(
-            p2p10("join", f"127.0.0.1:{port}", "--name", "Bob", "--autoplay", "greedy",
-                  "--interface", "127.0.0.1", "--save", str(dirs[1])),
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env))
         deadline = time.monotonic() + TIMEOUT
         while not any(f.stat().st_size > 12_000 for f in dirs[1].glob("*.p2p10")):
             assert time.monotonic() < deadline, "the game never got going"
@@ -269,8 +261,7 @@ def test_a_host_with_its_bot_killed_mid_game_resumes_both(tmp_path: Path) -> Non
         host.send_signal(signal.SIGKILL)
         host.wait()
         log = next(dirs[0].glob("*-seat1.p2p10"))
-        procs[0] = subprocess.Popen(p2p10("resume", str(log), "--autoplay", "greedy"),
-                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        procs[0] = spawn(p2p10("resume", str(log), "--autoplay", "greedy"), env)
         outputs = [proc.communicate(timeout=TIMEOUT) for proc in procs]
         for proc, (out, err) in zip(procs, outputs, strict=True):
             assert proc.returncode == 0, (out, err)

@@ -41,7 +41,8 @@ from p2p10.log import read_records
 from protocol.lan import roster_path
 from protocol.mesh import secrets_path
 from protocol.storage import read_secrets
-from tests.test_lan_processes import environment, p2p10, read_port, stop
+from tests.test_lan_processes import environment, p2p10, spawn, stop
+from tests.test_lan_processes import start_table as start_processes
 
 NAMES = ("Ann", "Bob", "Cy", "Dee", "Eve", "Fay")
 GAME_OVER = re.compile(r"^game over: .+ \(seat \d\) won; log /.+\.p2p10$", re.M)
@@ -100,31 +101,13 @@ class Table:
         (folder / f"{stem}.err").write_text(err)
 
 
-def _spawn(args: list[str], env: dict[str, str]) -> subprocess.Popen[str]:
-    return subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=env)
-
-
 def start_table(root: Path, seats: int, options: tuple[str, ...] = ("hands=1",)) -> Table:
     """A host and ``seats - 1`` joiners on 127.0.0.1, every seat played by a greedy bot and saving
     in its own folder. The host announces nothing (``--quiet-network``)."""
-    env = environment(root)
-    rules = [arg for option in options for arg in ("-o", option)]
-    folders = [root / name for name in NAMES[:seats]]
-    host = _spawn(p2p10("host", "--name", NAMES[0], "--autoplay", "greedy", "--seats", str(seats),
-                        "--start-when-full", "--interface", "127.0.0.1", "--quiet-network", *rules,
-                        "--save", str(folders[0])), env)
-    table = Table(root, [Seat(NAMES[0], folders[0], host)], env)
-    try:
-        port = read_port(host)
-        for name, folder in zip(NAMES[1:seats], folders[1:], strict=True):
-            table.seats.append(Seat(name, folder, _spawn(
-                p2p10("join", f"127.0.0.1:{port}", "--name", name, "--autoplay", "greedy",
-                      "--interface", "127.0.0.1", "--save", str(folder)), env)))
-    except BaseException:
-        stop(table.procs())
-        raise
-    return table
+    names = NAMES[:seats]
+    procs, folders = start_processes(root, names, options, host=("--quiet-network",))
+    return Table(root, [Seat(*seat) for seat in zip(names, folders, procs, strict=True)],
+                 environment(root))
 
 
 def entries(path: Path | None) -> list[bytes]:
@@ -249,7 +232,7 @@ def restart(table: Table, seat: Seat) -> None:
     log = seat.log()
     assert log is not None
     seat.generation += 1
-    seat.proc = _spawn(p2p10("resume", str(log), "--autoplay", "greedy"), table.env)
+    seat.proc = spawn(p2p10("resume", str(log), "--autoplay", "greedy"), table.env)
 
 
 def kill_and_restart(table: Table, rng: random.Random, kills: int, result: TrialResult,
