@@ -488,14 +488,14 @@ class Peer:
         if self.stopped or seq == 0 or self.table is None:
             return False
         mine = self.table.machine_of(self.seat)
+        if not (isinstance(away.body, list) and away.body[:1] == [mine]):
+            return False  # the others went on without another machine: no business of this one
         if any(self.table.machine_of(e.author) != mine for e in self.log[seq:]):
             return False  # somebody else built on those entries: not this case
         try:
-            table = TableState.from_header(self.log[0])
+            table = TableState.from_header(self.log[0])  # the fold before ``seq``, again
             for entry in self.log[1:seq]:
                 table = table.apply(entry)
-            if not (isinstance(away.body, list) and away.body[:1] == [mine]):
-                return False
             table = table.apply(away)
         except ProtocolViolation:
             return False
@@ -637,7 +637,8 @@ class Peer:
         if self.going_on is not None and self.going_on[1] != len(self.log):
             self.going_on = None  # the table moved on (without that machine, or with it)
             self._held = []
-        self.agreements = {k: v for k, v in self.agreements.items() if k[1] == len(self.log)}
+        if self.agreements:  # those for an earlier position are void now
+            self.agreements = {k: v for k, v in self.agreements.items() if k[1] == len(self.log)}
         if self.on_entry is not None:
             self.on_entry(entry)
         self._outbox.append((None, encode_entry_message(entry.raw)))
