@@ -185,12 +185,10 @@ class LanSeat(SeatScreen):
     the mesh, not by the screen. Made by :func:`play_seat` once the table entry is known."""
 
     def __init__(self, peer: Peer, mesh: Mesh, rules: RuleSet, log_path: Path,
-                 playing: asyncio.Task[None], machine: Machine | None = None) -> None:
+                 playing: asyncio.Task[None], machine: Machine) -> None:
         assert peer.table is not None
         self._user = peer
-        self.machine = machine or Machine()
-        if not self.machine.peers:
-            self.machine.peers.append(peer)
+        self.machine = machine
         self.mesh = mesh
         self.rules = rules
         self.log_path = log_path
