@@ -12,11 +12,20 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p10.audit import audit_bytes
-from p2p10.crypto.group import Point, Scalar, base_mul, card_of_point
-from p2p10.crypto.proofs import verify_equal_logs, verify_knowledge
-from p2p10.crypto.shuffle import seed_matches
+from p2p10.crypto.elgamal import (
+    Ciphertext,
+    encrypt_card,
+    initial_deck,
+    joint_key,
+    open_card,
+    rerandomise,
+    token,
+)
+from p2p10.crypto.group import Point, Scalar, base_mul, card_of_point, card_point
+from p2p10.crypto.proofs import prove_equal_logs, prove_knowledge, verify_equal_logs, verify_knowledge
+from p2p10.crypto.shuffle import apply_shuffle, commit_seed, seed_matches, verify_shuffle
 from p2p10.log import file_header, make_entry, parse_entry, public_bytes, public_key, read_records, record
-from p2p10.table import TableState
+from p2p10.table import TableState, key_context, seed_context, shuffle_context, token_context
 from protocol.vectors.make_log_vectors import (
     LOG_VECTORS_PATH,
     SHORT_GAME_PATH,
@@ -27,7 +36,7 @@ from protocol.vectors.make_log_vectors import (
 )
 from protocol.vectors.make_log_vectors import build_vectors as build_log_vectors
 from protocol.vectors.make_log_vectors import render as render_log
-from protocol.vectors.make_vectors import VECTORS_PATH, build_vectors, render
+from protocol.vectors.make_vectors import VECTORS_PATH, build_vectors, render, replay
 
 
 @pytest.fixture(scope="module")
@@ -68,6 +77,135 @@ def test_the_vector_shuffle_is_a_permutation_with_an_opening_commitment(committe
         bytes.fromhex(sh["commitment"]), bytes.fromhex(sh["seed"]), bytes.fromhex(sh["context"])
     )
     assert len({Scalar.from_bytes(bytes.fromhex(r)) for r in sh["rerandomisers"]}) == 108
+
+
+# ------------------------------------------- contexts and one dealt hand (crypto_v1.json, I12)
+
+
+def _hex(value: str) -> bytes:
+    return bytes.fromhex(value)
+
+
+def _u64be(value: int) -> bytes:
+    return value.to_bytes(8, "big")
+
+
+def _framed(*parts: bytes) -> bytes:
+    # Section 2.2 written out again, so the contexts are checked against the spec's formula and
+    # not only against the code that made them.
+    return b"".join(len(p).to_bytes(4, "big") + p for p in parts)
+
+
+def test_the_context_vectors_are_the_spec_formula_and_the_code(committed: dict[str, Any]) -> None:
+    c = committed["contexts"]
+    g = _hex(c["game_id"])
+    key, seed, shuffle, tok = c["key_ctx"], c["seed_ctx"], c["shuffle_ctx"], c["token_ctx"]
+    expected = {
+        "key_ctx": (_framed(b"p2p10/hand-key", g, _u64be(key["hand"]), _u64be(key["seat"])),
+                    key_context(g, key["hand"], key["seat"])),
+        "seed_ctx": (_framed(b"p2p10/seed", g, _u64be(seed["hand"]), _u64be(seed["seat"])),
+                     seed_context(g, seed["hand"], seed["seat"])),
+        "shuffle_ctx": (_framed(b"p2p10/shuffle", g, _u64be(shuffle["hand"]), _u64be(shuffle["round"]),
+                                _u64be(shuffle["seat"])),
+                        shuffle_context(g, shuffle["hand"], shuffle["round"], shuffle["seat"])),
+        "token_ctx": (_framed(b"p2p10/token", g, _u64be(tok["hand"]), _u64be(tok["slot"]),
+                              _u64be(tok["seat"])),
+                      token_context(g, tok["hand"], tok["slot"], tok["seat"])),
+    }
+    for name, (by_formula, by_code) in expected.items():
+        assert by_formula == by_code == _hex(c[name]["bytes"]), name
+    # The worked example printed in PROTOCOL.md section 2.9 is this key_ctx.
+    assert key["hand"] == 0 and key["seat"] == 1 and g == bytes(range(16))
+    assert len(_hex(key["bytes"])) == 62
+
+
+def test_the_dealing_vector_hand_keys_and_commitments_are_remade_from_their_inputs(
+        committed: dict[str, Any]) -> None:
+    d = committed["dealing"]
+    g, hand = _hex(d["game_id"]), d["hand"]
+    publics = []
+    for s, v in enumerate(d["seats"]):
+        assert v["seat"] == s
+        x = Scalar.from_bytes(_hex(v["secret"]))
+        public = base_mul(x)
+        assert public.to_bytes().hex() == v["public"]
+        assert _hex(v["key_context"]) == key_context(g, hand, s)
+        assert _hex(v["seed_context"]) == seed_context(g, hand, s)
+        proof = prove_knowledge(x, key_context(g, hand, s), replay(_hex(v["key_nonce_random"])))
+        assert proof.to_bytes().hex() == v["key_proof"]
+        assert verify_knowledge(public, _hex(v["key_proof"]), key_context(g, hand, s))
+        assert commit_seed(_hex(v["seed"]), seed_context(g, hand, s)).hex() == v["commitment"]
+        publics.append(public)
+    assert joint_key(publics).to_bytes().hex() == d["joint_key"]
+
+
+def test_each_dealing_shuffle_step_is_remade_byte_for_byte(committed: dict[str, Any]) -> None:
+    d = committed["dealing"]
+    g, hand = _hex(d["game_id"]), d["hand"]
+    joint = Point.from_bytes(_hex(d["joint_key"]))
+    joint_secret = sum((Scalar.from_bytes(_hex(v["secret"])) for v in d["seats"]), Scalar.from_int(0))
+
+    def plain(c: Ciphertext) -> Point:
+        return c.b if c.a.is_identity() else c.b - token(joint_secret, c.a)
+
+    # The initial deck from the card points of the same file: (identity, M_i).
+    points = committed["card_points"]["points"]
+    before = initial_deck()
+    assert [c.to_bytes().hex() for c in before] == ["00" * 32 + p for p in points]
+    for s, step in enumerate(d["shuffle_steps"]):
+        assert step["seat"] == s and step["round"] == 0
+        context = shuffle_context(g, hand, 0, s)
+        assert _hex(step["context"]) == context
+        seed = _hex(d["seats"][s]["seed"])
+        after = tuple(Ciphertext.from_bytes(_hex(c)) for c in step["after"])
+        assert [c.to_bytes().hex() for c in apply_shuffle(before, seed, joint, context)] == step["after"]
+        assert verify_shuffle(before, after, seed, joint, context)
+        # after[i] is before[permutation[i]] re-randomised: the same card point once decrypted
+        # with the joint secret (the sum of both hand secrets).
+        for i in (0, 20, 107):
+            assert plain(after[i]) == plain(before[step["permutation"][i]])
+        before = after
+
+
+def test_the_single_ciphertext_vector_is_its_encoding(committed: dict[str, Any]) -> None:
+    d = committed["dealing"]
+    c = d["ciphertext"]
+    joint = Point.from_bytes(_hex(d["joint_key"]))
+    r = Scalar.from_bytes(_hex(c["r"]))
+    cipher = rerandomise(encrypt_card(c["card"]), r, joint)
+    assert cipher.a.to_bytes().hex() == c["a"] == base_mul(r).to_bytes().hex()
+    assert cipher.b.to_bytes().hex() == c["b"]
+    assert cipher.to_bytes().hex() == c["bytes"] == c["a"] + c["b"]
+    assert Ciphertext.from_bytes(_hex(c["bytes"])) == cipher
+    assert cipher.b - token(r, joint) == card_point(c["card"])
+
+
+def test_the_opening_vector_opens_the_first_discard_with_both_tokens(committed: dict[str, Any]) -> None:
+    d = committed["dealing"]
+    g, hand = _hex(d["game_id"]), d["hand"]
+    o = d["opening"]
+    assert o["slot"] == 10 * len(d["seats"])  # the first discard of a two-seat deal
+    assert o["ciphertext"] == d["shuffle_steps"][-1]["after"][o["slot"]]
+    cipher = Ciphertext.from_bytes(_hex(o["ciphertext"]))
+    parts = []
+    for s, t in enumerate(o["tokens"]):
+        assert t["seat"] == s
+        x = Scalar.from_bytes(_hex(d["seats"][s]["secret"]))
+        context = token_context(g, hand, o["slot"], s)
+        assert _hex(t["context"]) == context
+        assert token(x, cipher.a).to_bytes().hex() == t["token"]
+        proof = prove_equal_logs(x, cipher.a, context, replay(_hex(t["nonce_random"])))
+        assert proof.to_bytes().hex() == t["proof"]
+        assert verify_equal_logs(_hex(d["seats"][s]["public"]), cipher.a, _hex(t["token"]), _hex(t["proof"]),
+                                 context)
+        # The proof is bound to its slot: the same bytes do not verify for the next one.
+        assert not verify_equal_logs(_hex(d["seats"][s]["public"]), cipher.a, _hex(t["token"]),
+                                     _hex(t["proof"]), token_context(g, hand, o["slot"] + 1, s))
+        parts.append(Point.from_bytes(_hex(t["token"])))
+    point = cipher.b - parts[0] - parts[1]
+    assert point.to_bytes().hex() == o["point"]
+    assert card_of_point(point) == open_card(cipher.b, parts) == o["card"]
+    assert point.to_bytes().hex() == committed["card_points"]["points"][o["card"]]
 
 
 # ------------------------------------------------------------------ the signed log (log_v1.json)

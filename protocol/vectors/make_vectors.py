@@ -1,9 +1,12 @@
 """Generate ``crypto_v1.json``: golden vectors for the dealing cryptography.
 
 A second implementation can check itself against the file: the card points, the hash framing,
-both Fiat-Shamir challenges and proofs, and a full seeded shuffle derivation. Every input is
-fixed, so running this again must reproduce the committed file byte for byte
-(``tests/test_vectors.py`` checks that).
+both Fiat-Shamir challenges and proofs, a full seeded shuffle derivation, the four contexts of
+PROTOCOL.md section 2.9, and hand 0 of a two-seat game dealt up to its first discard (hand
+keys and their proofs, seed commitments, both shuffle steps of round 0 as deck bytes, one
+ciphertext, and the public opening of the first discard from its two tokens). Every input is
+fixed and no random source is read, so running this again must reproduce the committed file
+byte for byte (``tests/test_vectors.py`` checks that).
 
 Usage: ``python protocol/vectors/make_vectors.py`` rewrites the file next to this script.
 """
@@ -17,7 +20,16 @@ from pathlib import Path
 from typing import Any
 
 from p2p10.cards import DECK_SIZE
-from p2p10.crypto.elgamal import token
+from p2p10.crypto.elgamal import (
+    Deck,
+    encrypt_card,
+    initial_deck,
+    joint_key,
+    open_card,
+    open_point,
+    rerandomise,
+    token,
+)
 from p2p10.crypto.group import CARD_DOMAIN, Scalar, base_mul, card_point
 from p2p10.crypto.proofs import (
     DLEQ_DOMAIN,
@@ -32,10 +44,13 @@ from p2p10.crypto.shuffle import (
     COMMITMENT_DOMAIN,
     PERMUTATION_DOMAIN,
     RERANDOMISER_DOMAIN,
+    apply_shuffle,
     commit_seed,
     derive_permutation,
     derive_rerandomisers,
 )
+from p2p10.engine import HAND_SIZE
+from p2p10.table import key_context, seed_context, shuffle_context, token_context
 
 VECTORS_PATH = Path(__file__).with_name("crypto_v1.json")
 LABEL = b"p2p10/vectors/v1/"
@@ -58,6 +73,119 @@ def replay(data: bytes) -> Callable[[int], bytes]:
         return data
 
     return draw
+
+
+# The game id of the context and dealing vectors: the bytes 00 01 ... 0f, as in the example of
+# PROTOCOL.md section 2.9.
+GAME_ID = bytes(range(16))
+DEALING_SEATS = 2
+
+
+def deck_hex(deck: Deck) -> list[str]:
+    """A deck as one hex string ``A ‖ B`` per position."""
+    return [c.to_bytes().hex() for c in deck]
+
+
+def build_contexts() -> dict[str, Any]:
+    """One example of each context of PROTOCOL.md section 2.9. The numbers are chosen so that
+    more than one byte of a ``u64be`` is in use (slot 300 is ``00...012c``)."""
+    g = GAME_ID
+    return {
+        "rule": "frame(tag, game_id, u64be(...) for each number), numbers as 8 bytes big-endian",
+        "game_id": g.hex(),
+        "key_ctx": {"hand": 0, "seat": 1, "bytes": key_context(g, 0, 1).hex()},
+        "seed_ctx": {"hand": 5, "seat": 3, "bytes": seed_context(g, 5, 3).hex()},
+        "shuffle_ctx": {"hand": 7, "round": 2, "seat": 4, "bytes": shuffle_context(g, 7, 2, 4).hex()},
+        "token_ctx": {"hand": 258, "slot": 300, "seat": 5, "bytes": token_context(g, 258, 300, 5).hex()},
+    }
+
+
+def build_dealing() -> dict[str, Any]:
+    """Hand 0 of a two-seat game, as the log would carry it, up to the opening of the first
+    discard: each seat's hand key (with its Schnorr proof under ``key_ctx``) and seed
+    commitment (under ``seed_ctx``); the joint key; round 0's two shuffle steps (seat 0 from
+    the initial deck, seat 1 from seat 0's deck), each under its ``shuffle_ctx``; and both
+    seats' tokens for the first discard (slot 10k = 20), with their Chaum-Pedersen proofs under
+    ``token_ctx``, which open it. Also one ciphertext made from a card, a scalar and the joint
+    key, to check the encoding alone."""
+    g, hand = GAME_ID, 0
+    secrets = [fixed_scalar(f"dealing-secret-{s}") for s in range(DEALING_SEATS)]
+    seeds = [fixed_bytes(f"dealing-shuffle-seed-{s}") for s in range(DEALING_SEATS)]
+    publics = [base_mul(x) for x in secrets]
+    joint = joint_key(publics)
+    seats = []
+    for s, (x, seed) in enumerate(zip(secrets, seeds, strict=True)):
+        key_random = fixed_bytes(f"dealing-key-nonce-{s}")
+        key_ctx = key_context(g, hand, s)
+        seed_ctx = seed_context(g, hand, s)
+        seats.append({
+            "seat": s,
+            "secret": x.to_bytes().hex(),
+            "public": publics[s].to_bytes().hex(),
+            "key_context": key_ctx.hex(),
+            "key_nonce_random": key_random.hex(),
+            "key_proof": prove_knowledge(x, key_ctx, replay(key_random)).to_bytes().hex(),
+            "seed": seed.hex(),
+            "seed_context": seed_ctx.hex(),
+            "commitment": commit_seed(seed, seed_ctx).hex(),
+        })
+    deck = initial_deck()
+    steps = []
+    for s, seed in enumerate(seeds):
+        context = shuffle_context(g, hand, 0, s)
+        deck = apply_shuffle(deck, seed, joint, context)
+        steps.append({
+            "seat": s,
+            "round": 0,
+            "before": "the initial deck" if s == 0 else f"the deck after seat {s - 1}'s step",
+            "context": context.hex(),
+            "permutation": list(derive_permutation(seed, DECK_SIZE, context)),
+            "after": deck_hex(deck),
+        })
+
+    card, r = 42, fixed_scalar("ciphertext-r")
+    cipher = rerandomise(encrypt_card(card), r, joint)
+
+    slot = HAND_SIZE * DEALING_SEATS  # the first discard
+    opened = deck[slot]
+    tokens = []
+    for s, x in enumerate(secrets):
+        context = token_context(g, hand, slot, s)
+        token_random = fixed_bytes(f"dealing-token-nonce-{s}")
+        tokens.append({
+            "seat": s,
+            "token": token(x, opened.a).to_bytes().hex(),
+            "context": context.hex(),
+            "nonce_random": token_random.hex(),
+            "proof": prove_equal_logs(x, opened.a, context, replay(token_random)).to_bytes().hex(),
+        })
+    parts = [token(x, opened.a) for x in secrets]
+    return {
+        "about": ("hand 0 of a two-seat game (seats 0 and 1 as in the protocol; people call them "
+                  "seats 1 and 2) dealt up to the public opening of its first discard"),
+        "game_id": g.hex(),
+        "hand": hand,
+        "seats": seats,
+        "joint_key": joint.to_bytes().hex(),
+        "initial_deck": "position i is (identity, card point of card i) for i = 0 ... 107",
+        "shuffle_steps": steps,
+        "ciphertext": {
+            "rule": "rerandomise((identity, M_card), r, joint key) = (r*G, M_card + r*H), on the wire A || B",
+            "card": card,
+            "r": r.to_bytes().hex(),
+            "a": cipher.a.to_bytes().hex(),
+            "b": cipher.b.to_bytes().hex(),
+            "bytes": cipher.to_bytes().hex(),
+        },
+        "opening": {
+            "rule": "M = B - sum of every seat's token x_s*A; the card is the one whose card point is M",
+            "slot": slot,
+            "ciphertext": opened.to_bytes().hex(),
+            "tokens": tokens,
+            "point": open_point(opened.b, parts).to_bytes().hex(),
+            "card": open_card(opened.b, parts),
+        },
+    }
 
 
 def build_vectors() -> dict[str, Any]:
@@ -136,6 +264,8 @@ def build_vectors() -> dict[str, Any]:
             "permutation": list(derive_permutation(seed, DECK_SIZE, context)),
             "rerandomisers": [r.to_bytes().hex() for r in derive_rerandomisers(seed, DECK_SIZE, context)],
         },
+        "contexts": build_contexts(),
+        "dealing": build_dealing(),
     }
 
 
