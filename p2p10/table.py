@@ -168,9 +168,9 @@ class HandCrypto:
 @dataclass(frozen=True, slots=True)
 class UncheckedStep:
     """A shuffle step that was never checked: its hand was voided (or is unfinished) before
-    its shuffler revealed the seed. ``hand`` is the dealing's hand counter (0-based, as in the
-    entries), ``round`` the shuffle round (0 the deal, then one per reshuffle), ``seq`` the
-    step's ``shuffle`` entry."""
+    its shuffler revealed the seed. ``hand`` is the hand's row of the score sheet (0-based; a
+    voided deal has the row of the hand it was dealt for, which is dealt again), ``round`` the
+    shuffle round (0 the deal, then one per reshuffle), ``seq`` the step's ``shuffle`` entry."""
 
     hand: int
     seat: int
@@ -338,7 +338,9 @@ class TableState:
         it: those of the hands voided by an ``away`` entry, then those of the hand under way.
         Every other step was checked when its shuffler revealed its seed."""
         hand = self.hand
-        return self.voided_unchecked if hand is None else (*self.voided_unchecked, *_unrevealed(hand))
+        if hand is None:
+            return self.voided_unchecked
+        return (*self.voided_unchecked, *_unrevealed(hand, len(self.engine.sheet)))
 
     @property
     def players(self) -> int:
@@ -736,7 +738,7 @@ class TableState:
         self.takeovers = (*self.takeovers, Takeover(person, group, entry.seq, entry.author,
                                                     tuple(sorted((entry.author, *consenters)))))
         if self.hand is not None:
-            self.voided_unchecked = (*self.voided_unchecked, *_unrevealed(self.hand))
+            self.voided_unchecked = (*self.voided_unchecked, *_unrevealed(self.hand, len(base.sheet)))
         self.verifiers = tuple(verifiers)
         self.signing_keys = tuple(new_keys.get(s, k) for s, k in enumerate(self.signing_keys))
         self.run_by = tuple(runner if s in new_keys else r for s, r in enumerate(self.run_by))
@@ -813,9 +815,10 @@ def _deal_owner(order: tuple[int, ...], slot: int) -> int | None:
     return order[slot % k] if slot < HAND_SIZE * k else None
 
 
-def _unrevealed(hand: HandCrypto) -> tuple[UncheckedStep, ...]:
-    # Reveals come in seat order, so the seats from len(claims) on have not revealed.
-    return tuple(UncheckedStep(hand.number, seat, round_no, seq)
+def _unrevealed(hand: HandCrypto, row: int) -> tuple[UncheckedStep, ...]:
+    # Reveals come in seat order, so the seats from len(claims) on have not revealed. ``row``
+    # is the hand's row of the score sheet (the sheet grows only when a hand ends).
+    return tuple(UncheckedStep(row, seat, round_no, seq)
                  for round_no, rnd in enumerate(hand.rounds)
                  for seat, seq in enumerate(rnd.seqs) if seat >= len(hand.claims))
 
