@@ -290,6 +290,49 @@ def test_bad_shuffle_with_a_withheld_partner_reveal() -> None:
     assert_audit_blames([*log, away], 1, r"not the one its revealed seed dictates", seq)
 
 
+def test_bad_shuffle_whose_seed_is_never_revealed_is_listed_unchecked() -> None:
+    """The limit of A25: the partner, seat 2, reveals before the shuffler, seat 3, and withholds
+    its reveal, so seat 3's seed is never revealed either; the others go on without seat 2 and
+    the hand is voided. Nobody can check seat 3's step any more, and nothing else shows the swap,
+    so nobody is blamed; but the audit does not call the game clean: it exits 3, listing seat 3's
+    step (and seat 2's) as unchecked, and names the takeover."""
+    swapped: list[int] = []
+
+    class SwapOnce(Swapper):
+        def build_shuffle(self, table: TableState) -> list[Any]:
+            if swapped:
+                return Peer.build_shuffle(self, table)
+            body = super().build_shuffle(table)
+            swapped.append(len(self.log))
+            return body
+
+    def build(seat: int, identity: Any, **kwargs: Any) -> Peer:
+        return {1: Withholder, 2: SwapOnce}.get(seat, Peer)(seat, identity, **kwargs)
+
+    peers = make_peers([greedy_player] * 3, 124, peer_class=build)
+    ann, cyd = peers[0], peers[2]
+    network = start(peers, 124)
+    network.run(lambda: ann.overdue is not None and cyd.overdue is not None, MAX_SECONDS)
+    hand = ann.table.hand  # type: ignore[union-attr]
+    assert hand is not None and len(hand.claims) == 1 and swapped == [hand.rounds[0].seqs[2]]
+    cyd.go_on_without(1)
+    network.run(lambda: bool(ann.agreed()), MAX_SECONDS)
+    ann.go_on_without(1)
+    away = ann.log[-1]
+    assert away.kind == "away"
+    bot = Peer.restore(1, ann.delegated[1], [e.raw for e in ann.log], [], player=greedy_player)
+    network.replace(1, bot)
+    peers[1] = bot
+    network.run(lambda: all(p.finished for p in peers), MAX_SECONDS)
+    assert all(p.violation is None and p.log == ann.log for p in peers)
+    report = audit_records([e.raw for e in ann.log])
+    assert report.violation is None and report.complete and report.exit_status == 3, report.verdict()
+    assert [(u.seat, u.round, u.seq) for u in report.unchecked] == [
+        (1, 0, hand.rounds[0].seqs[1]), (2, 0, swapped[0])]
+    assert "(hand 1: seats 2 and 3 in round 0)" in report.verdict()
+    assert [(t.seats, t.seq, t.agreed_by) for t in report.takeovers] == [((1,), away.seq, (0, 2))]
+
+
 def test_seed_does_not_match_commitment() -> None:
     """Attack: seat 2 commits to one seed, shuffles with another and, at the end, reveals the
     seed it really used (so its shuffle step would check out). Defence: the revealed seed
