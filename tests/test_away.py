@@ -295,3 +295,42 @@ def test_a_machine_that_comes_back_takes_the_away_entry_and_follows_without_writ
     log_file.close()
     secrets_file.close()
     assert read_log(tmp_path / "cyd.p2p10") == [e.raw for e in t.peers[0].log]
+
+
+def test_a_void_at_any_position_leaves_exactly_the_unrevealed_steps_unchecked() -> None:
+    """At every position of an honest game, the others go on without the machine awaited there:
+    the away entry is accepted, names the takeover, and the voided hand's unchecked steps are
+    exactly its shuffle entries by seats that had not yet revealed (none before the reveals,
+    none at all before a hand is dealt)."""
+    peers = make_peers([greedy_player] * 3, seed=17)
+    network = MemoryNetwork(peers)
+    open_table(peers, ["Ann", "Bob", "Cyd"], RuleSet.parse(["hands=1"]), seed=17)
+    network.run(lambda: all(p.finished for p in peers))
+    log = peers[0].log
+    identities = {p.seat: p.identity for p in peers}
+    bot_key = public_bytes(Ed25519PrivateKey.from_private_bytes(bytes(32)))
+    table = TableState.from_header(log[0])
+    hand_from = 1
+    reveals_seen = set()
+    for seq in range(1, len(log)):
+        if table.hand is None:
+            hand_from = seq  # the next entry opens a hand
+        person = table.awaited_machine()
+        runner = table.runner_for(person)  # type: ignore[arg-type]
+        assert person is not None and runner is not None
+        agreements = [[c, identities[c].sign(away_message(table.game_id, seq, table.last_hash, person))]
+                      for c in table.consenters(person)]
+        away = make_entry(identities[runner], table.game_id, seq, table.last_hash, runner, "away",
+                          [person, [[person, bot_key]], agreements])
+        after = table.apply(away)
+        so_far = log[hand_from:seq] if table.hand is not None else []
+        revealed = {e.author for e in so_far if e.kind == "reveal"}
+        reveals_seen.add(len(revealed))
+        assert [(u.seat, u.round, u.seq) for u in after.voided_unchecked] == [
+            (e.author, e.body[1], e.seq) for e in so_far if e.kind == "shuffle" and e.author not in revealed]
+        assert all(u.hand == len(table.engine.sheet) for u in after.voided_unchecked)
+        assert after.takeovers == (Takeover(person, (person,), seq, runner,
+                                            tuple(sorted([runner, *table.consenters(person)]))),)
+        table = table.apply(log[seq])
+    assert reveals_seen == {0, 1, 2}  # voided before, and between, the reveals
+    assert table.expected() is None and not table.takeovers and not table.unchecked_steps()
