@@ -57,9 +57,12 @@ def add_parsers(sub: Any, rule_options: argparse.ArgumentParser) -> None:
         "audit", help="check a saved game from its first entry to its last",
         description="Check every signature, the hash chain, who wrote each entry, every shuffle "
                     "against its revealed seed, every token and proof, every move against the "
-                    "rules, and every hand and score. Exit status: 0 a clean, complete game; "
-                    "1 a violation (with the seat, the entry and the reason) or an unfinished "
-                    "log; 2 not a game log.")
+                    "rules, and every hand and score, and name every time the table went on "
+                    "without a machine (who, at which entry, agreed by whom). Exit status: 0 a "
+                    "complete game in which every step was checked and passed; 1 a violation "
+                    "(with the seat, the entry and the reason) or an unfinished log; 2 not a game "
+                    "log; 3 a complete game with no violation, but with shuffle steps nobody "
+                    "could check (their hands were voided before their seeds were revealed).")
     audit.add_argument("file", type=Path, metavar="FILE", help="a .p2p10 game log")
     audit.add_argument("--json", action="store_true", help="print one JSON object")
     audit.set_defaults(func=cmd_audit)
@@ -255,16 +258,21 @@ def _report_json(path: Path, report: AuditReport) -> dict[str, Any]:
         "violation": None if violation is None else {
             "seat": violation.seat + 1 if violation.seat is not None else None,
             "entry": violation.seq, "reason": violation.reason},
+        "unchecked": [{"hand": u.hand + 1, "seat": u.seat + 1, "step": u.round, "entry": u.seq}
+                      for u in report.unchecked],
+        "takeovers": [{"seat": s + 1, "entry": t.seq, "agreed_by": [a + 1 for a in t.agreed_by],
+                       "runner": t.runner + 1} for t in report.takeovers for s in t.seats],
         "verdict": report.verdict(),
     }
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
-    """Audit a log; exit 0 clean, 1 violation or incomplete, 2 not a log."""
+    """Audit a log; exit 0 clean, 1 violation or incomplete, 2 not a log, 3 complete with no
+    violation but with unchecked steps."""
     report = audit_bytes(_read(args.file))
     if args.json:
         print(json.dumps(_report_json(args.file, report)))
-        return 0 if report.clean else 1
+        return report.exit_status
     table = report.table
     print(f"{args.file}: {report.entries} entries")
     if table is not None:
@@ -283,8 +291,10 @@ def cmd_audit(args: argparse.Namespace) -> int:
             print("(* = phase made)")
         if table.engine.winner is not None:
             print(f"Winner: {table.name(table.engine.winner)}")
+        for takeover in report.takeovers:
+            print(f"Went on without a machine: {report.takeover_text(takeover)}")
     print(report.verdict())
-    return 0 if report.clean else 1
+    return report.exit_status
 
 
 def cmd_replay(args: argparse.Namespace) -> int:

@@ -5,6 +5,12 @@ entry, the hash chain, the single writer at each position, every point, scalar a
 shuffle against its revealed seed, every move against the rules, and every hand and score
 (:meth:`p2p10.table.TableState.apply`). The first failure is the verdict, pinned on a seat
 where the evidence allows.
+
+Every revealed shuffle step is checked when its seed is revealed. A hand voided because the
+table went on without a machine (an ``away`` entry) may leave steps whose seeds were never
+revealed: nobody can check those, so a complete game with no violation is CLEAN only when there
+are none; otherwise the verdict lists them. Every takeover is named: whose seats, at which
+entry, and who agreed.
 """
 
 from __future__ import annotations
@@ -15,12 +21,21 @@ from dataclasses import dataclass
 from p2p10.engine import HandResult
 from p2p10.errors import ProtocolViolation
 from p2p10.log import BadEntry, parse_entry, read_records
-from p2p10.table import Expect, TableState
+from p2p10.table import Expect, TableState, Takeover, UncheckedStep
+
+CLEAN = 0
+"""Exit status of a complete game in which every check passed and every step was checked."""
+FAILED = 1
+"""Exit status of a violation, or of a log that ends before the game does."""
+UNCHECKED = 3
+"""Exit status of a complete game with no violation in which some shuffle steps were never
+checked (their hands were voided before their seeds were revealed)."""
 
 
 @dataclass(frozen=True, slots=True)
 class AuditReport:
-    """The verdict on a log. ``clean`` only for a complete game with no violation."""
+    """The verdict on a log. ``clean`` only for a complete game with no violation in which
+    every step was checked."""
 
     entries: int
     table: TableState | None
@@ -32,9 +47,27 @@ class AuditReport:
         return self.table is not None and self.table.expected() is None
 
     @property
+    def unchecked(self) -> tuple[UncheckedStep, ...]:
+        """The shuffle steps nobody could check: their seeds were never revealed."""
+        return self.table.unchecked_steps() if self.table is not None else ()
+
+    @property
+    def takeovers(self) -> tuple[Takeover, ...]:
+        """Every time the table went on without a machine, in log order."""
+        return self.table.takeovers if self.table is not None else ()
+
+    @property
     def clean(self) -> bool:
-        """True for a complete game in which every check passed."""
-        return self.violation is None and self.complete
+        """True for a complete game in which every check passed and every step was checked."""
+        return self.violation is None and self.complete and not self.unchecked
+
+    @property
+    def exit_status(self) -> int:
+        """``CLEAN`` (0), ``UNCHECKED`` (3) for a complete game with no violation but some
+        unchecked steps, else ``FAILED`` (1)."""
+        if self.violation is None and self.complete:
+            return UNCHECKED if self.unchecked else CLEAN
+        return FAILED
 
     @property
     def waiting_for(self) -> Expect | None:
@@ -56,7 +89,47 @@ class AuditReport:
         if expect is not None:
             return (f"INCOMPLETE: the log ends after entry {self.entries - 1}; "
                     f"{self.table.name(expect.seat)} was to write {expect.what}")
-        return "CLEAN: every signature, shuffle, token, proof, move and score checks out"
+        steps = self.unchecked
+        if not steps:
+            return "CLEAN: every signature, shuffle, token, proof, move and score checks out"
+        count = f"{len(steps)} SHUFFLE STEP{'S' if len(steps) > 1 else ''}"
+        return (f"COMPLETE, NO VIOLATION, {count} UNCHECKED ({unchecked_text(steps)}): their "
+                "seeds were never revealed, as their hands were voided when the table went on "
+                "without a seat; every other signature, shuffle, token, proof, move and score "
+                "checks out")
+
+    def takeover_text(self, takeover: Takeover) -> str:
+        """One takeover in words: who was taken over, at which entry, and who agreed."""
+        assert self.table is not None
+        who = self.table.given_names
+
+        def seat(s: int) -> str:
+            return f"{who[s]} (seat {s + 1})"
+
+        gone = " and ".join(seat(s) for s in takeover.seats)
+        agreed = " and ".join(seat(s) for s in takeover.agreed_by)
+        return (f"at entry {takeover.seq} the table went on without {gone}, agreed by {agreed}; "
+                f"{who[takeover.runner]}'s machine plays {'them' if len(takeover.seats) > 1 else 'it'}"
+                " from then on")
+
+
+def unchecked_text(steps: Sequence[UncheckedStep]) -> str:
+    """Unchecked steps, by hand and round, numbered as players see them:
+    ``hand 2: seats 1, 2 and 3 in round 0``."""
+    groups: dict[int, dict[int, list[int]]] = {}
+    for step in steps:
+        groups.setdefault(step.hand, {}).setdefault(step.round, []).append(step.seat)
+    return "; ".join(
+        f"hand {hand + 1}: " + ", ".join(
+            f"{_seats(seats)} in round {round_no}" for round_no, seats in rounds.items())
+        for hand, rounds in groups.items())
+
+
+def _seats(seats: Sequence[int]) -> str:
+    numbers = [str(s + 1) for s in seats]
+    if len(numbers) == 1:
+        return f"seat {numbers[0]}"
+    return f"seats {', '.join(numbers[:-1])} and {numbers[-1]}"
 
 
 def audit_records(records: Sequence[bytes], torn: int = 0, table: TableState | None = None,

@@ -625,8 +625,9 @@ class Peer:
             self._outbox.append((None, encode_entry_message(entry.raw)))
             if seq >= entry.seq:
                 return False
-            # The end-of-hand check that this entry completed convicts an EARLIER entry (a
-            # shuffle, a false claim); this entry itself is sound. Keep and relay it as evidence:
+            # The check this entry made possible (a shuffle against the seed it reveals, or the
+            # end-of-hand check) convicts an EARLIER entry (a shuffle, a false claim); this
+            # entry itself is sound. Keep and relay it as evidence:
             # otherwise the seat that wrote it would have its own honest reveal refused, nobody
             # else would run the check, and they would end up blaming that seat as overdue.
             # The fold stays before the entry: the hand cannot be scored, the peer is frozen.

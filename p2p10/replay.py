@@ -55,14 +55,7 @@ class _Narrator:
         old, new = before.engine, after.engine
         out: list[str] = []
         if kind == "away":
-            person = entry.body[0]
-            gone = [before.names[s] for s in before.away_group(person)]
-            others = [before.names[s] for s in before.consenters(person)]
-            return ["", f"** {' and '.join([name, *others])} went on without "
-                        f"{' and '.join(gone)}: the hand under way is void and is dealt again "
-                        f"without {'them' if len(gone) > 1 else 'that seat'}; from the next hand "
-                        f"{', '.join(after.names[s] for s in before.away_group(person))} "
-                        f"{'play' if len(gone) > 1 else 'plays'} as a bot **"]
+            return ["", *self._went_on(entry, before, after)]
         if kind == "key" and before.hand is None:
             self.deal_from = entry.seq
             out.append("")
@@ -113,6 +106,30 @@ class _Narrator:
         if kind == "reveal" and after.hand is None:
             out.extend(self._scored(before, after))
         return out
+
+    def _went_on(self, entry: Entry, before: TableState, after: TableState) -> list[str]:
+        # Who was taken over, at which entry and by whose agreement, and which steps of the
+        # voided hand nobody can ever check (every revealed one was checked at its reveal).
+        takeover = after.takeovers[-1]
+        names = before.names
+        gone = [names[s] for s in takeover.seats]
+        them = "them" if len(gone) > 1 else "that seat"
+        cosigners = [names[s] for s in takeover.agreed_by if s != takeover.runner]
+        agreement = (f"with the signed agreement of {' and '.join(cosigners)}" if cosigners
+                     else "nobody else had to agree")
+        lines = [f"** At entry {entry.seq} {' and '.join(names[s] for s in takeover.agreed_by)} went on "
+                 f"without {' and '.join(gone)}: the hand under way is void and is dealt again "
+                 f"without {them}; from the next hand "
+                 f"{', '.join(after.names[s] for s in takeover.seats)} "
+                 f"{'play' if len(gone) > 1 else 'plays'} as a bot **",
+                 f"   ({names[takeover.runner]} wrote the away entry, {agreement})"]
+        steps: dict[int, list[str]] = {}
+        for step in after.voided_unchecked[len(before.voided_unchecked):]:
+            steps.setdefault(step.round, []).append(names[step.seat])
+        if steps:
+            shuffles = "; ".join(f"round {round_no}: {', '.join(who)}" for round_no, who in steps.items())
+            lines.append(f"   Never checked, as their seeds were not revealed: the shuffles of {shuffles}")
+        return lines
 
     def _dealt(self, entry: Entry, after: TableState) -> str:
         engine = after.engine

@@ -18,7 +18,8 @@ The state machine of one hand (``HandCrypto.stage``); ``expected()`` names the n
     draw_tokens  after a draw from the stock, every other seat in seat order: its token for the
                  drawn slot (only the drawer can add the last one)
     reveal       each seat in seat order: its hand key's secret, its shuffle seed, and the hand
-                 and points it claims; then every shuffle and every hand is checked and scored
+                 and points it claims; its shuffle steps are checked against that seed at once,
+                 and after the last reveal every hand is opened, checked and scored
 
 A card that opens to something that is not a card, or to a card already on the table, can only
 come from a shuffle that broke the rules; the hand then stops (``dispute``) and goes straight to
@@ -164,11 +165,42 @@ class HandCrypto:
         raise ProtocolError(f"slot {slot} has not been dealt")
 
 
+@dataclass(frozen=True, slots=True)
+class UncheckedStep:
+    """A shuffle step that was never checked: its hand was voided (or is unfinished) before
+    its shuffler revealed the seed. ``hand`` is the hand's row of the score sheet (0-based; a
+    voided deal has the row of the hand it was dealt for, which is dealt again), ``round`` the
+    shuffle round (0 the deal, then one per reshuffle), ``seq`` the step's ``shuffle`` entry."""
+
+    hand: int
+    seat: int
+    round: int
+    seq: int
+
+
+@dataclass(frozen=True, slots=True)
+class Takeover:
+    """The table went on without ``person``'s machine at the ``away`` entry ``seq``: the
+    ``seats`` of that machine are played from then on by ``runner``'s machine, as every seat
+    of ``agreed_by`` (the runner, who wrote the entry, and every cosigner) agreed."""
+
+    person: int
+    seats: tuple[int, ...]
+    seq: int
+    runner: int
+    agreed_by: tuple[int, ...]
+
+
 class TableState:
-    """The state of a table after a prefix of its log. Treat it as immutable."""
+    """The state of a table after a prefix of its log. Treat it as immutable.
+
+    Besides the game, it keeps what an audit must name: ``takeovers`` (every ``away`` entry)
+    and ``voided_unchecked`` (the shuffle steps of voided hands whose seeds were never
+    revealed, so that nobody could check them)."""
 
     __slots__ = ("deal_engine", "engine", "game_id", "given_names", "hand", "hands_started", "keys",
-                 "last_hash", "names", "rules", "run_by", "seq", "signing_keys", "verifiers")
+                 "last_hash", "names", "rules", "run_by", "seq", "signing_keys", "takeovers",
+                 "verifiers", "voided_unchecked")
 
     game_id: bytes
     names: tuple[str, ...]
@@ -184,6 +216,8 @@ class TableState:
     engine: GameState
     hand: HandCrypto | None
     hands_started: int
+    takeovers: tuple[Takeover, ...]
+    voided_unchecked: tuple[UncheckedStep, ...]
 
     # ---------------------------------------------------------------- the first entry
 
@@ -261,6 +295,8 @@ class TableState:
         state.engine = GameState(len(names), rules, state.names)
         state.hand = None
         state.hands_started = 0
+        state.takeovers = ()
+        state.voided_unchecked = ()
         return state
 
     def _labels(self) -> tuple[str, ...]:
@@ -296,6 +332,15 @@ class TableState:
         """The player whose machine the table is waiting for now (None when over)."""
         expect = self.expected()
         return None if expect is None else self.machine_of(expect.seat)
+
+    def unchecked_steps(self) -> tuple[UncheckedStep, ...]:
+        """Every shuffle step so far whose seed was never revealed, so that nobody could check
+        it: those of the hands voided by an ``away`` entry, then those of the hand under way.
+        Every other step was checked when its shuffler revealed its seed."""
+        hand = self.hand
+        if hand is None:
+            return self.voided_unchecked
+        return (*self.voided_unchecked, *_unrevealed(hand, len(self.engine.sheet)))
 
     @property
     def players(self) -> int:
@@ -688,6 +733,12 @@ class TableState:
         assert base is not None and base.stage == "deal"
         for seat in group:
             base = base.apply(SitOut(seat))  # raises IllegalMove when too few would be left
+        # For the audit: who was taken over, where and by whose agreement, and the steps of the
+        # voided hand that nobody can check (every revealed one was checked at its reveal).
+        self.takeovers = (*self.takeovers, Takeover(person, group, entry.seq, entry.author,
+                                                    tuple(sorted((entry.author, *consenters)))))
+        if self.hand is not None:
+            self.voided_unchecked = (*self.voided_unchecked, *_unrevealed(self.hand, len(base.sheet)))
         self.verifiers = tuple(verifiers)
         self.signing_keys = tuple(new_keys.get(s, k) for s, k in enumerate(self.signing_keys))
         self.run_by = tuple(runner if s in new_keys else r for s, r in enumerate(self.run_by))
@@ -713,22 +764,28 @@ class TableState:
         if len(seed) != SEED_BYTES or not seed_matches(hand.commitments[seat], seed,
                                                        seed_context(self.game_id, hand.number, seat)):
             raise ProtocolError("the revealed shuffle seed does not match its commitment")
+        self._check_shuffles(hand, seat, seed)
         hand = replace(hand, claims=(*hand.claims, Claim(entry.seq, secret, seed, tuple(cards), claimed)))
         self.hand = hand
         if len(hand.claims) == self.players:
             self._finish_hand(hand)
 
-    def _finish_hand(self, hand: HandCrypto) -> None:
-        """Every secret is out: check every shuffle step, open every hand, check the claims, score."""
+    def _check_shuffles(self, hand: HandCrypto, seat: int, seed: bytes) -> None:
+        """Check every shuffle step of ``seat`` in this hand against its revealed ``seed``, as
+        soon as the seed is out: a hand voided later (``away``) then hides no revealed step.
+        Each step is checked against the deck actually published before it, so each seat
+        answers only for its own step; a failure is blamed on it at its ``shuffle`` entry."""
         assert hand.joint is not None
-        for round_no, rnd in enumerate(hand.rounds):
-            before = rnd.base
-            for seat, (after, seq) in enumerate(zip(rnd.decks, rnd.seqs, strict=True)):
-                context = shuffle_context(self.game_id, hand.number, round_no, seat)
-                if not verify_shuffle(before, after, hand.claims[seat].seed, hand.joint, context):
-                    raise ProtocolViolation(seat, seq, f"{self.name(seat)}'s shuffle in round {round_no} "
-                                            "is not the one its revealed seed dictates")
-                before = after
+        for round_no, rnd in enumerate(hand.rounds):  # all complete: no reveal comes mid-round
+            before = rnd.decks[seat - 1] if seat else rnd.base
+            context = shuffle_context(self.game_id, hand.number, round_no, seat)
+            if not verify_shuffle(before, rnd.decks[seat], seed, hand.joint, context):
+                raise ProtocolViolation(seat, rnd.seqs[seat], f"{self.name(seat)}'s shuffle in round "
+                                        f"{round_no} is not the one its revealed seed dictates")
+
+    def _finish_hand(self, hand: HandCrypto) -> None:
+        """Every secret is out, and every shuffle step was checked as its seed came
+        (``_check_shuffles``): open every hand, check the claims, score."""
         if hand.dispute is not None:
             seq, seat, why = hand.dispute
             raise ProtocolViolation(seat, seq, why)
@@ -756,6 +813,14 @@ def _deal_owner(order: tuple[int, ...], slot: int) -> int | None:
     # Slot i of the deal goes to order[i % k]; the first discard and the stock to nobody.
     k = len(order)
     return order[slot % k] if slot < HAND_SIZE * k else None
+
+
+def _unrevealed(hand: HandCrypto, row: int) -> tuple[UncheckedStep, ...]:
+    # Reveals come in seat order, so the seats from len(claims) on have not revealed. ``row``
+    # is the hand's row of the score sheet (the sheet grows only when a hand ends).
+    return tuple(UncheckedStep(row, seat, round_no, seq)
+                 for round_no, rnd in enumerate(hand.rounds)
+                 for seat, seq in enumerate(rnd.seqs) if seat >= len(hand.claims))
 
 
 def _is_int(value: object) -> bool:

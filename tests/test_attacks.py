@@ -27,18 +27,20 @@ from typing import Any
 import msgpack
 import pytest
 import rbcl
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p10.audit import audit_bytes, audit_records
 from p2p10.crypto.elgamal import Ciphertext, rerandomise, token
 from p2p10.crypto.group import GENERATOR, GROUP_ORDER, Point, Scalar, base_mul, mul
 from p2p10.crypto.proofs import SchnorrProof, prove_equal_logs, prove_knowledge
 from p2p10.crypto.shuffle import apply_shuffle, commit_seed
+from p2p10.errors import IllegalMove
 from p2p10.events import Discard, DrawStock, SeatEvent
-from p2p10.log import Entry, encode_log, file_header, make_entry, parse_entry, record
+from p2p10.log import Entry, encode_log, file_header, make_entry, parse_entry, public_bytes, record
 from p2p10.peer import ENTRY, Fault, Peer, decode_message, encode_entry_message
 from p2p10.rules import RuleSet
 from p2p10.simulate import greedy_player
-from p2p10.table import TableState, key_context, seed_context, shuffle_context, token_context
+from p2p10.table import TableState, away_message, key_context, seed_context, shuffle_context, token_context
 from protocol.memory import MemoryNetwork, Tamper, make_peers, open_table
 
 SHORT = RuleSet.parse(["hands=1"])
@@ -131,6 +133,15 @@ def plus_one_order(encoding: bytes) -> bytes:
     return (int.from_bytes(encoding, "little") + GROUP_ORDER).to_bytes(32, "little")
 
 
+def swap_two(body: list[Any]) -> list[Any]:
+    """A shuffle body with cards 0 and 5 of its deck swapped: a genuine deck, but not the one
+    the shuffler's seed dictates."""
+    deck = bytearray(body[2])
+    w = Ciphertext.WIRE_BYTES
+    deck[0:w], deck[5 * w:6 * w] = deck[5 * w:6 * w], deck[0:w]
+    return [*body[:2], bytes(deck)]
+
+
 def first_bad(peer: Peer) -> Entry:
     assert isinstance(peer, Cheat) and len(peer.refused) == 1, "the cheat never happened"
     return peer.refused[0]
@@ -148,30 +159,36 @@ def honest_log() -> list[Entry]:
 
 # ------------------------------------------------------------------------ bad shuffles
 
+class Swapper(Peer):
+    """A seat that shuffles as its seed says, then swaps two cards of its output."""
+
+    def build_shuffle(self, table: TableState) -> list[Any]:
+        return swap_two(super().build_shuffle(table))
+
+
+class Withholder(Peer):
+    """A seat that plays the hand but never writes its end-of-hand reveal."""
+
+    def _act(self) -> None:
+        expect = self.table.expected() if self.table is not None else None
+        if expect is not None and expect.seat == self.seat and expect.kind == "reveal":
+            return
+        super()._act()
+
+
 def test_card_swapped_in_shuffle() -> None:
     """Attack: seat 2 shuffles as its seed says, then swaps two cards of its output (it moves
-    cards where its committed permutation does not put them). Defence: every shuffle is
-    re-derived from the revealed seed at the hand's end; the swap is found there, when the
-    last (honest) seat's reveal completes the check, and pinned on seat 2's shuffle entry,
-    by every honest peer and by the audit of the log."""
-    swapped = []
-
-    class Swapper(Peer):
-        def build_shuffle(self, table: TableState) -> list[Any]:
-            body = super().build_shuffle(table)
-            deck = bytearray(body[2])
-            w = Ciphertext.WIRE_BYTES
-            deck[0:w], deck[5 * w:6 * w] = deck[5 * w:6 * w], deck[0:w]
-            swapped.append(body[1])
-            return [*body[:2], bytes(deck)]
-
+    cards where its committed permutation does not put them). Defence: each seat's shuffle
+    steps are re-derived from its seed as soon as its reveal brings it; the swap is found at
+    seat 2's own reveal and pinned on seat 2's shuffle entry, by every honest peer and by the
+    audit of the log."""
     peers = seat_peers(3, 1, Swapper, seed=101)
     play(peers, 1, 101)
-    assert swapped == [0]
     seq = assert_caught(peers, 1, r"shuffle in round 0 is not the one its revealed seed dictates")
     log = peers[0].log
     assert log[seq].kind == "shuffle" and log[seq].author == 1
-    assert log[-1].kind == "reveal"  # detected at the reveal, as designed
+    assert [e.body[1] for e in log if e.kind == "shuffle" and e.author == 1] == [0]  # one step
+    assert log[-1].kind == "reveal" and log[-1].author == 1  # detected at its own reveal
     assert [e.raw for e in peers[2].log] == [e.raw for e in log]
     assert_audit_blames(log, 1, r"not the one its revealed seed dictates", seq)
 
@@ -231,6 +248,89 @@ def test_shuffle_does_not_match_revealed_seed() -> None:
     log = peers[0].log
     assert log[seq].kind == "shuffle" and log[seq].author == 1
     assert_audit_blames(log, 1, r"not the one its revealed seed dictates", seq)
+
+
+def test_bad_shuffle_with_a_withheld_partner_reveal() -> None:
+    """Attack: seat 2 swaps two cards in its shuffle and, at the hand's end, reveals its seed
+    like everybody; its partner, seat 3, who reveals after it, never does. The others are to go
+    on without seat 3, which voids the hand: before, the voided hand's revealed seeds were never
+    checked, no peer froze, and the audit of the log with the away entry said CLEAN. Defence:
+    each seat's shuffle steps are checked against its seed when its reveal arrives; the swap is
+    found at seat 2's reveal, every peer freezes blaming seat 2's shuffle entry, and a frozen
+    peer never agrees to go on. The audit of the log, with or without an away entry written
+    after that reveal, names the same seat and entry."""
+
+    def build(seat: int, identity: Any, **kwargs: Any) -> Peer:
+        return {1: Swapper, 2: Withholder}.get(seat, Peer)(seat, identity, **kwargs)
+
+    peers = make_peers([greedy_player] * 3, 123, peer_class=build)
+    ann, bob, cyd = peers
+    network = start(peers, 123)
+    network.run(lambda: (ann.stopped and cyd.stopped) or ann.overdue is not None, MAX_SECONDS)
+    seq = assert_caught(peers, 1, r"Bob \(seat 2\)'s shuffle in round 0 is not the one its revealed "
+                                  r"seed dictates")
+    log = ann.log
+    assert log[seq].kind == "shuffle" and log[seq].author == 1 and log[seq].body[1] == 0
+    assert [(e.kind, e.author) for e in log[-2:]] == [("reveal", 0), ("reveal", 1)]  # not Cyd's
+    assert [e.raw for e in cyd.log] == [e.raw for e in log]
+    for peer, person in ((ann, 2), (bob, 2)):  # nobody can agree to go on past the evidence
+        with pytest.raises(IllegalMove):
+            peer.go_on_without(person)
+    network.run(lambda: network.now > 120.0, MAX_SECONDS)  # long after anyone would go on
+    assert all(p.going_on is None and not p.agreements for p in peers)
+    assert all(e.kind != "away" for p in peers for e in p.log)
+    assert_audit_blames(log, 1, r"not the one its revealed seed dictates", seq)
+
+    # The log as it was before this defence: Ann and Bob agreed, Ann wrote the away entry.
+    game, at, prev = log[0].game_id, len(log), log[-1].hash
+    agreement = bob.identity.sign(away_message(game, at, prev, 2))
+    bot_key = public_bytes(Ed25519PrivateKey.from_private_bytes(bytes(range(32))))
+    away = make_entry(ann.identity, game, at, prev, 0, "away",
+                      [2, [[2, bot_key]], [[1, agreement]]])
+    assert_audit_blames([*log, away], 1, r"not the one its revealed seed dictates", seq)
+
+
+def test_bad_shuffle_whose_seed_is_never_revealed_is_listed_unchecked() -> None:
+    """The limit of A25: the partner, seat 2, reveals before the shuffler, seat 3, and withholds
+    its reveal, so seat 3's seed is never revealed either; the others go on without seat 2 and
+    the hand is voided. Nobody can check seat 3's step any more, and nothing else shows the swap,
+    so nobody is blamed; but the audit does not call the game clean: it exits 3, listing seat 3's
+    step (and seat 2's) as unchecked, and names the takeover."""
+    swapped: list[int] = []
+
+    class SwapOnce(Swapper):
+        def build_shuffle(self, table: TableState) -> list[Any]:
+            if swapped:
+                return Peer.build_shuffle(self, table)
+            body = super().build_shuffle(table)
+            swapped.append(len(self.log))
+            return body
+
+    def build(seat: int, identity: Any, **kwargs: Any) -> Peer:
+        return {1: Withholder, 2: SwapOnce}.get(seat, Peer)(seat, identity, **kwargs)
+
+    peers = make_peers([greedy_player] * 3, 124, peer_class=build)
+    ann, cyd = peers[0], peers[2]
+    network = start(peers, 124)
+    network.run(lambda: ann.overdue is not None and cyd.overdue is not None, MAX_SECONDS)
+    hand = ann.table.hand  # type: ignore[union-attr]
+    assert hand is not None and len(hand.claims) == 1 and swapped == [hand.rounds[0].seqs[2]]
+    cyd.go_on_without(1)
+    network.run(lambda: bool(ann.agreed()), MAX_SECONDS)
+    ann.go_on_without(1)
+    away = ann.log[-1]
+    assert away.kind == "away"
+    bot = Peer.restore(1, ann.delegated[1], [e.raw for e in ann.log], [], player=greedy_player)
+    network.replace(1, bot)
+    peers[1] = bot
+    network.run(lambda: all(p.finished for p in peers), MAX_SECONDS)
+    assert all(p.violation is None and p.log == ann.log for p in peers)
+    report = audit_records([e.raw for e in ann.log])
+    assert report.violation is None and report.complete and report.exit_status == 3, report.verdict()
+    assert [(u.seat, u.round, u.seq) for u in report.unchecked] == [
+        (1, 0, hand.rounds[0].seqs[1]), (2, 0, swapped[0])]
+    assert "(hand 1: seats 2 and 3 in round 0)" in report.verdict()
+    assert [(t.seats, t.seq, t.agreed_by) for t in report.takeovers] == [((1,), away.seq, (0, 2))]
 
 
 def test_seed_does_not_match_commitment() -> None:

@@ -2,25 +2,32 @@
 agreement for the very position the table is stuck at; the runner (the lowest other seat with
 a player) writes the ``away`` entry; the interrupted hand is voided and replayed without that
 seat; from the next hand a bot run by the runner's machine plays it, under a new key the entry
-names. The game ends, every log is identical and the audit passes. A forged or incomplete
+names. The game ends and every log is identical. A forged or incomplete
 agreement is refused, and a player who agreed holds back the missing seat's late entry unless
-a player who did not agree has taken it."""
+a player who did not agree has taken it. The audit names every takeover (whose seat, at which
+entry, agreed by whom) and the shuffle steps of the voided hand whose seeds were never
+revealed: nobody can check those, so it exits 3, not 0."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from p2p10.audit import audit_records
+from cli.main import main
+from p2p10.audit import UNCHECKED, audit_records
 from p2p10.errors import IllegalMove, ProtocolViolation
 from p2p10.log import Entry, encode_log, make_entry, parse_entry, public_bytes, read_records
 from p2p10.peer import ENTRY, Peer, decode_message, encode_entry_message
 from p2p10.rules import RuleSet
 from p2p10.simulate import greedy_player
-from p2p10.table import TableState, away_message
+from p2p10.table import TableState, Takeover, UncheckedStep, away_message
 from protocol.memory import MemoryNetwork, make_peers, open_table
+from tests.test_attacks import Withholder
 
 RULES = RuleSet.parse(["hands=2"])
 AWAY = 2  # the seat whose machine goes away
@@ -29,8 +36,8 @@ AWAY = 2  # the seat whose machine goes away
 class Table:
     """Three peers on the in-memory network; ``gone`` cuts seat 2 off, both ways."""
 
-    def __init__(self, seed: int) -> None:
-        self.peers = make_peers([greedy_player] * 3, seed=seed)
+    def __init__(self, seed: int, peer_class: Callable[..., Peer] = Peer) -> None:
+        self.peers = make_peers([greedy_player] * 3, seed=seed, peer_class=peer_class)
         self.gone = False
         self.caught: list[bytes] = []  # what the cut-off seat sent meanwhile
 
@@ -55,6 +62,26 @@ class Table:
         self.network.run(its_turn)
         self.gone = True
         self.network.run(lambda: self.peers[0].overdue is not None and self.peers[1].overdue is not None)
+
+    def stuck_at_the_reveal(self) -> None:
+        """Play until the others wait for seat 2's reveal (it withholds it), then cut it off."""
+        self.network.run(lambda: all(p.overdue is not None for p in self.peers[:AWAY]))
+        self.gone = True
+
+    def go_on(self) -> Entry:
+        """Bob agrees, then Ann, who writes the away entry; returns it."""
+        self.peers[1].go_on_without(AWAY)
+        self.network.run(lambda: bool(self.peers[0].agreed()))
+        self.peers[0].go_on_without(AWAY)
+        away = self.log()[-1]
+        assert away.kind == "away"
+        return away
+
+    def finish(self) -> list[Entry]:
+        """The bot takes seat 2 and the game is played to its end; returns Ann's log."""
+        bring_in_the_bot(self)
+        self.network.run(lambda: all(p.finished for p in self.peers))
+        return self.log()
 
     def log(self, seat: int = 0) -> list[Entry]:
         return list(self.peers[seat].log)
@@ -101,7 +128,9 @@ def test_the_others_go_on_and_a_bot_takes_the_seat_from_the_next_hand(seed: int)
     assert all(row.points[AWAY] is not None for row in later)  # the bot played them
     assert len([row for row in engine.sheet if not row.tie]) == 2 and engine.winner is not None
     report = audit_records(read_records(encode_log(t.peers[0].log)).items)
-    assert report.clean, report.verdict()
+    assert report.violation is None and report.complete, report.verdict()
+    assert report.exit_status == UNCHECKED and not report.clean  # the voided hand's shuffles
+    assert report.takeovers == (Takeover(AWAY, (AWAY,), away.seq, 0, (0, 1)),)
     assert not any(f.seat in (0, 1) for p in t.peers for f in p.faults)
 
 
@@ -116,6 +145,13 @@ def test_an_agreement_holds_back_the_late_entry_until_someone_who_did_not_agree_
     assert len(t.peers[1].log) == before and t.peers[1].going_on is not None
     t.peers[1].receive(late, 0, t.network.now)  # Ann, who never agreed, took it: going on is off
     assert len(t.peers[1].log) == before + 1 and t.peers[1].going_on is None
+    assert t.peers[1].log[-1].raw == decode_message(late)[1]  # Cyd's own entry, at its position
+    # Nobody is blamed for anything: the table simply goes on with Cyd, to one history.
+    t.gone = False
+    t.network.run(lambda: all(p.finished for p in t.peers))
+    assert all(p.log == t.peers[0].log and not p.stopped and not p.faults for p in t.peers)
+    report = audit_records([e.raw for e in t.log()])
+    assert report.clean and not report.takeovers and not report.unchecked, report.verdict()
 
 
 def forge(table: TableState, away: Entry, author: Ed25519PrivateKey, seat: int, body: object) -> Entry:
@@ -149,24 +185,87 @@ def test_a_forged_or_incomplete_away_entry_is_refused() -> None:
         "must be new": forge(table, away, ann, 0, [person, [[AWAY, public_bytes(cyd)]], cosigs]),
         "an away entry is": forge(table, away, ann, 0, [1, delegates, cosigs]),
     }
+    records = [e.raw for e in log[:-1]]
     for reason, entry in cases.items():
-        with pytest.raises(ProtocolViolation, match=reason.strip()):
+        with pytest.raises(ProtocolViolation, match=reason.strip()) as caught:
             table.apply(entry)
+        assert (caught.value.seat, caught.value.seq) == (entry.author, away.seq)
+        # A live peer at that position freezes on the same seat and entry.
+        witness = 1 if entry.author == 0 else 0
+        live = Peer.restore(witness, t.peers[witness].identity, records, [])
+        live.receive(encode_entry_message(entry.raw), entry.author, t.network.now)
+        assert live.violation is not None and live.stopped, reason
+        assert (live.violation.seat, live.violation.seq) == (entry.author, away.seq)
+        assert len(live.log) == away.seq  # refused
 
 
-def test_replay_and_audit_tell_the_story(tmp_path: object) -> None:
+def test_replay_and_audit_tell_the_story(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The transcript and the audit name the takeover (Cyd's seat, at the away entry, agreed by
+    Ann, who wrote it, and Bob) and the voided hand's shuffle steps, none of whose seeds was
+    revealed; the audit exits 3, with a verdict line that says why, and --json lists both."""
     from p2p10.replay import transcript
 
     t = Table(11)
     t.stuck_mid_hand()
-    t.peers[1].go_on_without(AWAY)
-    t.network.run(lambda: bool(t.peers[0].agreed()))
-    t.peers[0].go_on_without(AWAY)
-    bring_in_the_bot(t)
-    t.network.run(lambda: all(p.finished for p in t.peers))
-    text = "\n".join(transcript(read_records(encode_log(t.peers[0].log)).items))
-    assert "Ann and Bob went on without Cyd: the hand under way is void" in text
-    assert "Cyd (Ann's bot) plays as a bot" in text
+    voided = t.peers[0].table.hand  # type: ignore[union-attr]
+    assert voided is not None and not voided.claims
+    row = len(t.peers[0].table.engine.sheet)  # type: ignore[union-attr]  # its score sheet row
+    away = t.go_on()
+    log = t.finish()
+    steps = [(seat, round_no, seq) for round_no, rnd in enumerate(voided.rounds)
+             for seat, seq in enumerate(rnd.seqs)]
+    assert len(steps) == 3 * len(voided.rounds)  # every seat's, in every round: none revealed
+    text = "\n".join(transcript(read_records(encode_log(log)).items))
+    assert (f"** At entry {away.seq} Ann and Bob went on without Cyd: the hand under way is void "
+            "and is dealt again without that seat; from the next hand Cyd (Ann's bot) plays as a "
+            "bot **\n   (Ann wrote the away entry, with the signed agreement of Bob)") in text
+    assert ("   Never checked, as their seeds were not revealed: the shuffles of round 0: Ann, Bob, "
+            "Cyd") in text
+
+    path = tmp_path / "game.p2p10"
+    path.write_bytes(encode_log(log))
+    assert main(["audit", str(path)]) == 3
+    out = capsys.readouterr().out
+    assert (f"Went on without a machine: at entry {away.seq} the table went on without Cyd (seat 3), "
+            "agreed by Ann (seat 1) and Bob (seat 2); Ann's machine plays it from then on") in out
+    verdict = out.splitlines()[-1]
+    assert verdict.startswith(f"COMPLETE, NO VIOLATION, {len(steps)} SHUFFLE STEPS UNCHECKED "
+                              f"(hand {row + 1}: seats 1, 2 and 3 in round 0"), verdict
+    assert "never revealed" in verdict and "CLEAN" not in out
+
+    assert main(["audit", "--json", str(path)]) == 3
+    report = json.loads(capsys.readouterr().out)
+    assert report["unchecked"] == [{"hand": row + 1, "seat": seat + 1, "step": round_no,
+                                    "entry": seq} for seat, round_no, seq in steps]
+    replayed = report["hands"][row]  # the same number on the score sheet: dealt again, scored
+    assert replayed["hand"] == row + 1 and replayed["points"][AWAY] is None
+    assert all(log[u["entry"]].kind == "shuffle" and log[u["entry"]].author == u["seat"] - 1
+               for u in report["unchecked"])
+    assert report["takeovers"] == [{"seat": 3, "entry": away.seq, "agreed_by": [1, 2], "runner": 1}]
+    assert not report["clean"] and report["complete"] and report["violation"] is None
+    assert report["verdict"] == verdict
+
+
+def test_a_hand_voided_at_its_reveal_leaves_only_the_unrevealed_seeds_unchecked() -> None:
+    """Cyd never writes its reveal; Ann and Bob had revealed theirs, and their steps were
+    checked right then. The others go on without Cyd: only Cyd's steps of that hand are left
+    unchecked, and the audit lists exactly those."""
+    def build(seat: int, identity: Ed25519PrivateKey, **options: Any) -> Peer:
+        return (Withholder if seat == AWAY else Peer)(seat, identity, **options)
+
+    t = Table(16, peer_class=build)
+    t.stuck_at_the_reveal()
+    hand = t.peers[0].table.hand  # type: ignore[union-attr]
+    assert hand is not None and len(hand.claims) == AWAY  # Ann's and Bob's reveals are in
+    row = len(t.peers[0].table.engine.sheet)  # type: ignore[union-attr]
+    away = t.go_on()
+    log = t.finish()
+    report = audit_records([e.raw for e in log])
+    assert report.exit_status == UNCHECKED and report.violation is None, report.verdict()
+    assert report.unchecked == tuple(UncheckedStep(row, AWAY, round_no, rnd.seqs[AWAY])
+                                     for round_no, rnd in enumerate(hand.rounds))
+    assert f"(hand {row + 1}: seat 3 in round 0" in report.verdict()
+    assert report.takeovers == (Takeover(AWAY, (AWAY,), away.seq, 0, (0, 1)),)
 
 
 def test_a_machine_that_comes_back_takes_the_away_entry_and_follows_without_writing(
@@ -196,3 +295,42 @@ def test_a_machine_that_comes_back_takes_the_away_entry_and_follows_without_writ
     log_file.close()
     secrets_file.close()
     assert read_log(tmp_path / "cyd.p2p10") == [e.raw for e in t.peers[0].log]
+
+
+def test_a_void_at_any_position_leaves_exactly_the_unrevealed_steps_unchecked() -> None:
+    """At every position of an honest game, the others go on without the machine awaited there:
+    the away entry is accepted, names the takeover, and the voided hand's unchecked steps are
+    exactly its shuffle entries by seats that had not yet revealed (none before the reveals,
+    none at all before a hand is dealt)."""
+    peers = make_peers([greedy_player] * 3, seed=17)
+    network = MemoryNetwork(peers)
+    open_table(peers, ["Ann", "Bob", "Cyd"], RuleSet.parse(["hands=1"]), seed=17)
+    network.run(lambda: all(p.finished for p in peers))
+    log = peers[0].log
+    identities = {p.seat: p.identity for p in peers}
+    bot_key = public_bytes(Ed25519PrivateKey.from_private_bytes(bytes(32)))
+    table = TableState.from_header(log[0])
+    hand_from = 1
+    reveals_seen = set()
+    for seq in range(1, len(log)):
+        if table.hand is None:
+            hand_from = seq  # the next entry opens a hand
+        person = table.awaited_machine()
+        runner = table.runner_for(person)  # type: ignore[arg-type]
+        assert person is not None and runner is not None
+        agreements = [[c, identities[c].sign(away_message(table.game_id, seq, table.last_hash, person))]
+                      for c in table.consenters(person)]
+        away = make_entry(identities[runner], table.game_id, seq, table.last_hash, runner, "away",
+                          [person, [[person, bot_key]], agreements])
+        after = table.apply(away)
+        so_far = log[hand_from:seq] if table.hand is not None else []
+        revealed = {e.author for e in so_far if e.kind == "reveal"}
+        reveals_seen.add(len(revealed))
+        assert [(u.seat, u.round, u.seq) for u in after.voided_unchecked] == [
+            (e.author, e.body[1], e.seq) for e in so_far if e.kind == "shuffle" and e.author not in revealed]
+        assert all(u.hand == len(table.engine.sheet) for u in after.voided_unchecked)
+        assert after.takeovers == (Takeover(person, (person,), seq, runner,
+                                            tuple(sorted([runner, *table.consenters(person)]))),)
+        table = table.apply(log[seq])
+    assert reveals_seen == {0, 1, 2}  # voided before, and between, the reveals
+    assert table.expected() is None and not table.takeovers and not table.unchecked_steps()
