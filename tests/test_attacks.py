@@ -37,6 +37,7 @@ from p2p10.events import Discard, DrawStock, SeatEvent
 from p2p10.log import Entry, encode_log, file_header, make_entry, parse_entry, record
 from p2p10.peer import ENTRY, Fault, Peer, decode_message, encode_entry_message
 from p2p10.rules import RuleSet
+from p2p10.signing import Domain, sign
 from p2p10.simulate import greedy_player
 from p2p10.table import TableState, key_context, seed_context, shuffle_context, token_context
 from protocol.memory import MemoryNetwork, Tamper, make_peers, open_table
@@ -425,7 +426,8 @@ def test_forged_signature(honest_log: list[Entry]) -> None:
     k = next(i for i, e in enumerate(honest_log) if i > 0 and e.author == 0)
     victim = honest_log[k]
     identity = make_peers([None, None], seed=900)[1].identity
-    resigned = msgpack.packb([victim.payload, identity.sign(victim.payload)], use_bin_type=True)
+    resigned = msgpack.packb([victim.payload, sign(identity, Domain.ENTRY, victim.payload)],
+                             use_bin_type=True)
     records = [e.raw for e in honest_log]
     records[k] = resigned
     report = audit_records(records)

@@ -48,6 +48,7 @@ from p2p10.errors import ProtocolError
 from p2p10.log import MAX_ENTRY_BYTES, public_bytes
 from p2p10.peer import MAX_MESSAGE_BYTES, Fault, Peer, decode_message, encode_entry_message, encode_want
 from p2p10.rules import RuleSet
+from p2p10.signing import Domain, sign, verify
 from p2p10.simulate import greedy_player
 from protocol.memory import MemoryNetwork, make_peers, open_table
 from protocol.mesh import (
@@ -223,12 +224,12 @@ class Listener:
         theirs = await self.their_hello(socket)
         mine = os.urandom(32)
         await socket.send_bytes(KEYS[seat] + mine)
-        await socket.send_bytes(PEERS[seat].identity.sign(
-            hello_message(GAME_ID, mine, theirs, KEYS[seat], self.key)))
+        await socket.send_bytes(sign(PEERS[seat].identity, Domain.HANDSHAKE,
+                                     hello_message(GAME_ID, mine, theirs, KEYS[seat], self.key)))
         proof = await receive(socket)
         assert proof.type == WSMsgType.BINARY
-        PEERS[LISTENER].identity.public_key().verify(
-            proof.data, hello_message(GAME_ID, mine, theirs, KEYS[seat], self.key))
+        assert verify(PEERS[LISTENER].identity.public_key(), Domain.HANDSHAKE,
+                      hello_message(GAME_ID, mine, theirs, KEYS[seat], self.key), proof.data)
         opening = await receive(socket)
         assert opening.type == WSMsgType.BINARY and opening.data == encode_want(len(LOG))
         return socket
@@ -675,7 +676,7 @@ def _proof(proof: tuple[Any, ...], seat: int, mine: bytes, theirs: bytes,
            stranger: Ed25519PrivateKey) -> bytes:
     right = hello_message(GAME_ID, mine, theirs, KEYS[seat], KEYS[LISTENER])
     if proof[0] == "flip":
-        return damaged(PEERS[seat].identity.sign(right), [(proof[1] // 8, proof[1] % 8)])
+        return damaged(sign(PEERS[seat].identity, Domain.HANDSHAKE, right), [(proof[1] // 8, proof[1] % 8)])
     signer = {"right": PEERS[seat].identity, "other seat": PEERS[2 - seat].identity,
               "listener": PEERS[LISTENER].identity, "stranger": stranger}[proof[1]]
     message = {
@@ -685,7 +686,7 @@ def _proof(proof: tuple[Any, ...], seat: int, mine: bytes, theirs: bytes,
         "challenges swapped": hello_message(GAME_ID, theirs, mine, KEYS[seat], KEYS[LISTENER]),
         "no table": hello_message(b"", mine, theirs, KEYS[seat], KEYS[LISTENER]),
     }[proof[2]]
-    return signer.sign(message)
+    return sign(signer, Domain.HANDSHAKE, message)
 
 
 async def _act(socket: aiohttp.ClientWebSocketResponse, action: tuple[Any, ...], data: bytes) -> bool:
@@ -768,7 +769,7 @@ async def _stranger(listener: Listener, stranger: Ed25519PrivateKey) -> None:
     key, mine = public_bytes(stranger), os.urandom(32)
     assert key not in KEYS
     await socket.send_bytes(key + mine)
-    proof = stranger.sign(hello_message(GAME_ID, mine, theirs, key, KEYS[LISTENER]))
+    proof = sign(stranger, Domain.HANDSHAKE, hello_message(GAME_ID, mine, theirs, key, KEYS[LISTENER]))
     await send_quietly(socket.send_bytes(proof))
     assert await close_frame(socket) == (CLOSE_POLICY, HANDSHAKE_FAILED)
     await socket.close()
