@@ -652,8 +652,10 @@ hellos = seated_hello | st.one_of(
 )
 SIGNERS = ["right", "other seat", "listener", "stranger"]
 SIGNED = ["right", "other table", "roles swapped", "challenges swapped", "no table"]
+OTHER_THAN_HANDSHAKE = [d for d in Domain if d is not Domain.HANDSHAKE]
 proofs = st.tuples(st.just("sign"), st.sampled_from(SIGNERS), st.sampled_from(SIGNED)) | st.one_of(
     st.tuples(st.just("flip"), st.integers(0, 511)),
+    st.tuples(st.just("tagged"), st.sampled_from(OTHER_THAN_HANDSHAKE)),
     st.tuples(st.just("bytes"), st.binary(max_size=100)),
     st.tuples(st.just("text"), st.text(max_size=80)),
     st.tuples(st.just("close"), close_codes),
@@ -677,6 +679,8 @@ def _proof(proof: tuple[Any, ...], seat: int, mine: bytes, theirs: bytes,
     right = hello_message(GAME_ID, mine, theirs, KEYS[seat], KEYS[LISTENER])
     if proof[0] == "flip":
         return damaged(sign(PEERS[seat].identity, Domain.HANDSHAKE, right), [(proof[1] // 8, proof[1] % 8)])
+    if proof[0] == "tagged":  # the seat's own signature of the right bytes, made for another purpose
+        return sign(PEERS[seat].identity, proof[1], right)
     signer = {"right": PEERS[seat].identity, "other seat": PEERS[2 - seat].identity,
               "listener": PEERS[LISTENER].identity, "stranger": stranger}[proof[1]]
     message = {
@@ -726,7 +730,7 @@ async def _hostile_handshake(listener: Listener, hello: tuple[Any, ...], proof: 
     if talking and seat is not None:
         message = await receive(socket)
         assert message.type == WSMsgType.BINARY and len(message.data) == 64  # the listener's proof
-        if proof[0] in ("sign", "flip"):
+        if proof[0] in ("sign", "flip", "tagged"):
             data = _proof(proof, seat, mine, theirs, stranger)
         else:
             data = proof[1] if proof[0] == "bytes" else b""
@@ -760,6 +764,15 @@ def test_only_the_seats_own_proof_for_this_link_is_accepted(listener: Listener, 
     stranger = Ed25519PrivateKey.generate()
     for signed in SIGNED:
         listener.example(_hostile_handshake(listener, ("key", 0, b""), ("sign", signer, signed), stranger))
+
+
+@pytest.mark.parametrize("domain", OTHER_THAN_HANDSHAKE, ids=lambda d: d.name.lower())
+def test_the_seats_signature_for_another_purpose_is_no_proof(listener: Listener, domain: Domain) -> None:
+    """Attack A33: a dialler presents, as seat 1's proof of its key, seat 1's own signature of the
+    exact handshake bytes made for another purpose (an entry, a chat line, an agreement, a
+    sit-down). Defence: a proof covers the handshake tag; the link is refused."""
+    stranger = Ed25519PrivateKey.generate()
+    listener.example(_hostile_handshake(listener, ("key", 0, b""), ("tagged", domain), stranger))
 
 
 async def _stranger(listener: Listener, stranger: Ed25519PrivateKey) -> None:
