@@ -3,7 +3,8 @@
 An entry is signed over the exact bytes that were sent and is never re-encoded:
 
     payload  = msgpack [version, game_id, seq, prev_hash, author, kind, body]
-    envelope = msgpack [payload, signature]      signature = Ed25519(author's key, payload)
+    envelope = msgpack [payload, signature]
+    signature = Ed25519(author's key, frame("p2p10/sig/v2", "entry", payload))   (p2p10.signing)
     hash     = BLAKE2b-256(payload, person="p2p10/entry")
 
 ``prev_hash`` is the hash of the entry at ``seq - 1`` (32 zero bytes for the first), so the log
@@ -25,12 +26,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import msgpack
-from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from p2p10.errors import ProtocolError
+from p2p10.signing import Domain, key_problem, sign, verify
 
-VERSION = 1
+VERSION = 2
 GAME_ID_BYTES = 16
 HASH_BYTES = 32
 SIGNATURE_BYTES = 64
@@ -73,12 +74,8 @@ class Entry:
     hash: bytes
 
     def verify(self, key: Ed25519PublicKey) -> bool:
-        """True when the signature is the author's over the payload."""
-        try:
-            key.verify(self.signature, self.payload)
-        except InvalidSignature:
-            return False
-        return True
+        """True when the signature is the author's over the payload, as an entry."""
+        return verify(key, Domain.ENTRY, self.payload, self.signature)
 
 
 def _unpack(data: bytes) -> Any:
@@ -128,31 +125,18 @@ def make_entry(key: Ed25519PrivateKey, game_id: bytes, seq: int, prev_hash: byte
                kind: str, body: Any) -> Entry:
     """Encode, sign and parse back a new entry (parsing back proves it is well formed)."""
     payload = msgpack.packb([VERSION, game_id, seq, prev_hash, author, kind, body], use_bin_type=True)
-    raw = msgpack.packb([payload, key.sign(payload)], use_bin_type=True)
+    raw = msgpack.packb([payload, sign(key, Domain.ENTRY, payload)], use_bin_type=True)
     return parse_entry(raw)
 
 
-# The Ed25519 encodings of points of small order (libsodium's ``has_small_order`` list,
-# compared with the sign bit cleared). For such a key one signature verifies for every message,
-# so anybody could write as that seat and the seat could deny what it signed.
-_SMALL_ORDER = frozenset(bytes.fromhex(h) for h in (
-    "0000000000000000000000000000000000000000000000000000000000000000",
-    "0100000000000000000000000000000000000000000000000000000000000000",
-    "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05",
-    "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a",
-    "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
-    "edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
-    "eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
-))
-
-
 def public_key(data: bytes) -> Ed25519PublicKey:
-    """An Ed25519 public key from its 32 bytes; raises :class:`BadEntry` for a malformed key or
-    a weak one (a point of small order)."""
+    """An Ed25519 public key from its 32 bytes; raises :class:`BadEntry` for a malformed key, a
+    weak one (a point of small order) or a non-canonical encoding (:func:`p2p10.signing.key_problem`)."""
     if not isinstance(data, bytes) or len(data) != PUBLIC_KEY_BYTES:
         raise BadEntry(f"a public key is {PUBLIC_KEY_BYTES} bytes")
-    if data[:31] + bytes([data[31] & 0x7F]) in _SMALL_ORDER:
-        raise BadEntry("a weak identity key (a point of small order) is not allowed")
+    problem = key_problem(data)
+    if problem is not None:
+        raise BadEntry(problem)
     try:
         return Ed25519PublicKey.from_public_bytes(data)
     except ValueError as err:

@@ -28,7 +28,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import msgpack
-from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p10.cards import is_skip, points
@@ -41,6 +40,7 @@ from p2p10.errors import IllegalMove, ProtocolError, ProtocolViolation
 from p2p10.events import Discard, DrawStock, Hit, LayDown, Reshuffle, SeatEvent, TakeDiscard
 from p2p10.log import MAX_ENTRY_BYTES, BadEntry, Entry, make_entry, parse_entry, public_bytes
 from p2p10.rules import RuleSet
+from p2p10.signing import Domain, sign, verify
 from p2p10.table import (
     Expect,
     HandCrypto,
@@ -350,7 +350,7 @@ class Peer:
             raise IllegalMove("there is no table to talk to yet", self.seat)
         body = bytes(msgpack.packb([CHAT_LABEL, self.table.game_id, self.seat,
                                     self.rng_bytes(CHAT_NONCE_BYTES), text], use_bin_type=True))
-        signed = bytes(msgpack.packb([body, self.identity.sign(body)], use_bin_type=True))
+        signed = bytes(msgpack.packb([body, sign(self.identity, Domain.CHAT, body)], use_bin_type=True))
         line = ChatLine(self.seat, text)
         self._keep_chat(signed, line)
         return line
@@ -378,9 +378,7 @@ class Peer:
         if game_id != table.game_id:
             self.faults.append(Fault(sender, None, "a chat message of another game"))
             return
-        try:
-            table.verifiers[seat].verify(signature, body)
-        except InvalidSignature:
+        if not verify(table.verifiers[seat], Domain.CHAT, body, signature):
             self.faults.append(Fault(sender, None, "a chat message whose signature does not verify"))
             return
         self._keep_chat(signed, ChatLine(seat, text))
@@ -433,7 +431,7 @@ class Peer:
         if self.going_on is None or table is None or table.run_by[self.seat] is not None:
             return  # a bot's machine speaks for it
         person, seq, prev_hash = self.going_on
-        signature = self.identity.sign(away_message(table.game_id, seq, prev_hash, person))
+        signature = sign(self.identity, Domain.AGREEMENT, away_message(table.game_id, seq, prev_hash, person))
         self.agreements.setdefault(self.going_on, {})[self.seat] = signature
         self._outbox.append((None, encode_agreement(person, seq, prev_hash, self.seat, signature)))
 
@@ -452,9 +450,8 @@ class Peer:
                 and table.run_by[signer] is None and signer != person):
             self.faults.append(Fault(sender, None, "an agreement to go on from a seat that cannot give one"))
             return
-        try:
-            table.verifiers[signer].verify(signature, away_message(table.game_id, seq, prev_hash, person))
-        except InvalidSignature:
+        if not verify(table.verifiers[signer], Domain.AGREEMENT,
+                      away_message(table.game_id, seq, prev_hash, person), signature):
             self.faults.append(Fault(sender, None, "an agreement to go on whose signature does not verify"))
             return
         self.agreements.setdefault((person, seq, prev_hash), {})[signer] = signature

@@ -34,7 +34,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from p2p10.cards import card_text, points
@@ -60,6 +59,7 @@ from p2p10.events import (
 )
 from p2p10.log import GAME_ID_BYTES, GENESIS, BadEntry, Entry, public_key
 from p2p10.rules import RuleSet
+from p2p10.signing import Domain, verify
 
 PROTOCOL_NAME = "p2p10/1"
 MAX_NAME = 32
@@ -95,8 +95,8 @@ def token_context(game_id: bytes, hand: int, slot: int, seat: int) -> bytes:
 
 
 def away_message(game_id: bytes, seq: int, prev_hash: bytes, person: int) -> bytes:
-    """What a player signs to agree that the table goes on without ``person``'s machine at
-    position ``seq`` (after the entry ``prev_hash``)."""
+    """What a player signs, under :attr:`~p2p10.signing.Domain.AGREEMENT`, to agree that the
+    table goes on without ``person``'s machine at position ``seq`` (after the entry ``prev_hash``)."""
     return frame(AWAY_CONTEXT, game_id, _num(seq), prev_hash, _num(person))
 
 
@@ -717,12 +717,9 @@ class TableState:
             raise ProtocolError("an away entry carries the agreement of every other player, in seat order")
         message = away_message(self.game_id, entry.seq, entry.prev_hash, person)
         for seat, signature in cosigs:
-            try:
-                if not isinstance(signature, bytes):
-                    raise InvalidSignature
-                self.verifiers[seat].verify(signature, message)
-            except InvalidSignature:
-                raise ProtocolError(f"{self.name(seat)}'s agreement to go on does not verify") from None
+            if not (isinstance(signature, bytes)
+                    and verify(self.verifiers[seat], Domain.AGREEMENT, message, signature)):
+                raise ProtocolError(f"{self.name(seat)}'s agreement to go on does not verify")
         new_keys = {seat: key for seat, key in delegates}
         if len(set(new_keys.values()) | set(self.signing_keys)) != len(self.signing_keys) + len(group):
             raise ProtocolError("a bot's new key must be new")

@@ -10,9 +10,10 @@ restarted peer listens on the port it had (``p2p10 resume``), so its dialler fin
 Handshake, on every link, before anything else (all frames binary):
 
 1. each side sends ``hello = public key (32 bytes) ‖ challenge (32 fresh random bytes)``;
-2. each side sends ``proof = Ed25519 signature (64 bytes)`` over
-   ``b"p2p10/hello/v1" ‖ table id ‖ dialler's challenge ‖ listener's challenge ‖
-   dialler's key ‖ listener's key``, and checks the other side's proof with the key it sent.
+2. each side sends ``proof = Ed25519 signature (64 bytes)``, under the handshake domain tag
+   (:mod:`p2p10.signing`), of ``b"p2p10/hello/v1" ‖ table id ‖ dialler's challenge ‖
+   listener's challenge ‖ dialler's key ‖ listener's key``, and checks the other side's proof
+   with the key it sent.
 
 The signature binds the link to the table (another table's id gives another message) and to
 both fresh challenges (an old proof cannot be replayed). A key that is not seated at the table
@@ -44,11 +45,11 @@ from typing import Any
 
 import aiohttp
 from aiohttp import web
-from cryptography.exceptions import InvalidSignature
 
 from p2p10.errors import ProtocolError
 from p2p10.log import PUBLIC_KEY_BYTES, SIGNATURE_BYTES, BadEntry, parse_entry, public_bytes, public_key
 from p2p10.peer import MAX_MESSAGE_BYTES, WANT, Fault, HandSecrets, Peer, decode_message, encode_want
+from p2p10.signing import Domain, sign, verify
 from protocol.storage import LogWriter, SecretsWriter
 
 HELLO_LABEL = b"p2p10/hello/v1"
@@ -86,7 +87,8 @@ class HandshakeFailed(ProtocolError):
 
 def hello_message(table_id: bytes, dialler_challenge: bytes, listener_challenge: bytes,
                   dialler_key: bytes, listener_key: bytes) -> bytes:
-    """The bytes each side of a link signs to prove its key (see the module docstring)."""
+    """The message each side of a link signs, as a handshake, to prove its key (see the module
+    docstring)."""
     return HELLO_LABEL + table_id + dialler_challenge + listener_challenge + dialler_key + listener_key
 
 
@@ -374,14 +376,15 @@ class Mesh:
             message = hello_message(self.table_id, mine, theirs, self.key, theirs_key)
         else:
             message = hello_message(self.table_id, theirs, mine, theirs_key, self.key)
-        await socket.send_bytes(self.peer.identity.sign(message))
+        await socket.send_bytes(sign(self.peer.identity, Domain.HANDSHAKE, message))
         proof = await self._binary(socket)
         try:
-            if len(proof) != SIGNATURE_BYTES:
-                raise InvalidSignature
-            public_key(theirs_key).verify(proof, message)
-        except (InvalidSignature, ProtocolError):
-            raise HandshakeFailed("the proof of the key does not verify") from None
+            valid = len(proof) == SIGNATURE_BYTES and verify(public_key(theirs_key), Domain.HANDSHAKE,
+                                                               message, proof)
+        except BadEntry:  # a weak or malformed key
+            valid = False
+        if not valid:
+            raise HandshakeFailed("the proof of the key does not verify")
         return self.keys.index(theirs_key)
 
     @staticmethod

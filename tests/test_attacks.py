@@ -34,11 +34,23 @@ from p2p10.crypto.elgamal import Ciphertext, rerandomise, token
 from p2p10.crypto.group import GENERATOR, GROUP_ORDER, Point, Scalar, base_mul, mul
 from p2p10.crypto.proofs import SchnorrProof, prove_equal_logs, prove_knowledge
 from p2p10.crypto.shuffle import apply_shuffle, commit_seed
-from p2p10.errors import IllegalMove
+from p2p10.errors import IllegalMove, ProtocolViolation
 from p2p10.events import Discard, DrawStock, SeatEvent
 from p2p10.log import Entry, encode_log, file_header, make_entry, parse_entry, public_bytes, record
-from p2p10.peer import ENTRY, Fault, Peer, decode_message, encode_entry_message
+from p2p10.peer import (
+    CHAT,
+    CHAT_LABEL,
+    CHAT_NONCE_BYTES,
+    ENTRY,
+    ChatLine,
+    Fault,
+    Peer,
+    decode_message,
+    encode_agreement,
+    encode_entry_message,
+)
 from p2p10.rules import RuleSet
+from p2p10.signing import Domain, sign
 from p2p10.simulate import greedy_player
 from p2p10.table import TableState, away_message, key_context, seed_context, shuffle_context, token_context
 from protocol.memory import MemoryNetwork, Tamper, make_peers, open_table
@@ -525,7 +537,8 @@ def test_forged_signature(honest_log: list[Entry]) -> None:
     k = next(i for i, e in enumerate(honest_log) if i > 0 and e.author == 0)
     victim = honest_log[k]
     identity = make_peers([None, None], seed=900)[1].identity
-    resigned = msgpack.packb([victim.payload, identity.sign(victim.payload)], use_bin_type=True)
+    resigned = msgpack.packb([victim.payload, sign(identity, Domain.ENTRY, victim.payload)],
+                             use_bin_type=True)
     records = [e.raw for e in honest_log]
     records[k] = resigned
     report = audit_records(records)
@@ -989,3 +1002,177 @@ def test_message_of_another_hand(how: str) -> None:
     bad = first_bad(peers[1])
     assert bad.kind == "key"
     assert_audit_blames([*peers[0].log, bad], 1, phrase, seq)
+
+
+# ------------------------------------------------- a signature made for one purpose, used for another
+#
+# One identity key signs entries, sit-downs, handshakes, chat lines and agreements. Each attack
+# below takes a victim's genuine signature of EXACTLY the bytes the target needs, made for
+# another purpose (the worst case: the attacker got those bytes signed through another part of
+# the protocol), and presents it where it does not belong. The domain tag in what Ed25519 signs
+# (PROTOCOL.md §2.12) makes every such signature fail, so the victim is never held to it.
+
+OTHER_THAN_ENTRY = [d for d in Domain if d is not Domain.ENTRY]
+OTHER_THAN_CHAT = [d for d in Domain if d is not Domain.CHAT]
+OTHER_THAN_AGREEMENT = [d for d in Domain if d is not Domain.AGREEMENT]
+
+
+def identities(players: int, seed: int) -> list[Ed25519PrivateKey]:
+    """The identity keys that ``make_peers`` gives a table of ``players`` seeded with ``seed``."""
+    return [p.identity for p in make_peers([None] * players, seed=seed)]
+
+
+def table_of(peers: list[Peer]) -> TableState:
+    table = peers[0].table
+    assert table is not None
+    return table
+
+
+def test_a_signature_for_another_purpose_replayed_as_an_entry() -> None:
+    """Attack A30, live: seat 3 holds seat 1's signature of the exact payload of an entry in
+    seat 1's name at seat 2's next position, made for chat, and relays it to seat 2 as seat 1's
+    entry. Defence: an entry's signature covers the entry tag, so it does not verify; seat 2
+    notes a fault against seat 3 (who passed it on), blames seat 1 for nothing, and the game
+    goes on to a clean end."""
+    replayed: list[Entry] = []
+
+    def replay(src: int, dst: int, data: bytes) -> bytes | None:
+        target = peers[1]
+        if src != 2 or dst != 1 or replayed or target.table is None or len(target.log) < 5:
+            return data
+        table = target.table
+        honest = make_entry(peers[0].identity, table.game_id, len(target.log), table.last_hash, 0,
+                            "move", [0, "draw"])
+        raw = msgpack.packb([honest.payload, sign(peers[0].identity, Domain.CHAT, honest.payload)],
+                            use_bin_type=True)
+        replayed.append(parse_entry(raw))
+        return encode_entry_message(raw)
+
+    peers = make_peers([greedy_player] * 3, seed=130)
+    network = start(peers, 130, tamper=replay)
+    network.run(lambda: all(p.finished or p.stopped for p in peers), MAX_SECONDS)
+    assert len(replayed) == 1
+    assert peers[1].faults == [Fault(2, replayed[0].seq, "an entry whose signature does not verify")]
+    assert not peers[0].faults and not peers[2].faults
+    assert_harmless(peers)
+
+
+@pytest.mark.parametrize("domain", OTHER_THAN_ENTRY, ids=lambda d: d.name.lower())
+def test_a_signature_for_another_purpose_replayed_as_an_entry_in_a_file(
+        honest_log: list[Entry], domain: Domain) -> None:
+    """Attack A30, in a file: an entry of seat 1 whose signature is replaced by seat 1's own
+    signature of the very same payload made for another purpose (sit-down, handshake, chat,
+    agreement). Defence: it does not verify as an entry; the audit pins it on no seat (seat 1
+    never signed it as an entry) and names the entry as altered or forged."""
+    k = next(i for i, e in enumerate(honest_log) if i > 0 and e.author == 0)
+    victim = honest_log[k]
+    ann = identities(2, 900)[0]
+    assert public_bytes(ann) == TableState.from_header(honest_log[0]).keys[0]
+    records = [e.raw for e in honest_log]
+    records[k] = msgpack.packb([victim.payload, sign(ann, domain, victim.payload)], use_bin_type=True)
+    report = audit_records(records)
+    assert report.violation is not None and report.violation.seat is None
+    assert report.violation.seq == k
+    assert re.search(r"does not verify for Ann \(seat 1\).*altered or forged", report.violation.reason)
+    # The control: the same key, signing as an entry, is accepted.
+    records[k] = msgpack.packb([victim.payload, sign(ann, Domain.ENTRY, victim.payload)], use_bin_type=True)
+    assert audit_records(records).clean
+
+
+@pytest.fixture
+def chatting() -> list[Peer]:
+    """Three peers whose table is known (so chat can be checked), the game under way."""
+    peers = make_peers([greedy_player] * 3, seed=131)
+    network = start(peers, 131)
+    network.run(lambda: all(len(p.log) > 3 for p in peers), MAX_SECONDS)
+    return peers
+
+
+def _chat(peer: Peer, seat: int, key: Ed25519PrivateKey, domain: Domain, text: str) -> bytes:
+    """A chat message for ``seat`` whose body is signed by ``key`` for ``domain``."""
+    table = peer.table
+    assert table is not None
+    body = msgpack.packb([CHAT_LABEL, table.game_id, seat, bytes(CHAT_NONCE_BYTES), text], use_bin_type=True)
+    signed = msgpack.packb([body, sign(key, domain, body)], use_bin_type=True)
+    return bytes(msgpack.packb([CHAT, signed], use_bin_type=True))
+
+
+@pytest.mark.parametrize("domain", OTHER_THAN_CHAT, ids=lambda d: d.name.lower())
+def test_a_signature_for_another_purpose_replayed_as_a_chat_line(chatting: list[Peer],
+                                                                 domain: Domain) -> None:
+    """Attack A31: seat 3 sends seat 2 a chat line in seat 1's name whose body seat 1 did sign,
+    but for another purpose (its handshake proof, an entry, an agreement, a sit-down). Defence:
+    a chat signature covers the chat tag; seat 2 shows nothing, notes a fault against seat 3,
+    and nobody is blamed."""
+    bob = chatting[1]
+    chat, faults = list(bob.chat), list(bob.faults)
+    text = f"I resign ({domain.name.lower()})"
+    bob.receive(_chat(bob, 0, chatting[0].identity, domain, text), 2, 0.0)
+    assert bob.chat == chat
+    assert bob.faults == [*faults, Fault(2, None, "a chat message whose signature does not verify")]
+    assert bob.violation is None and not bob.stopped
+    # The control: signed as chat, the same line is shown, in seat 1's name.
+    bob.receive(_chat(bob, 0, chatting[0].identity, Domain.CHAT, text), 2, 0.0)
+    assert bob.chat[-1] == ChatLine(0, text)
+
+
+@pytest.mark.parametrize("domain", OTHER_THAN_AGREEMENT, ids=lambda d: d.name.lower())
+def test_a_signature_for_another_purpose_replayed_as_an_agreement(chatting: list[Peer],
+                                                                  domain: Domain) -> None:
+    """Attack A32, on the wire: seat 3 sends seat 1 an agreement of seat 2 to go on without
+    seat 3's machine, signed by seat 2 over the exact agreement bytes but for another purpose.
+    Defence: an agreement's signature covers the agreement tag; seat 1 counts no agreement,
+    notes a fault against seat 3, and nobody is blamed."""
+    ann = chatting[0]
+    table = table_of(chatting)
+    seq, prev = len(ann.log), table.last_hash
+    message = away_message(table.game_id, seq, prev, 2)
+    faults = list(ann.faults)
+    ann.receive(encode_agreement(2, seq, prev, 1, sign(chatting[1].identity, domain, message)), 2, 0.0)
+    assert ann.agreed() == {}
+    assert ann.faults == [*faults, Fault(2, None, "an agreement to go on whose signature does not verify")]
+    assert ann.violation is None and not ann.stopped
+    # The control: signed as an agreement, it counts (seat 1 itself has not agreed).
+    ann.receive(encode_agreement(2, seq, prev, 1, sign(chatting[1].identity, Domain.AGREEMENT, message)),
+                2, 0.0)
+    assert ann.agreed() == {2: (1,)}
+
+
+def test_a_signature_for_another_purpose_inside_an_away_entry() -> None:
+    """Attack A32, in the log: seat 1, the runner, writes the away entry that takes seat 3's
+    seat, carrying as seat 2's agreement seat 2's signature of the exact agreement bytes made
+    for another purpose (say, a chat line seat 1 got it to sign). Defence: every agreement in
+    an away entry must verify under the agreement tag; the entry is refused and pinned on its
+    author, seat 1, never on seat 2 (and seat 3 keeps its seat)."""
+    peers = make_peers([greedy_player] * 3, seed=132)
+    network = start(peers, 132)
+
+    def seat_3_to_write() -> bool:
+        table = peers[0].table
+        expect = table.expected() if table else None
+        return expect is not None and expect.seat == 2 and len(peers[0].log) > 8
+
+    network.run(seat_3_to_write, MAX_SECONDS)
+    log = list(peers[0].log)
+    table = TableState.from_header(log[0])
+    for entry in log[1:]:
+        table = table.apply(entry)
+    ann, bob = peers[0].identity, peers[1].identity
+    message = away_message(table.game_id, table.seq, table.last_hash, 2)
+    delegate = public_bytes(Ed25519PrivateKey.from_private_bytes(bytes(range(1, 33))))
+
+    def away(signature: bytes) -> Entry:
+        return make_entry(ann, table.game_id, table.seq, table.last_hash, 0, "away",
+                          [2, [[2, delegate]], [[1, signature]]])
+
+    for domain in OTHER_THAN_AGREEMENT:
+        bad = away(sign(bob, domain, message))
+        with pytest.raises(ProtocolViolation) as caught:
+            table.apply(bad)
+        assert caught.value.seat == 0 and caught.value.seq == bad.seq
+        assert "Bob (seat 2)'s agreement to go on does not verify" in caught.value.reason
+        report = audit_records([*(e.raw for e in log), bad.raw])
+        assert report.violation is not None
+        assert (report.violation.seat, report.violation.seq) == (0, bad.seq)
+    # The control: the same agreement signed as an agreement takes seat 3's seat.
+    assert table.apply(away(sign(bob, Domain.AGREEMENT, message))).names[2] == "Cyd (Ann's bot)"

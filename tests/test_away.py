@@ -24,6 +24,7 @@ from p2p10.errors import IllegalMove, ProtocolViolation
 from p2p10.log import Entry, encode_log, make_entry, parse_entry, public_bytes, read_records
 from p2p10.peer import ENTRY, Peer, decode_message, encode_entry_message
 from p2p10.rules import RuleSet
+from p2p10.signing import Domain, sign
 from p2p10.simulate import greedy_player
 from p2p10.table import TableState, Takeover, UncheckedStep, away_message
 from protocol.memory import MemoryNetwork, make_peers, open_table
@@ -174,8 +175,8 @@ def test_a_forged_or_incomplete_away_entry_is_refused() -> None:
     person, delegates, cosigs = away.body
     ann, bob, cyd = (p.identity for p in t.peers)
     stranger = Ed25519PrivateKey.generate()
-    bad_sig = stranger.sign(away_message(away.game_id, away.seq, away.prev_hash, AWAY))
-    other_spot = bob.sign(away_message(away.game_id, away.seq + 1, away.prev_hash, AWAY))
+    bad_sig = sign(stranger, Domain.AGREEMENT, away_message(away.game_id, away.seq, away.prev_hash, AWAY))
+    other_spot = sign(bob, Domain.AGREEMENT, away_message(away.game_id, away.seq + 1, away.prev_hash, AWAY))
     cases = {
         "only Ann": forge(table, away, bob, 1, away.body),
         "agreement of every other player": forge(table, away, ann, 0, [person, delegates, []]),
@@ -318,7 +319,8 @@ def test_a_void_at_any_position_leaves_exactly_the_unrevealed_steps_unchecked() 
         person = table.awaited_machine()
         runner = table.runner_for(person)  # type: ignore[arg-type]
         assert person is not None and runner is not None
-        agreements = [[c, identities[c].sign(away_message(table.game_id, seq, table.last_hash, person))]
+        agreements = [[c, sign(identities[c], Domain.AGREEMENT,
+                                     away_message(table.game_id, seq, table.last_hash, person))]
                       for c in table.consenters(person)]
         away = make_entry(identities[runner], table.game_id, seq, table.last_hash, runner, "away",
                           [person, [[person, bot_key]], agreements])

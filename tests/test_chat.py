@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from p2p10.errors import IllegalMove
 from p2p10.peer import CHAT, CHAT_LABEL, MAX_CHAT, ChatLine, Peer
 from p2p10.rules import RuleSet
+from p2p10.signing import Domain, sign
 from p2p10.simulate import greedy_player
 from protocol.memory import MemoryNetwork, make_peers, open_table
 
@@ -27,7 +28,8 @@ def table(seed: int = 5) -> tuple[list[Peer], MemoryNetwork]:
 def chat_message(game_id: bytes, seat: int, text: str, key: Ed25519PrivateKey,
                  label: str = CHAT_LABEL) -> bytes:
     body = msgpack.packb([label, game_id, seat, b"12345678", text], use_bin_type=True)
-    return bytes(msgpack.packb([CHAT, msgpack.packb([body, key.sign(body)])], use_bin_type=True))
+    signed = msgpack.packb([body, sign(key, Domain.CHAT, body)])
+    return bytes(msgpack.packb([CHAT, signed], use_bin_type=True))
 
 
 def test_a_line_of_chat_reaches_every_seat_once_and_stays_out_of_the_log() -> None:

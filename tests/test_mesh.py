@@ -17,6 +17,7 @@ from p2p10.bots import POLICIES
 from p2p10.log import public_bytes, read_records
 from p2p10.peer import MAX_MESSAGE_BYTES, Peer, encode_want
 from p2p10.rules import RuleSet
+from p2p10.signing import Domain, sign
 from protocol.memory import make_peers
 from protocol.mesh import (
     CLOSE_POLICY,
@@ -89,7 +90,8 @@ async def intrude(session: aiohttp.ClientSession, port: int, identity: Ed25519Pr
     hello = await socket.receive()
     assert hello.type == aiohttp.WSMsgType.BINARY
     their_key, theirs = hello.data[:32], hello.data[32:]
-    await socket.send_bytes(identity.sign(hello_message(table_id, mine, theirs, key, their_key)))
+    message = hello_message(table_id, mine, theirs, key, their_key)
+    await socket.send_bytes(sign(identity, Domain.HANDSHAKE, message))
     return socket
 
 

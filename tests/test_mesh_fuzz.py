@@ -48,6 +48,7 @@ from p2p10.errors import ProtocolError
 from p2p10.log import MAX_ENTRY_BYTES, public_bytes
 from p2p10.peer import MAX_MESSAGE_BYTES, Fault, Peer, decode_message, encode_entry_message, encode_want
 from p2p10.rules import RuleSet
+from p2p10.signing import Domain, sign, verify
 from p2p10.simulate import greedy_player
 from protocol.memory import MemoryNetwork, make_peers, open_table
 from protocol.mesh import (
@@ -223,12 +224,12 @@ class Listener:
         theirs = await self.their_hello(socket)
         mine = os.urandom(32)
         await socket.send_bytes(KEYS[seat] + mine)
-        await socket.send_bytes(PEERS[seat].identity.sign(
-            hello_message(GAME_ID, mine, theirs, KEYS[seat], self.key)))
+        await socket.send_bytes(sign(PEERS[seat].identity, Domain.HANDSHAKE,
+                                     hello_message(GAME_ID, mine, theirs, KEYS[seat], self.key)))
         proof = await receive(socket)
         assert proof.type == WSMsgType.BINARY
-        PEERS[LISTENER].identity.public_key().verify(
-            proof.data, hello_message(GAME_ID, mine, theirs, KEYS[seat], self.key))
+        assert verify(PEERS[LISTENER].identity.public_key(), Domain.HANDSHAKE,
+                      hello_message(GAME_ID, mine, theirs, KEYS[seat], self.key), proof.data)
         opening = await receive(socket)
         assert opening.type == WSMsgType.BINARY and opening.data == encode_want(len(LOG))
         return socket
@@ -651,8 +652,10 @@ hellos = seated_hello | st.one_of(
 )
 SIGNERS = ["right", "other seat", "listener", "stranger"]
 SIGNED = ["right", "other table", "roles swapped", "challenges swapped", "no table"]
+OTHER_THAN_HANDSHAKE = [d for d in Domain if d is not Domain.HANDSHAKE]
 proofs = st.tuples(st.just("sign"), st.sampled_from(SIGNERS), st.sampled_from(SIGNED)) | st.one_of(
     st.tuples(st.just("flip"), st.integers(0, 511)),
+    st.tuples(st.just("tagged"), st.sampled_from(OTHER_THAN_HANDSHAKE)),
     st.tuples(st.just("bytes"), st.binary(max_size=100)),
     st.tuples(st.just("text"), st.text(max_size=80)),
     st.tuples(st.just("close"), close_codes),
@@ -675,7 +678,9 @@ def _proof(proof: tuple[Any, ...], seat: int, mine: bytes, theirs: bytes,
            stranger: Ed25519PrivateKey) -> bytes:
     right = hello_message(GAME_ID, mine, theirs, KEYS[seat], KEYS[LISTENER])
     if proof[0] == "flip":
-        return damaged(PEERS[seat].identity.sign(right), [(proof[1] // 8, proof[1] % 8)])
+        return damaged(sign(PEERS[seat].identity, Domain.HANDSHAKE, right), [(proof[1] // 8, proof[1] % 8)])
+    if proof[0] == "tagged":  # the seat's own signature of the right bytes, made for another purpose
+        return sign(PEERS[seat].identity, proof[1], right)
     signer = {"right": PEERS[seat].identity, "other seat": PEERS[2 - seat].identity,
               "listener": PEERS[LISTENER].identity, "stranger": stranger}[proof[1]]
     message = {
@@ -685,7 +690,7 @@ def _proof(proof: tuple[Any, ...], seat: int, mine: bytes, theirs: bytes,
         "challenges swapped": hello_message(GAME_ID, theirs, mine, KEYS[seat], KEYS[LISTENER]),
         "no table": hello_message(b"", mine, theirs, KEYS[seat], KEYS[LISTENER]),
     }[proof[2]]
-    return signer.sign(message)
+    return sign(signer, Domain.HANDSHAKE, message)
 
 
 async def _act(socket: aiohttp.ClientWebSocketResponse, action: tuple[Any, ...], data: bytes) -> bool:
@@ -725,7 +730,7 @@ async def _hostile_handshake(listener: Listener, hello: tuple[Any, ...], proof: 
     if talking and seat is not None:
         message = await receive(socket)
         assert message.type == WSMsgType.BINARY and len(message.data) == 64  # the listener's proof
-        if proof[0] in ("sign", "flip"):
+        if proof[0] in ("sign", "flip", "tagged"):
             data = _proof(proof, seat, mine, theirs, stranger)
         else:
             data = proof[1] if proof[0] == "bytes" else b""
@@ -761,6 +766,15 @@ def test_only_the_seats_own_proof_for_this_link_is_accepted(listener: Listener, 
         listener.example(_hostile_handshake(listener, ("key", 0, b""), ("sign", signer, signed), stranger))
 
 
+@pytest.mark.parametrize("domain", OTHER_THAN_HANDSHAKE, ids=lambda d: d.name.lower())
+def test_the_seats_signature_for_another_purpose_is_no_proof(listener: Listener, domain: Domain) -> None:
+    """Attack A33: a dialler presents, as seat 1's proof of its key, seat 1's own signature of the
+    exact handshake bytes made for another purpose (an entry, a chat line, an agreement, a
+    sit-down). Defence: a proof covers the handshake tag; the link is refused."""
+    stranger = Ed25519PrivateKey.generate()
+    listener.example(_hostile_handshake(listener, ("key", 0, b""), ("tagged", domain), stranger))
+
+
 async def _stranger(listener: Listener, stranger: Ed25519PrivateKey) -> None:
     before = listener.snapshot()
     socket = await listener.connect()
@@ -768,7 +782,7 @@ async def _stranger(listener: Listener, stranger: Ed25519PrivateKey) -> None:
     key, mine = public_bytes(stranger), os.urandom(32)
     assert key not in KEYS
     await socket.send_bytes(key + mine)
-    proof = stranger.sign(hello_message(GAME_ID, mine, theirs, key, KEYS[LISTENER]))
+    proof = sign(stranger, Domain.HANDSHAKE, hello_message(GAME_ID, mine, theirs, key, KEYS[LISTENER]))
     await send_quietly(socket.send_bytes(proof))
     assert await close_frame(socket) == (CLOSE_POLICY, HANDSHAKE_FAILED)
     await socket.close()

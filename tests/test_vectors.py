@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from p2p10.audit import audit_bytes
 from p2p10.crypto.elgamal import (
@@ -24,7 +24,18 @@ from p2p10.crypto.elgamal import (
 from p2p10.crypto.group import Point, Scalar, base_mul, card_of_point, card_point
 from p2p10.crypto.proofs import prove_equal_logs, prove_knowledge, verify_equal_logs, verify_knowledge
 from p2p10.crypto.shuffle import apply_shuffle, commit_seed, seed_matches, verify_shuffle
-from p2p10.log import file_header, make_entry, parse_entry, public_bytes, public_key, read_records, record
+from p2p10.log import (
+    VERSION,
+    BadEntry,
+    file_header,
+    make_entry,
+    parse_entry,
+    public_bytes,
+    public_key,
+    read_records,
+    record,
+)
+from p2p10.signing import Domain, signed_bytes, verify, verify_raw
 from p2p10.table import TableState, key_context, seed_context, shuffle_context, token_context
 from protocol.vectors.make_log_vectors import (
     LOG_VECTORS_PATH,
@@ -36,6 +47,9 @@ from protocol.vectors.make_log_vectors import (
 )
 from protocol.vectors.make_log_vectors import build_vectors as build_log_vectors
 from protocol.vectors.make_log_vectors import render as render_log
+from protocol.vectors.make_signature_vectors import SIGNATURE_VECTORS_PATH
+from protocol.vectors.make_signature_vectors import build_vectors as build_signature_vectors
+from protocol.vectors.make_signature_vectors import render as render_signatures
 from protocol.vectors.make_vectors import VECTORS_PATH, build_vectors, render, replay
 
 
@@ -208,7 +222,7 @@ def test_the_opening_vector_opens_the_first_discard_with_both_tokens(committed: 
     assert point.to_bytes().hex() == committed["card_points"]["points"][o["card"]]
 
 
-# ------------------------------------------------------------------ the signed log (log_v1.json)
+# ------------------------------------------------------------------ the signed log (log_v2.json)
 
 
 @pytest.fixture(scope="module")
@@ -228,10 +242,11 @@ def test_the_signed_entries_are_remade_byte_for_byte_from_their_inputs(log_vecto
         key = Ed25519PrivateKey.from_private_bytes(bytes.fromhex(v["private_key"]))
         assert public_bytes(key).hex() == v["public_key"]
         f = v["fields"]
-        assert f["version"] == 1
+        assert f["version"] == VERSION == log_vectors["version"] == 2
         entry = make_entry(key, bytes.fromhex(f["game_id"]), f["seq"], bytes.fromhex(f["prev_hash"]),
                            f["author"], f["kind"], from_json(f["body"]))
         assert entry.payload.hex() == v["payload"]
+        assert signed_bytes(Domain.ENTRY, entry.payload).hex() == v["signed_bytes"]
         assert entry.signature.hex() == v["signature"]
         assert entry.raw.hex() == v["envelope"]
         assert entry.hash.hex() == v["hash"]
@@ -252,9 +267,13 @@ def test_a_changed_byte_in_a_signed_entry_fails_its_signature(log_vectors: dict[
     payload = bytearray(bytes.fromhex(v["payload"]))
     payload[-1] ^= 1
     key = public_key(bytes.fromhex(v["public_key"]))
+    signature = bytes.fromhex(v["signature"])
+    assert not verify(key, Domain.ENTRY, bytes(payload), signature)
+    assert verify(key, Domain.ENTRY, bytes.fromhex(v["payload"]), signature)
+    # Ed25519 signs the domain-tagged bytes, never the bare payload.
+    key.verify(signature, bytes.fromhex(v["signed_bytes"]))
     with pytest.raises(InvalidSignature):
-        key.verify(bytes.fromhex(v["signature"]), bytes(payload))
-    key.verify(bytes.fromhex(v["signature"]), bytes.fromhex(v["payload"]))
+        key.verify(signature, bytes.fromhex(v["payload"]))
 
 
 def test_the_short_game_file_is_the_one_the_json_describes(log_vectors: dict[str, Any],
@@ -312,3 +331,65 @@ def test_regenerating_the_short_game_from_its_seed_gives_the_same_bytes(short_ga
 
 def test_regenerating_the_log_vectors_reproduces_the_committed_file(short_game: bytes) -> None:
     assert render_log(build_log_vectors(short_game)) == LOG_VECTORS_PATH.read_text(encoding="utf-8")
+
+
+# ------------------------------------------------------------------ signatures (signatures_v2.json)
+
+
+@pytest.fixture(scope="module")
+def signature_vectors() -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(SIGNATURE_VECTORS_PATH.read_text(encoding="utf-8"))
+    return data
+
+
+def test_regenerating_the_signature_vectors_reproduces_the_committed_file() -> None:
+    assert render_signatures(build_signature_vectors()) == SIGNATURE_VECTORS_PATH.read_text(encoding="utf-8")
+
+
+def test_each_domain_vector_verifies_under_its_own_tag_only(signature_vectors: dict[str, Any]) -> None:
+    key = public_key(bytes.fromhex(signature_vectors["public_key"]))
+    seen = set()
+    for v in signature_vectors["domains"]:
+        domain = Domain(v["tag"].encode())
+        seen.add(domain)
+        message, signature = bytes.fromhex(v["message"]), bytes.fromhex(v["signature"])
+        assert signed_bytes(domain, message).hex() == v["signed_bytes"]
+        tag = domain.value
+        assert v["signed_bytes"] == (b"\x00\x00\x00\x0cp2p10/sig/v2" + len(tag).to_bytes(4, "big") + tag
+                                     + len(message).to_bytes(4, "big") + message).hex()
+        key.verify(signature, bytes.fromhex(v["signed_bytes"]))  # plain Ed25519 over those bytes
+        assert [d for d in Domain if verify(key, d, message, signature)] == [domain]
+        assert not verify_raw(key, message, signature)
+    assert seen == set(Domain)
+
+
+@pytest.mark.parametrize("index", range(18))
+def test_the_library_and_the_rule_give_each_edge_case_its_recorded_verdict(
+        signature_vectors: dict[str, Any], index: int) -> None:
+    """Each case pins what OpenSSL (through ``cryptography``) does alone, whether the key is
+    admitted, and the protocol's verdict; a library upgrade that changes one shows here."""
+    v = signature_vectors["edge_cases"][index]
+    key, message, signature = (bytes.fromhex(v[f]) for f in ("public_key", "message", "signature"))
+    try:
+        Ed25519PublicKey.from_public_bytes(key).verify(signature, message)
+        library = True
+    except InvalidSignature:
+        library = False
+    assert library == v["library_accepts"], v["why"]
+    try:
+        admitted = public_key(key)
+    except BadEntry:
+        admitted = None
+    assert (admitted is not None) == v["key_admitted"], v["why"]
+    assert (admitted is not None and verify_raw(admitted, message, signature)) == v["accepted"], v["why"]
+    # The rule holds even for a key loaded without the admission check.
+    assert verify_raw(Ed25519PublicKey.from_public_bytes(key), message, signature) == v["accepted"]
+
+
+def test_the_edge_cases_cover_every_kind_the_rule_names(signature_vectors: dict[str, Any]) -> None:
+    cases = signature_vectors["edge_cases"]
+    assert len(cases) == 18 and len({c["name"] for c in cases}) == 18
+    # Where the library alone would accept and the protocol refuses, and the converse never.
+    assert {c["name"] for c in cases if c["library_accepts"] and not c["accepted"]} == {
+        "taming-0", "taming-1", "taming-2", "taming-11", "identity-r", "noncanonical-identity-a"}
+    assert not [c for c in cases if c["accepted"] and not c["library_accepts"]]

@@ -1,4 +1,4 @@
-"""Generate ``log_v1.json`` and ``short_game_v1.p2p10``: golden vectors for the signed move log.
+"""Generate ``log_v2.json`` and ``short_game_v2.p2p10``: golden vectors for the signed move log.
 
 * ``signed_entries``: two chained entries (a table entry and the first hand key after it) made
   from fixed inputs. Ed25519 is deterministic, so the payload, signature, envelope, hash and
@@ -6,7 +6,7 @@
   valid start of a table: ``TableState.from_header(first).apply(second)`` accepts them.
 * ``short_game``: a complete, seeded 2-player game (``hands=1``, greedy bots) played through
   the real peers and saved by ``play_table(..., save=...)``; the bytes of the whole ``.p2p10``
-  file are ``short_game_v1.p2p10`` beside this script, with the audit outcome they must give.
+  file are ``short_game_v2.p2p10`` beside this script, with the audit outcome they must give.
 
 Every input is fixed, so running this again must reproduce both files byte for byte
 (``tests/test_vectors.py`` checks that). The short game is a regression vector of the whole
@@ -47,13 +47,14 @@ from p2p10.log import (
     record,
 )
 from p2p10.rules import RuleSet
+from p2p10.signing import Domain, signed_bytes
 from p2p10.simulate import greedy_player
 from p2p10.table import TableState, key_context, seed_context
 from protocol.memory import play_table
 from protocol.vectors.make_vectors import fixed_bytes, fixed_scalar, replay
 
-LOG_VECTORS_PATH = Path(__file__).with_name("log_v1.json")
-SHORT_GAME_PATH = Path(__file__).with_name("short_game_v1.p2p10")
+LOG_VECTORS_PATH = Path(__file__).with_name("log_v2.json")
+SHORT_GAME_PATH = Path(__file__).with_name("short_game_v2.p2p10")
 SHORT_GAME_SEED = 2  # the shortest of seeds 1..24 whose game has every kind of move, a Skip included
 SHORT_GAME_RULES = ("hands=1",)
 SHORT_GAME_PLAYERS = 2
@@ -107,6 +108,7 @@ def entry_vector(key: Ed25519PrivateKey, entry: Entry) -> dict[str, Any]:
             "body": to_json(entry.body),
         },
         "payload": entry.payload.hex(),
+        "signed_bytes": signed_bytes(Domain.ENTRY, entry.payload).hex(),
         "signature": entry.signature.hex(),
         "envelope": entry.raw.hex(),
         "hash": entry.hash.hex(),
@@ -181,14 +183,15 @@ def build_vectors(short_game: bytes) -> dict[str, Any]:
     entries, extra = build_signed_entries()
     seat1 = identity("ed25519-seat-1")
     return {
-        "version": 1,
+        "version": VERSION,
         "notation": ("in an entry's fields, game_id and prev_hash are hex; in its body every msgpack "
                      "byte string is written {\"bin\": hex}, and integers, text, null and arrays are "
                      "JSON's own"),
         "payload_rule": ("msgpack array [version, game_id, seq, prev_hash, author, kind, body], "
                          "integers in their shortest encoding, byte strings as bin, text as str"),
         "envelope_rule": "msgpack array [payload as bin, signature as bin]",
-        "signature_rule": "Ed25519 (RFC 8032, pure) by the author's identity key over the payload bytes",
+        "signature_rule": ("Ed25519 (RFC 8032, pure) by the author's identity key over signed_bytes = "
+                           "frame('p2p10/sig/v2', 'entry', payload) (PROTOCOL.md §2.10)"),
         "hash_rule": ("BLAKE2b with a 32-byte digest, no key, personalisation 'p2p10/entry' padded "
                       "with zero bytes to 16, over the payload bytes"),
         "file": {
