@@ -248,7 +248,9 @@ class Peer:
                     f"({first.hash.hex()[:12]}... and {second.hash.hex()[:12]}...)")
         if self.violation is not None:
             err = self.violation
-            who = self.table.name(err.seat) if self.table and err.seat is not None else "nobody"
+            # A table entry that its own sit-downs refute leaves no table to name seat 1 by.
+            who = ("nobody" if err.seat is None else self.table.name(err.seat) if self.table
+                   else f"seat {err.seat + 1}")
             return f"{who} broke the rules at entry {err.seq}: {err.reason}"
         return None
 

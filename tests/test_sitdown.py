@@ -214,6 +214,8 @@ def test_a_host_cannot_mark_an_honest_player_as_its_bot() -> None:
         assert peer.violation is not None and (peer.violation.seat, peer.violation.seq) == (0, 0)
         assert peer.faults == [Fault(0, 0, "the sit-down for seat 2 is not signed by its key")]
         assert peer.evidence == [spoof.raw]
+        assert peer.stop_reason() == ("seat 1 broke the rules at entry 0: the sit-down for seat 2 "
+                                      "is not signed by its key")
     report = audit_records([spoof.raw])
     assert report.violation is not None and (report.violation.seat, report.violation.seq) == (0, 0)
     assert "not signed by its key" in report.violation.reason
