@@ -14,6 +14,8 @@ from collections.abc import Sequence
 import msgpack
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from p2p10.audit import audit_records
 from p2p10.crypto.group import frame
@@ -57,11 +59,12 @@ MAX_SECONDS = 300.0
 
 def signed_sit_down(identity: Ed25519PrivateKey, *, table_id: bytes = bytes(16), seat: int = 0,
                     name: object = "Ann", key: bytes | None = None, run_by: object = None,
-                    options: Sequence[str] = (), nonce: bytes = bytes(16)) -> bytes:
+                    options: object = (), nonce: object = bytes(16)) -> bytes:
     """A sit-down signed by ``identity`` over whatever it is given, sensible or not (``key``
     to name another key than the signer's)."""
     key = public_bytes(identity) if key is None else key
-    payload = msgpack.packb([table_id, seat, name, key, run_by, list(options), nonce])
+    listed = list(options) if isinstance(options, tuple) else options
+    payload = msgpack.packb([table_id, seat, name, key, run_by, listed, nonce])
     return bytes(msgpack.packb([payload, identity.sign(frame(SIT_DOWN_CONTEXT, payload))]))
 
 
@@ -323,8 +326,8 @@ def test_a_joiner_signs_only_a_roster_that_seats_it_under_its_own_name() -> None
         seats = [SeatInfo(n, k, "", 4000) for n, k in zip(["Ann", name], keys, strict=True)]
         return unpack(roster_message(bytes(16), SHORT, seats))
 
-    for given in ("Bob", "Bob 2"):
-        assert check_roster(roster(given), bob, "Bob")[2][1].name == given
+    for proposed in ("Bob", "Bob 2"):
+        assert check_roster(roster(proposed), bob, "Bob")[2][1].name == proposed
     assert renamed("Guest 12", "Guest") and not renamed("Eve", "Bob") and not renamed("2", "Bob")
     with pytest.raises(LanError, match="another name"):
         check_roster(roster("Bob (Ann's bot)"), bob, "Bob")
@@ -391,3 +394,35 @@ async def test_the_host_refuses_a_sit_down_that_is_not_the_rosters(change: dict[
     gathered, joined, _bob = await _lobby_game(change)
     assert isinstance(gathered, LanError) and "Bob signed another seat, name or rules" in str(gathered)
     assert isinstance(joined, LanError) and "the host refused the seat: Bob signed another" in str(joined)
+
+
+_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-2**64, 2**64 - 1) | st.text(max_size=40)
+    | st.binary(max_size=40) | st.floats(allow_nan=False),
+    lambda inner: st.lists(inner, max_size=5), max_leaves=12)
+_TERMS = st.tuples(st.binary(min_size=16, max_size=16) | _VALUES, st.integers(0, 6) | _VALUES,
+                   st.sampled_from(["Bob", "", "x" * 33, "a\\nb"]) | _VALUES, st.just(None) | _VALUES,
+                   st.none() | st.integers(-1, 7) | _VALUES,
+                   st.lists(st.sampled_from(["hands=1", "goal=x", "hands=2", "é"]), max_size=3) | _VALUES,
+                   st.binary(min_size=16, max_size=16) | _VALUES)
+
+
+@settings(max_examples=60, deadline=None)
+@given(terms=_TERMS)
+def test_any_signed_sit_down_is_accepted_or_blamed_on_seat_1(terms: tuple[object, ...]) -> None:
+    """Whatever a seat signs as its sit-down, the table entry that carries it is accepted or
+    refused with the blame on seat 1 at entry 0: never another exception."""
+    ann, bob = (Ed25519PrivateKey.from_private_bytes(bytes([i]) * 32) for i in (1, 2))
+    table_id, seat, name, key, run_by, options, nonce = terms
+    raw = signed_sit_down(bob, table_id=table_id, seat=seat, name=name,  # type: ignore[arg-type]
+                          key=key if isinstance(key, bytes) and len(key) == 32 else None,
+                          run_by=run_by, options=options, nonce=nonce)  # type: ignore[arg-type]
+    first = sign_sit_down(ann, table_id if isinstance(table_id, bytes) and len(table_id) == 16 else bytes(16),
+                          0, "Ann", SHORT)
+    entry = make_entry(ann, bytes(16), 0, bytes(32), 0, "table", [PROTOCOL_NAME, [first.raw, raw]])
+    try:
+        table = TableState.from_header(entry)
+    except ProtocolViolation as err:
+        assert (err.seat, err.seq) == (0, 0)
+    else:
+        assert table.players == 2  # only with the right game id, which bytes(16) is not
