@@ -57,7 +57,7 @@ from p2p10.peer import Peer
 from p2p10.rules import DEFAULT
 from protocol.discovery import TableAd, TableBrowser
 from protocol.lan import Host
-from protocol.memory import MemoryNetwork, make_peers, open_table, seeded_bytes
+from protocol.memory import MemoryNetwork, make_peers, open_table, sit_downs_for
 from protocol.mesh import MESH_PATH, POLL_EVERY, Mesh, listen
 
 LOOPBACK = "127.0.0.1"
@@ -381,8 +381,9 @@ class WebsocketTable(DrawTable):
 
     def __init__(self, players: int, seed: int) -> None:
         super().__init__(players, seed)
-        self.game_id = seeded_bytes(seed, "game")(16)  # what open_table uses: the same log
-        self.meshes = [Mesh(peer, self.game_id) for peer in self.peers]
+        # The sit-downs open_table signs, so the log is the same as the in-memory table's.
+        self.sit_downs = sit_downs_for(self.peers, self.names, DEFAULT, seed)
+        self.meshes = [Mesh(peer, self.sit_downs[0].table_id) for peer in self.peers]
         self.runners: list[web.AppRunner] = []
         self.running: list[asyncio.Future[None]] = []
         self.stopping = False
@@ -399,7 +400,7 @@ class WebsocketTable(DrawTable):
         t0 = time.perf_counter()
         self.running = [asyncio.ensure_future(mesh.run(lambda: self.stopping, linger=0.0))
                         for mesh in self.meshes]
-        self.peers[0].open_table(self.names, keys, DEFAULT, self.game_id)
+        self.peers[0].open_table(self.sit_downs)
         self.meshes[0].pump()
         await self.settle()
         self.setup_s = time.perf_counter() - t0

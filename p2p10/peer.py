@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import os
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,6 +41,7 @@ from p2p10.events import Discard, DrawStock, Hit, LayDown, Reshuffle, SeatEvent,
 from p2p10.log import MAX_ENTRY_BYTES, BadEntry, Entry, make_entry, parse_entry, public_bytes
 from p2p10.rules import RuleSet
 from p2p10.signing import Domain, sign, verify
+from p2p10.sitdown import SitDown, sign_sit_down
 from p2p10.table import (
     Expect,
     HandCrypto,
@@ -185,6 +186,8 @@ class Peer:
         # the agreements heard for the current position, and the keys of the bots it was
         # given to run (as the runner).
         self.going_on: tuple[int, int, bytes] | None = None
+        # This seat's sit-down for the table it is about to join (``sit_down``), if it signed one.
+        self.own_sit_down: SitDown | None = None
         # Called with a count when this peer cuts its log back to that many entries: only when
         # the others went on without its machine, over entries nobody else ever accepted.
         self.on_rollback: Callable[[int], None] | None = None
@@ -245,7 +248,9 @@ class Peer:
                     f"({first.hash.hex()[:12]}... and {second.hash.hex()[:12]}...)")
         if self.violation is not None:
             err = self.violation
-            who = self.table.name(err.seat) if self.table and err.seat is not None else "nobody"
+            # A table entry that its own sit-downs refute leaves no table to name seat 1 by.
+            who = ("nobody" if err.seat is None else self.table.name(err.seat) if self.table
+                   else f"seat {err.seat + 1}")
             return f"{who} broke the rules at entry {err.seq}: {err.reason}"
         return None
 
@@ -275,14 +280,22 @@ class Peer:
 
     # ------------------------------------------------------------------------ input
 
-    def open_table(self, names: list[str], keys: list[bytes], rules: RuleSet, game_id: bytes,
-                   run_by: list[int | None] | None = None) -> None:
-        """Write the log's first entry (the seat at 0 opens the table); ``run_by`` marks the
-        seats that are bots run by another seat's machine."""
+    def sit_down(self, table_id: bytes, name: str, rules: RuleSet, run_by: int | None = None,
+                 nonce: bytes | None = None) -> SitDown:
+        """Sign this seat's sit-down at table ``table_id`` (see :mod:`p2p10.sitdown`) and
+        remember it: this peer then refuses, blaming seat 1, a table entry that does not carry
+        exactly this sit-down (another name, rules or ``run_by``, or an old one of this key,
+        which would make an old game's entries valid again). ``nonce`` only for test games."""
+        self.own_sit_down = sign_sit_down(self.identity, table_id, self.seat, name, rules, run_by, nonce)
+        return self.own_sit_down
+
+    def open_table(self, sit_downs: Sequence[SitDown]) -> None:
+        """Write the log's first entry (the seat at 0 opens the table): every seat's signed
+        sit-down, in seat order, under the game id their nonces make."""
         if self.log:
             raise ProtocolError("this peer already has a table")
-        entry = make_entry(self.identity, game_id, 0, bytes(32), self.seat, "table",
-                           TableState.header_body(names, keys, rules, run_by))
+        entry = make_entry(self.identity, TableState.game_id_for(sit_downs), 0, bytes(32), self.seat,
+                           "table", TableState.header_body(sit_downs))
         self._accept(entry, None)
         self._act()
 
@@ -610,6 +623,10 @@ class Peer:
                                        or table.keys[self.seat] != public_bytes(self.identity)):
                 raise ProtocolViolation(None, 0, f"the table entry does not seat this peer's key at "
                                         f"seat {self.seat + 1}")
+            if (self.table is None and self.own_sit_down is not None
+                    and table.sit_downs[self.seat].terms != self.own_sit_down.terms):
+                raise ProtocolViolation(0, 0, f"the table entry does not carry the sit-down seat "
+                                        f"{self.seat + 1} signed for this table")
         except ProtocolViolation as err:
             blame = err.seat if err.seat is not None else sender
             seq = err.seq if err.seq is not None else entry.seq  # the entry convicted

@@ -1,8 +1,8 @@
 """Every identity signature of the protocol, under an explicit domain tag, and the one Ed25519
 verification rule (PROTOCOL.md §2.10).
 
-One Ed25519 identity key signs log entries, sit-downs, mesh handshakes, chat lines and
-agreements to go on without a machine. So that a signature made for one purpose can never be
+One Ed25519 identity key signs log entries, sit-downs, lobby frames, mesh handshakes, chat
+lines and agreements to go on without a machine. So that a signature made for one purpose can never be
 taken for another, Ed25519 never signs a message itself but
 
     frame(b"p2p10/sig/v2", tag, message)
@@ -41,7 +41,8 @@ class Domain(Enum):
     """What a signature is for. The value is the tag that the signed bytes carry."""
 
     ENTRY = b"entry"          # a log entry's payload (PROTOCOL.md §3.3)
-    SIT_DOWN = b"sit-down"    # a joiner's sit-down in the lobby
+    SIT_DOWN = b"sit-down"    # a seat's sit-down, carried in the table entry (§4.4.1)
+    LOBBY = b"lobby"          # a joiner's frame in the lobby (§6.1.1)
     HANDSHAKE = b"handshake"  # a mesh link's proof of the key (§6.1)
     CHAT = b"chat"            # a line of table chat (§6.2.1)
     AGREEMENT = b"agreement"  # an agreement to go on without a machine (§4.13)

@@ -57,12 +57,13 @@ from p2p10.events import (
     SitOut,
     TakeDiscard,
 )
-from p2p10.log import GAME_ID_BYTES, GENESIS, BadEntry, Entry, public_key
+from p2p10.log import GENESIS, BadEntry, Entry, public_key
 from p2p10.rules import RuleSet
 from p2p10.signing import Domain, verify
+from p2p10.sitdown import MAX_NAME as MAX_NAME
+from p2p10.sitdown import BadSitDown, SitDown, game_id_of, parse_sit_down
 
-PROTOCOL_NAME = "p2p10/1"
-MAX_NAME = 32
+PROTOCOL_NAME = "p2p10/2"
 TOKEN_CONTEXT = b"p2p10/token"
 KEY_CONTEXT = b"p2p10/hand-key"
 SEED_CONTEXT = b"p2p10/seed"
@@ -199,10 +200,12 @@ class TableState:
     revealed, so that nobody could check them)."""
 
     __slots__ = ("deal_engine", "engine", "game_id", "given_names", "hand", "hands_started", "keys",
-                 "last_hash", "names", "rules", "run_by", "seq", "signing_keys", "takeovers",
-                 "verifiers", "voided_unchecked")
+                 "last_hash", "names", "rules", "run_by", "seq", "signing_keys", "sit_downs",
+                 "table_id", "takeovers", "verifiers", "voided_unchecked")
 
     game_id: bytes
+    table_id: bytes
+    sit_downs: tuple[SitDown, ...]
     names: tuple[str, ...]
     given_names: tuple[str, ...]
     run_by: tuple[int | None, ...]
@@ -222,77 +225,88 @@ class TableState:
     # ---------------------------------------------------------------- the first entry
 
     @staticmethod
-    def header_body(names: Sequence[str], keys: Sequence[bytes], rules: RuleSet,
-                    run_by: Sequence[int | None] | None = None) -> list[Any]:
-        """The body of the ``table`` entry that opens a log. ``run_by[s]`` is the seat whose
-        machine runs seat ``s`` as a bot (None for a seat with its own player): that machine
-        holds the bot's secrets and so could see its cards, and every view says so."""
-        owners = run_by or [None] * len(names)
-        return [PROTOCOL_NAME, list(rules.options()),
-                [[n, k] if r is None else [n, k, r] for n, k, r in zip(names, keys, owners, strict=True)]]
+    def header_body(sit_downs: Sequence[SitDown]) -> list[Any]:
+        """The body of the ``table`` entry that opens a log: every seat's signed sit-down, in
+        seat order. Its game id is :func:`game_id_of` their nonces (:meth:`game_id_for`)."""
+        return [PROTOCOL_NAME, [s.raw for s in sit_downs]]
+
+    @staticmethod
+    def game_id_for(sit_downs: Sequence[SitDown]) -> bytes:
+        """The game id of a table with these sit-downs (seat order): nobody chooses it alone."""
+        return game_id_of(sit_downs[0].table_id, [s.nonce for s in sit_downs])
 
     @classmethod
     def from_header(cls, entry: Entry) -> TableState:
-        """The table that the log's first entry describes; raises :class:`ProtocolViolation`."""
-        def bad(reason: str) -> ProtocolViolation:
+        """The table that the log's first entry describes; raises :class:`ProtocolViolation`.
+
+        The entry is signed by the key of seat 1's sit-down, which it carries: until that
+        signature verifies, nobody can be blamed for the bytes. After it, everything that is
+        wrong with the table is seat 1's doing (it wrote the entry), and is blamed on seat 1
+        at entry 0: every seat's name, key, ``run_by`` and rules are checked against that
+        seat's own signed sit-down, and the game id against their nonces."""
+        def unsigned(reason: str) -> ProtocolViolation:
             return ProtocolViolation(None, entry.seq, reason)
 
+        def host(reason: str) -> ProtocolViolation:
+            return ProtocolViolation(0, 0, reason)
+
         if entry.seq != 0 or entry.prev_hash != GENESIS:
-            raise bad("the first entry of a log must have sequence 0 and no predecessor")
+            raise unsigned("the first entry of a log must have sequence 0 and no predecessor")
         if entry.kind != "table" or entry.author != 0:
-            raise bad("a log must begin with the table entry written by seat 1")
+            raise unsigned("a log must begin with the table entry written by seat 1")
         body = entry.body
-        if not (isinstance(body, list) and len(body) == 3 and body[0] == PROTOCOL_NAME
-                and isinstance(body[1], list) and isinstance(body[2], list)):
-            raise bad(f"the table entry must be [{PROTOCOL_NAME!r}, options, players]")
-        players = body[2]
-        if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
-            raise bad(f"a table seats {MIN_PLAYERS} to {MAX_PLAYERS} players, not {len(players)}")
-        names: list[str] = []
-        keys: list[bytes] = []
-        run_by: list[int | None] = []
-        for item in players:
-            if not (isinstance(item, list) and len(item) in (2, 3) and isinstance(item[0], str)
-                    and 0 < len(item[0]) <= MAX_NAME and item[0].isprintable()
-                    and isinstance(item[1], bytes)):
-                raise bad(f"each player is [name of 1 to {MAX_NAME} printable characters, key"
-                          ", and for a bot the seat that runs it]")
-            names.append(item[0])
-            keys.append(item[1])
-            owner = item[2] if len(item) == 3 else None
-            if owner is not None and (not isinstance(owner, int) or isinstance(owner, bool)
-                                      or not 0 <= owner < len(players)):
-                raise bad("a bot is run by a seat of the table")
-            run_by.append(owner)
-        for seat, owner in enumerate(run_by):
-            if owner is not None and (owner == seat or run_by[owner] is not None):
-                raise bad(f"seat {seat + 1}'s bot must be run by a seat with a player of its own")
-        if len(set(keys)) != len(keys):
-            raise bad("two seats share one identity key")
+        if not (isinstance(body, list) and len(body) == 2 and body[0] == PROTOCOL_NAME
+                and isinstance(body[1], list) and body[1]):
+            raise unsigned(f"the table entry must be [{PROTOCOL_NAME!r}, [sit-down, ...]]")
         try:
-            verifiers = tuple(public_key(k) for k in keys)
-            if not all(isinstance(o, str) and o.isascii() for o in body[1]):
-                raise BadRules("rule options are ASCII strings")
-            rules = RuleSet.parse(body[1])
-        except (BadEntry, BadRules) as err:
-            raise bad(str(err)) from None
-        if not entry.verify(verifiers[0]):
-            raise bad("the table entry's signature does not verify for seat 1")
+            first = parse_sit_down(body[1][0])
+        except BadSitDown as err:
+            raise unsigned(f"seat 1's sit-down: {err}") from None
+        if not entry.verify(public_key(first.key)):
+            raise unsigned("the table entry's signature does not verify for seat 1")
+        # Signed by seat 1 from here on.
+        if not MIN_PLAYERS <= len(body[1]) <= MAX_PLAYERS:
+            raise host(f"a table seats {MIN_PLAYERS} to {MAX_PLAYERS} players, not {len(body[1])}")
+        try:
+            sit_downs = tuple(parse_sit_down(raw) for raw in body[1])
+        except BadSitDown as err:
+            raise host(str(err)) from None
+        players = len(sit_downs)
+        for seat, sat in enumerate(sit_downs):
+            if sat.seat != seat:
+                raise host(f"seat {seat + 1} carries the sit-down signed for seat {sat.seat + 1}")
+            if sat.table_id != first.table_id:
+                raise host(f"seat {seat + 1} sat down at another table")
+            if sat.options != first.options:
+                raise host(f"seat {seat + 1} sat down to other rules than seat 1")
+            owner = sat.run_by
+            if owner is not None and (owner >= players or owner == seat
+                                      or sit_downs[owner].run_by is not None):
+                raise host(f"seat {seat + 1}'s bot must be run by a seat with a player of its own")
+        keys = tuple(s.key for s in sit_downs)
+        if len(set(keys)) != len(keys):
+            raise host("two seats share one identity key")
+        try:
+            rules = RuleSet.parse(list(first.options))
+        except BadRules as err:
+            raise host(str(err)) from None
+        if entry.game_id != cls.game_id_for(sit_downs):
+            raise host("the game id is not the one the seats' sit-downs make")
         state = object.__new__(cls)
         state.game_id = entry.game_id
-        if len(state.game_id) != GAME_ID_BYTES:
-            raise bad("the game id has the wrong length")
-        state.given_names = tuple(names)
-        state.run_by = tuple(run_by)
+        state.table_id = first.table_id
+        state.sit_downs = sit_downs
+        state.given_names = tuple(s.name for s in sit_downs)
+        state.run_by = tuple(s.run_by for s in sit_downs)
         state.names = state._labels()
-        state.keys = tuple(keys)
-        state.signing_keys = tuple(keys)
+        state.keys = keys
+        state.signing_keys = keys
         state.deal_engine = None
-        state.verifiers = verifiers
+        state.verifiers = tuple(public_key(k) for k in keys)
         state.rules = rules
         state.seq = 1
         state.last_hash = entry.hash
-        state.engine = GameState(len(names), rules, state.names)
+        state.engine = GameState(players, rules, state.names)
         state.hand = None
         state.hands_started = 0
         state.takeovers = ()

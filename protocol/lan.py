@@ -1,16 +1,13 @@
-"""A table on the LAN: a minimal lobby at the host, then the mesh (:mod:`protocol.mesh`).
+"""A table on the LAN: the lobby at the host (:mod:`protocol.lobby`), then the mesh
+(:mod:`protocol.mesh`).
 
 The host is just the peer at seat 0 that gathers the others. It listens on one port for both
-``/lobby`` and ``/mesh``. A joiner first starts its own mesh listener, then dials the host's
-lobby and sends ``["join", name, key, host, port]`` (its Ed25519 public key and where its mesh
-listens; an empty host means "the address you see me at"). The host answers
-``["seated", seats taken, seats]`` or ``["refused", reason]`` and keeps the lobby link open.
-When the table starts (full, with ``start_when_full``, or by hand: :meth:`Host.start`) the host
-seats its own bots (``--bots``) after the people, sends every joiner
-``["roster", table id, rule options, [[name, key, host, port], ...]]`` in seat order, closes the
-lobby, and every peer forms the mesh with those keys and addresses. The host then writes the
-table entry (marking its bots as its own); the peers play, each saving its log and secrets as
-the game goes.
+``/lobby`` and ``/mesh``. Joiners sit down in its lobby; when the table starts (full, with
+``start_when_full``, or by hand: :meth:`Host.start`) the host seats its own bots (``--bots``)
+after the people, every seat signs its sit-down (the host's bots each with its own key, run by
+seat 0), and every peer forms the mesh with the roster's keys and addresses. The host then
+writes the table entry carrying every sit-down; the peers play, each saving its log and
+secrets as the game goes.
 
 A person plays through a *front* (the play screen, :class:`LanSeat` is what it reads); a bot
 plays a seat with ``--autoplay``. All the peers of one process form a :class:`Machine`: the
@@ -23,10 +20,9 @@ again from its log, its secrets and that roster, with the bots it ran: it listen
 it had, so the lower seats, which keep dialling it, find it again, and it dials the higher
 seats itself.
 
-A joiner that leaves the lobby before the start gives its seat back. The lobby is not
-authenticated: it only proposes a roster. What binds is the signed table entry, which every
-peer checks seats its own key, and which must name the same keys as the roster the mesh
-authenticates against.
+What binds is the signed table entry, which carries every seat's own signed sit-down: every
+peer checks it seats its own key and carries its own sit-down, and that it names the same
+keys as the roster the mesh authenticates against.
 """
 
 from __future__ import annotations
@@ -41,44 +37,39 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import aiohttp
-import msgpack
 from aiohttp import web
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p10.bots import POLICIES
 from p2p10.engine import MAX_PLAYERS, MIN_PLAYERS
-from p2p10.errors import BadRules, IllegalMove, P2P10Error, ProtocolError
+from p2p10.errors import IllegalMove, ProtocolError
 from p2p10.events import SeatEvent
-from p2p10.log import GAME_ID_BYTES, PUBLIC_KEY_BYTES, Entry, fingerprint, public_bytes, public_key
+from p2p10.log import GAME_ID_BYTES, Entry, fingerprint, public_bytes
 from p2p10.peer import ChatLine, Peer, Player
 from p2p10.rules import RuleSet
-from p2p10.table import MAX_NAME
+from p2p10.sitdown import SitDown
 from protocol.discovery import Advertisement, TableAd, advertise
+from protocol.lobby import (
+    JOIN_TIMEOUT,
+    LOBBY_PATH,
+    Lobby,
+    Say,
+    SeatInfo,
+    is_port,
+    pack,
+    parse_roster,
+    roster_message,
+    take_seat,
+    unpack,
+    valid_name,
+)
+from protocol.lobby import LanError as LanError  # what callers of this module catch
 from protocol.local import SeatScreen, data_dir, dealing_progress
-from protocol.mesh import MESH_PATH, Mesh, attach_files, listen, secrets_path, url_for
+from protocol.mesh import MESH_PATH, Mesh, attach_files, listen, secrets_path
 from protocol.storage import LogWriter, SecretsWriter, evidence_path, resume_peer
 
-LOBBY_PATH = "/lobby"
-LOBBY_MAX_BYTES = 4096  # a roster of six seats is well under 1 KB
-JOIN_TIMEOUT = 10.0
 WILDCARD = ("", "0.0.0.0", "::")
 ROSTER_SUFFIX = ".p2p10-roster"
-
-
-class LanError(P2P10Error):
-    """Something about the LAN table went wrong (a message a player can read)."""
-
-
-@dataclass(frozen=True, slots=True)
-class SeatInfo:
-    """One seat of the roster: who sits there and where its mesh listens ("" for the host
-    address the others already know)."""
-
-    name: str
-    key: bytes
-    host: str
-    port: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,55 +105,18 @@ def save_evidence(peer: Peer, log_path: Path) -> Path | None:
         return None
     path = evidence_path(log_path)
     partial = path.with_name(path.name + ".part")
-    partial.write_bytes(_pack([EVIDENCE_LABEL, peer.stop_reason(), list(peer.evidence)]))
+    partial.write_bytes(pack([EVIDENCE_LABEL, peer.stop_reason(), list(peer.evidence)]))
     partial.replace(path)
     return path
-
-
-def valid_name(name: str) -> str:
-    """``name`` trimmed, or :class:`LanError` if a table entry could not carry it."""
-    name = name.strip()
-    if not 0 < len(name) <= MAX_NAME or not name.isprintable():
-        raise LanError(f"a name is 1 to {MAX_NAME} printable characters")
-    return name
-
-
-def _pack(item: list[Any]) -> bytes:
-    return bytes(msgpack.packb(item, use_bin_type=True))
-
-
-def _unpack(data: bytes) -> Any:
-    try:
-        return msgpack.unpackb(data, raw=False, strict_map_key=True)
-    except (ValueError, TypeError, msgpack.ExtraData, msgpack.FormatError, msgpack.StackError):
-        raise ProtocolError("a lobby message is not valid msgpack") from None
-
-
-def _is_port(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and 0 < value < 65536
 
 
 def parse_address(text: str, what: str = "an address") -> tuple[str, int]:
     """``HOST:PORT`` (an IPv6 host may be in brackets) as (host, port); :class:`LanError`
     naming ``what`` otherwise."""
     host, _, port = text.rpartition(":")
-    if not host or not port.isdigit() or not _is_port(int(port)):
+    if not host or not port.isdigit() or not is_port(int(port)):
         raise LanError(f"{what} takes HOST:PORT, not {text!r}")
     return host.strip("[]"), int(port)
-
-
-def parse_seat(item: object) -> SeatInfo:
-    """A ``[name, key, host, port]`` from the wire; raises :class:`ProtocolError`."""
-    if not (isinstance(item, list) and len(item) == 4 and isinstance(item[0], str)
-            and isinstance(item[1], bytes) and len(item[1]) == PUBLIC_KEY_BYTES
-            and isinstance(item[2], str) and len(item[2]) <= 255 and _is_port(item[3])):
-        raise ProtocolError("a seat is [name, 32-byte key, host, port]")
-    public_key(item[1])  # refuses a key that is not a point, or of small order
-    try:
-        name = valid_name(item[0])
-    except LanError as err:
-        raise ProtocolError(str(err)) from None
-    return SeatInfo(name, item[1], item[2], item[3])
 
 
 def log_path_for(save_dir: Path | None, table_id: bytes, seat: int) -> Path:
@@ -170,9 +124,6 @@ def log_path_for(save_dir: Path | None, table_id: bytes, seat: int) -> Path:
     stamp = time.strftime("%Y%m%d-%H%M%S")
     folder = (save_dir or data_dir()).absolute()  # printed at the end: useful from any directory
     return folder / f"{stamp}-{table_id.hex()[:8]}-seat{seat + 1}.p2p10"
-
-
-Say = Callable[[str], None]
 
 
 def _say(line: str) -> None:
@@ -305,15 +256,16 @@ class Machine:
 
 async def play_seat(peer: Peer, table_id: bytes, roster: list[SeatInfo], rules: RuleSet,
                     log_path: Path, mesh_slot: MeshSlot, *, listening: tuple[str, int],
-                    resumed: bool = False, run_by: list[int | None] | None = None,
+                    resumed: bool = False, sit_downs: Sequence[SitDown] | None = None,
                     front: Front | None = None, machine: Machine | None = None,
                     go_on_after: float | None = None,
                     taken_over: Sequence[tuple[Peer, Path]] = ()) -> GameResult:
     """Play ``peer``'s seat to the end over the mesh (``roster`` hosts resolved; this peer's
-    listener at ``listening``); seat 0 writes the table entry (marking ``run_by``) unless its
-    log has one. A ``resumed`` peer appends to its files. With a ``front`` (the play screen),
-    a person plays: the front is awaited once the table entry is known, and if it returns
-    before the end (the player quit), the seat leaves the table, its files kept for resume.
+    listener at ``listening``); seat 0 writes the table entry carrying every seat's
+    ``sit_downs`` unless its log has one. A ``resumed`` peer appends to its files. With a
+    ``front`` (the play screen), a person plays: the front is awaited once the table entry is
+    known, and if it returns before the end (the player quit), the seat leaves the table, its
+    files kept for resume.
 
     ``machine`` holds every peer of this process; the first one is the player's. With
     ``go_on_after``, a machine the table has waited for that long is left behind (the agreement
@@ -363,8 +315,8 @@ async def play_seat(peer: Peer, table_id: bytes, roster: list[SeatInfo], rules: 
             seat_view.entry_added()
 
     peer.on_entry = entry_added
-    if seat == 0 and not peer.log:
-        peer.open_table([s.name for s in roster], keys, rules, table_id, run_by)
+    if seat == 0 and not peer.log and sit_downs is not None:
+        peer.open_table(sit_downs)
 
     def chat_heard(line: ChatLine) -> None:
         for seat_view in screen:
@@ -430,8 +382,8 @@ def save_roster(path: Path, table_id: bytes, rules: RuleSet, roster: list[SeatIn
     reach it through a forwarded port or a proxy (``--reachable-at``)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(path.name + ".part")
-    item = _unpack(_roster_message(table_id, rules, roster))
-    partial.write_bytes(_pack([*item, list(listening)]))
+    item = unpack(roster_message(table_id, rules, roster))
+    partial.write_bytes(pack([*item, list(listening)]))
     partial.replace(path)
 
 
@@ -443,36 +395,14 @@ def read_roster(path: Path) -> tuple[bytes, RuleSet, list[SeatInfo], tuple[str, 
     except OSError as err:
         raise LanError(f"cannot read the table's roster {path}: {err.strerror}") from None
     try:
-        item = _unpack(data)
+        item = unpack(data)
         listening = item.pop() if isinstance(item, list) and len(item) == 5 else None
         if not (isinstance(listening, list) and len(listening) == 2
-                and isinstance(listening[0], str) and _is_port(listening[1])):
+                and isinstance(listening[0], str) and is_port(listening[1])):
             raise ProtocolError("a saved roster ends with [address, port] of this peer's listener")
         return (*parse_roster(item), (listening[0], listening[1]))
     except ProtocolError as err:
         raise LanError(f"{path}: {err}") from None
-
-
-def _roster_message(table_id: bytes, rules: RuleSet, roster: list[SeatInfo]) -> bytes:
-    seats = [[s.name, s.key, s.host, s.port] for s in roster]
-    return _pack(["roster", table_id, list(rules.options()), seats])
-
-
-def parse_roster(item: Any) -> tuple[bytes, RuleSet, list[SeatInfo]]:
-    """``["roster", table id, rule options, seats]``; raises :class:`ProtocolError`."""
-    if not (isinstance(item, list) and len(item) == 4 and item[0] == "roster"
-            and isinstance(item[1], bytes) and len(item[1]) == GAME_ID_BYTES
-            and isinstance(item[2], list) and all(isinstance(o, str) for o in item[2])
-            and isinstance(item[3], list) and MIN_PLAYERS <= len(item[3]) <= MAX_PLAYERS):
-        raise ProtocolError("not a roster: ['roster', table id, rule options, seats]")
-    try:
-        rules = RuleSet.parse(item[2])
-    except BadRules as err:
-        raise ProtocolError(f"the roster's rules: {err}") from None
-    roster = [parse_seat(s) for s in item[3]]
-    if len({s.key for s in roster}) != len(roster):
-        raise ProtocolError("the roster seats one key twice")
-    return item[1], rules, roster
 
 
 BotSeat = tuple[Ed25519PrivateKey, "MeshSlot", int]  # a host's bot: its key, mesh route, port
@@ -548,10 +478,9 @@ class Host:
         self.identity = Ed25519PrivateKey.generate()
         self.table_id = os.urandom(GAME_ID_BYTES)
         own_host = "" if interface in WILDCARD else interface
-        self.roster: list[SeatInfo] = [SeatInfo(self.name, public_bytes(self.identity), own_host, 0)]
-        self._lobby: dict[bytes, web.WebSocketResponse] = {}
-        self._full = asyncio.Event()
-        self._started = False
+        own_seat = SeatInfo(self.name, public_bytes(self.identity), own_host, 0)
+        self.lobby = Lobby(self.table_id, rules, own_seat, seats - bots, bots, say, self._update_ad,
+                           start_when_full)
         self._closing_ad: asyncio.Future[None] | None = None
         self.slot = MeshSlot()
 
@@ -560,32 +489,30 @@ class Host:
         """Seats for people (the host included): the rest are the host's bots."""
         return self.seats - self.bots
 
+    @property
+    def roster(self) -> list[SeatInfo]:
+        """The seats taken so far (every seat, once the table has started)."""
+        return self.lobby.roster
+
     def can_start(self) -> str | None:
         """Why the table cannot start now, or None."""
-        if self._started:
-            return "the table has started"
-        if len(self.roster) + self.bots < MIN_PLAYERS:
-            return "nobody has sat down yet"
-        return None
+        return self.lobby.can_start()
 
     def start(self) -> None:
         """Start with the people seated now (bots fill up to ``bots``); :class:`LanError` if
         nobody has sat down and there are no bots."""
-        why = self.can_start()
-        if why is not None:
-            raise LanError(why)
-        self._full.set()
+        self.lobby.start()
 
     async def run(self) -> GameResult:
         """Open the lobby, wait for a full table (or :meth:`start`), play seat 0 to the end."""
         try:
-            runner, port = await listen({LOBBY_PATH: self.lobby, MESH_PATH: self.slot.handle},
+            runner, port = await listen({LOBBY_PATH: self.lobby.handle, MESH_PATH: self.slot.handle},
                                         self.interface, self.port)
         except OSError as err:
             raise LanError(f"cannot listen on {self.interface}:{self.port}: {err.strerror}") from None
         self.listening = port
         own_host, own_port = self.reachable_at or (self.roster[0].host, port)
-        self.roster[0] = SeatInfo(self.roster[0].name, self.roster[0].key, own_host, own_port)
+        self.roster[0] = SeatInfo(self.name, self.roster[0].key, own_host, own_port)
         runners: list[web.AppRunner] = []
         try:
             self.say(f"listening on {self.interface}:{port}")
@@ -593,10 +520,7 @@ class Host:
             # Zeroconf's probing takes over a second: the lobby is open meanwhile, and a table
             # that fills (players who joined by address) starts without waiting for it.
             advertising = asyncio.ensure_future(self._advertise(port)) if self.advertised else None
-            if self.start_when_full and len(self.roster) == self.people:
-                self._full.set()  # the host's bots fill every other seat
-            await self._full.wait()
-            self._started = True
+            await self.lobby.wait_full()
             if advertising is not None:
                 advertising.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
@@ -606,31 +530,24 @@ class Host:
                 self._closing_ad = asyncio.ensure_future(self._ad.close())
                 self._ad = None
             bots = await self._seat_bots(runners)
-            roster = _roster_message(self.table_id, self.rules, self.roster)
-            for key, socket in list(self._lobby.items()):
-                try:
-                    await socket.send_bytes(roster)
-                    await socket.close()
-                except ConnectionError:
-                    # Nobody can play that seat now, and without it the table cannot deal.
-                    name = next(s.name for s in self.roster if s.key == key)
-                    raise LanError(f"{name} left just as the table started") from None
-            self.say(f"the table starts with {len(self.roster)} players: dealing")
-            run_by: list[int | None] = [None if i < len(self.roster) - len(bots) else 0
-                                        for i in range(len(self.roster))]
             peer = Peer(0, self.identity, player=player_for(self.policy))
             machine = Machine(self.bot_level)
             machine.peers.append(peer)
             self.peers = machine.peers
-            playing = [play_seat(peer, self.table_id, self.roster, self.rules,
-                                 log_path_for(self.save_dir, self.table_id, 0), self.slot,
-                                 listening=(self.interface, port), run_by=run_by, front=self.front,
-                                 machine=machine, go_on_after=self.go_on_after)]
-            for seat, (identity, slot, bot_port) in bots.items():
+            local = {0: peer.sit_down(self.table_id, self.name, self.rules)}
+            for seat, (identity, _slot, _port) in bots.items():
                 bot = Peer(seat, identity, player=POLICIES[self.bot_level])
                 machine.peers.append(bot)
+                local[seat] = bot.sit_down(self.table_id, self.roster[seat].name, self.rules, run_by=0)
+            sit_downs = await self.lobby.gather(local)
+            self.say(f"the table starts with {len(self.roster)} players: dealing")
+            playing = [play_seat(peer, self.table_id, self.roster, self.rules,
+                                 log_path_for(self.save_dir, self.table_id, 0), self.slot,
+                                 listening=(self.interface, port), sit_downs=sit_downs, front=self.front,
+                                 machine=machine, go_on_after=self.go_on_after)]
+            for bot, (_identity, slot, bot_port) in zip(machine.peers[1:], bots.values(), strict=True):
                 playing.append(play_seat(bot, self.table_id, self.roster, self.rules,
-                                         log_path_for(self.save_dir, self.table_id, seat), slot,
+                                         log_path_for(self.save_dir, self.table_id, bot.seat), slot,
                                          listening=(self.interface, bot_port), machine=machine))
             return await play_machine(playing)
         finally:
@@ -656,7 +573,7 @@ class Host:
                 raise LanError(f"cannot listen for a bot on {self.interface}: {err.strerror}") from None
             runners.append(runner)
             own_host = self.roster[0].host if self.reachable_at is None else self.reachable_at[0]
-            self.roster.append(SeatInfo(self._unique(f"Bot {number}"), public_bytes(identity),
+            self.roster.append(SeatInfo(self.lobby.unique(f"Bot {number}"), public_bytes(identity),
                                         own_host, port))
             bots[len(self.roster) - 1] = (identity, slot, port)
         return bots
@@ -679,69 +596,10 @@ class Host:
         await self._update_ad()  # seats taken while it was being announced
 
     async def _update_ad(self) -> None:
-        if self._ad is not None and not self._started:
+        if self._ad is not None and not self.lobby.started:
             # A stale seat count in an announcement is harmless: the lobby has the truth.
             with contextlib.suppress(OSError, ProtocolError):
                 await self._ad.update(self._table_ad(self.roster[0].port))
-
-    def _unique(self, name: str) -> str:
-        """``name``, or ``name 2``, ``name 3``... if somebody at the table has it already: two
-        players called Guest would be told apart only by their seat numbers."""
-        taken = {s.name.casefold() for s in self.roster}
-        number = 1
-        unique = name
-        while unique.casefold() in taken:
-            number += 1
-            suffix = f" {number}"
-            unique = name[:MAX_NAME - len(suffix)] + suffix
-        return unique
-
-    async def lobby(self, request: web.Request) -> web.WebSocketResponse:
-        """One joiner's lobby link: seat it, and keep the link until the roster goes out."""
-        socket = web.WebSocketResponse(max_msg_size=LOBBY_MAX_BYTES)
-        await socket.prepare(request)
-        try:
-            message = await asyncio.wait_for(socket.receive(), JOIN_TIMEOUT)
-            if message.type != aiohttp.WSMsgType.BINARY:
-                raise ProtocolError("a lobby message is a binary frame")
-            item = _unpack(message.data)
-            if not (isinstance(item, list) and len(item) == 5 and item[0] == "join"):
-                raise ProtocolError("a join is ['join', name, key, host, port]")
-            seat = parse_seat(item[1:])
-        except (ProtocolError, TimeoutError) as err:
-            await socket.send_bytes(_pack(["refused", str(err) or "no join in time"]))
-            await socket.close()
-            return socket
-        refusal = None
-        if self._started or len(self.roster) >= self.people:
-            refusal = "the table is full" if not self._started else "the game has started"
-        elif any(s.key == seat.key for s in self.roster):
-            refusal = "that key is already seated"
-        if refusal is not None:
-            await socket.send_bytes(_pack(["refused", refusal]))
-            await socket.close()
-            return socket
-        if not seat.host:
-            seat = SeatInfo(seat.name, seat.key, request.remote or "", seat.port)
-        seat = SeatInfo(self._unique(seat.name), seat.key, seat.host, seat.port)
-        self.roster.append(seat)
-        self._lobby[seat.key] = socket
-        bots = f", and {self.bots} bot{'s' if self.bots > 1 else ''}" if self.bots else ""
-        self.say(f"{seat.name} sat down ({len(self.roster)} of {self.people}{bots})")
-        await socket.send_bytes(_pack(["seated", len(self.roster) + self.bots, self.seats]))
-        if len(self.roster) == self.people and self.start_when_full:
-            self._full.set()
-        else:
-            await self._update_ad()
-        async for _ in socket:
-            pass  # a joiner has nothing more to say in the lobby; it waits for the roster
-        if not self._started:
-            # Left before the start: the seat is free again.
-            self.roster = [s for s in self.roster if s.key != seat.key]
-            del self._lobby[seat.key]
-            self.say(f"{seat.name} left ({len(self.roster)} of {self.people})")
-            await self._update_ad()
-        return socket
 
 
 class Joiner:
@@ -768,22 +626,24 @@ class Joiner:
         self.slot = MeshSlot()
 
     async def run(self) -> GameResult:
-        """Start a mesh listener, sit down in the lobby, wait for the roster, play."""
+        """Start a mesh listener, sit down in the lobby, wait for the start, play."""
         try:
             runner, port = await listen({MESH_PATH: self.slot.handle}, self.interface)
         except OSError as err:
             raise LanError(f"cannot listen on {self.interface}: {err.strerror}") from None
         try:
-            table_id, rules, roster = await self._sit_down(port)
-            key = public_bytes(self.identity)
-            seat = [s.key for s in roster].index(key)
+            own_host = "" if self.interface in WILDCARD else self.interface
+            table_id, rules, roster = await take_seat((self.host, self.port), self.name, self.identity,
+                                                      self.reachable_at or (own_host, port),
+                                                      self._sign, self.say, self.host_fingerprint)
+            peer = self.peer
+            assert peer is not None  # made by _sign
+            seat = peer.seat
             self.say(f"the table is full: dealing; you are seat {seat + 1} of {len(roster)}")
             # Saved with every host resolved, for a restart: "" is the host's own address.
-            own = "" if self.interface in WILDCARD else self.interface
-            roster = [SeatInfo(s.name, s.key, own if i == seat and not self.reachable_at
+            roster = [SeatInfo(s.name, s.key, own_host if i == seat and not self.reachable_at
                                else s.host or self.host, s.port)
                       for i, s in enumerate(roster)]
-            peer = self.peer = Peer(seat, self.identity, player=player_for(self.policy))
             return await play_seat(peer, table_id, roster, rules,
                                    log_path_for(self.save_dir, table_id, seat), self.slot,
                                    listening=(self.interface, port), front=self.front,
@@ -791,44 +651,10 @@ class Joiner:
         finally:
             await runner.cleanup()
 
-    async def _sit_down(self, port: int) -> tuple[bytes, RuleSet, list[SeatInfo]]:
-        key = public_bytes(self.identity)
-        own_host = "" if self.interface in WILDCARD else self.interface
-        if self.reachable_at is not None:
-            own_host, port = self.reachable_at
-        url = url_for(self.host, self.port, LOBBY_PATH)
-        try:
-            async with aiohttp.ClientSession() as session, \
-                    session.ws_connect(url, max_msg_size=LOBBY_MAX_BYTES) as socket:
-                await socket.send_bytes(_pack(["join", self.name, key, own_host, port]))
-                while True:
-                    message = await socket.receive()
-                    if message.type != aiohttp.WSMsgType.BINARY:
-                        raise LanError("the host closed the lobby before the game started")
-                    item = _unpack(message.data)
-                    if isinstance(item, list) and item[:1] == ["refused"] and len(item) == 2:
-                        raise LanError(f"the host refused the seat: {item[1]}")
-                    if isinstance(item, list) and item[:1] == ["seated"]:
-                        self.say(f"seated at {self.host}:{self.port}; waiting for the table to fill")
-                        continue
-                    return self._roster(item, key, self.host_fingerprint)
-        except (aiohttp.ClientError, OSError) as err:
-            reason = err.os_error.strerror if isinstance(err, aiohttp.ClientConnectorError) else str(err)
-            raise LanError(f"cannot reach a table at {self.host}:{self.port}: {reason}") from None
-
-    @staticmethod
-    def _roster(item: Any, key: bytes, host_fingerprint: str | None = None
-                ) -> tuple[bytes, RuleSet, list[SeatInfo]]:
-        try:
-            table_id, rules, roster = parse_roster(item)
-        except ProtocolError as err:
-            raise LanError(f"the host sent a bad roster: {err}") from None
-        if [s.key for s in roster].count(key) != 1:
-            raise LanError("the host's roster does not seat this peer")
-        if host_fingerprint is not None and fingerprint(roster[0].key) != host_fingerprint:
-            raise LanError(f"the host's key is not the one the table was announced with "
-                           f"({fingerprint(roster[0].key)}, not {host_fingerprint}): leaving")
-        return table_id, rules, roster
+    def _sign(self, table_id: bytes, rules: RuleSet, roster: list[SeatInfo], seat: int) -> SitDown:
+        """This player's peer, now that it has a seat, and its signed sit-down."""
+        self.peer = Peer(seat, self.identity, player=player_for(self.policy))
+        return self.peer.sit_down(table_id, roster[seat].name, rules)
 
 
 class Resumer:

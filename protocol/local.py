@@ -24,11 +24,11 @@ from p2p10.bots import POLICIES, Policy
 from p2p10.engine import GameState
 from p2p10.errors import IllegalMove
 from p2p10.events import SeatEvent
-from p2p10.log import Entry, public_bytes
+from p2p10.log import Entry
 from p2p10.peer import HandSecrets, Peer, addressed
 from p2p10.rules import RuleSet
 from p2p10.table import TableState
-from protocol.memory import make_peers, seeded_bytes
+from protocol.memory import make_peers, sit_downs_for
 from protocol.storage import LogWriter, SecretsWriter
 
 USER = 0
@@ -95,7 +95,8 @@ class LocalTable(SeatScreen):
         self._rng = random.Random(seed)
         self.peers = make_peers([None] * (bots + 1), seed)
         stamp = time.strftime("%Y%m%d-%H%M%S")
-        self.game_id = seeded_bytes(seed, "game")(16)
+        self.sit_downs = sit_downs_for(self.peers, [s.name for s in self.seats], self.rules, seed)
+        self.game_id = TableState.game_id_for(self.sit_downs)
         folder = save_dir or data_dir()
         self.log_path = folder / f"{stamp}-{self.game_id.hex()[:8]}.p2p10"
         self._log = LogWriter(self.log_path)
@@ -147,8 +148,7 @@ class LocalTable(SeatScreen):
         if self.started:
             return
         self.started = True
-        keys = [public_bytes(p.identity) for p in self.peers]
-        self.user.open_table([s.name for s in self.seats], keys, self.rules, self.game_id)
+        self.user.open_table(self.sit_downs)
 
     def step(self) -> bool:
         """Deliver one round of pending messages; True if anything moved."""

@@ -17,9 +17,10 @@ from pathlib import Path
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p10.crypto.group import RandomBytes
-from p2p10.log import GAME_ID_BYTES, Entry, public_bytes
+from p2p10.log import GAME_ID_BYTES, Entry
 from p2p10.peer import HandSecrets, Peer, Player, addressed
 from p2p10.rules import DEFAULT, RuleSet
+from p2p10.sitdown import NONCE_BYTES, SitDown
 from protocol.storage import LogWriter, SecretsWriter
 
 Tamper = Callable[[int, int, bytes], bytes | None]
@@ -172,12 +173,20 @@ def make_peers(players: Sequence[Player | None], seed: int | None = None,
     return peers
 
 
+def sit_downs_for(peers: Sequence[Peer], names: Sequence[str], rules: RuleSet = DEFAULT,
+                  seed: int | None = None, run_by: Sequence[int | None] | None = None) -> list[SitDown]:
+    """Every seat signs its sit-down at one table (``run_by`` marks seats that are bots of
+    another seat's machine); seeded, the table id and the nonces are reproducible."""
+    table_id = seeded_bytes(seed, "table")(GAME_ID_BYTES)
+    owners = list(run_by) if run_by is not None else [None] * len(peers)
+    return [peer.sit_down(table_id, name, rules, owner, seeded_bytes(seed, f"nonce{peer.seat}")(NONCE_BYTES))
+            for peer, name, owner in zip(peers, names, owners, strict=True)]
+
+
 def open_table(peers: Sequence[Peer], names: Sequence[str], rules: RuleSet = DEFAULT,
-               seed: int | None = None) -> None:
-    """Seat 0 writes the table entry naming every seat's key."""
-    game_id = seeded_bytes(seed, "game")(GAME_ID_BYTES)
-    keys = [public_bytes(p.identity) for p in peers]
-    peers[0].open_table(list(names), keys, rules, game_id)
+               seed: int | None = None, run_by: Sequence[int | None] | None = None) -> None:
+    """Every seat signs its sit-down, and seat 0 writes the table entry that carries them."""
+    peers[0].open_table(sit_downs_for(peers, names, rules, seed, run_by))
 
 
 def save_to(peers: Sequence[Peer], log_path: Path) -> list[LogWriter | SecretsWriter]:

@@ -136,7 +136,7 @@ def test_the_others_go_on_and_a_bot_takes_the_seat_from_the_next_hand(seed: int)
 
 
 def test_an_agreement_holds_back_the_late_entry_until_someone_who_did_not_agree_takes_it() -> None:
-    t = Table(13)
+    t = Table(15)
     t.stuck_mid_hand()
     late = next(d for d in t.caught if decode_message(d)[0] == ENTRY
                 and parse_entry(decode_message(d)[1]).seq == len(t.peers[1].log))

@@ -217,7 +217,9 @@ async def test_a_peer_that_misses_the_last_entry_still_finishes() -> None:
         peer.on_entry = watch
     for mesh in meshes:
         mesh.seat_table(keys, [None, ("127.0.0.1", proxy.port)])
-    peers[0].open_table(["Ann", "Bob"], keys, RuleSet.parse(["hands=1"]), table_id)
+    rules = RuleSet.parse(["hands=1"])
+    peers[0].open_table([p.sit_down(table_id, name, rules)
+                         for p, name in zip(peers, ["Ann", "Bob"], strict=True)])
     # The CLI's linger (mesh.run's default): how long a finished peer stays for the others.
     runs = [asyncio.ensure_future(mesh.run(functools.partial(over, peer)))
             for mesh, peer in zip(meshes, peers, strict=True)]

@@ -47,7 +47,9 @@ class Table:
         paths = [tmp_path / f"seat{p.seat + 1}.p2p10" for p in self.peers]
         writers = [attach_files(p, path) for p, path in zip(self.peers, paths, strict=True)]
         names = NAMES[:len(self.peers)]
-        self.peers[0].open_table(names, self.keys, RuleSet.parse(["hands=1"]), self.table_id)
+        rules = RuleSet.parse(["hands=1"])
+        self.peers[0].open_table([p.sit_down(self.table_id, name, rules)
+                                  for p, name in zip(self.peers, names, strict=True)])
         try:
             await asyncio.wait_for(asyncio.gather(*(
                 mesh.run(lambda p=peer: p.finished or p.stopped, linger=0.5)  # type: ignore[misc]

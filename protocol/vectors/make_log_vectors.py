@@ -27,9 +27,10 @@ from pathlib import Path
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from msgpack import unpackb
 
 from p2p10.audit import audit_bytes
-from p2p10.crypto.group import base_mul
+from p2p10.crypto.group import base_mul, frame
 from p2p10.crypto.proofs import prove_knowledge
 from p2p10.crypto.shuffle import commit_seed
 from p2p10.log import (
@@ -49,13 +50,14 @@ from p2p10.log import (
 from p2p10.rules import RuleSet
 from p2p10.signing import Domain, signed_bytes
 from p2p10.simulate import greedy_player
+from p2p10.sitdown import GAME_ID_CONTEXT, NONCE_BYTES, SitDown, sign_sit_down
 from p2p10.table import TableState, key_context, seed_context
 from protocol.memory import play_table
 from protocol.vectors.make_vectors import fixed_bytes, fixed_scalar, replay
 
 LOG_VECTORS_PATH = Path(__file__).with_name("log_v2.json")
 SHORT_GAME_PATH = Path(__file__).with_name("short_game_v2.p2p10")
-SHORT_GAME_SEED = 2  # the shortest of seeds 1..24 whose game has every kind of move, a Skip included
+SHORT_GAME_SEED = 13  # the shortest of seeds 1..24 whose game has every kind of move, a Skip included
 SHORT_GAME_RULES = ("hands=1",)
 SHORT_GAME_PLAYERS = 2
 
@@ -116,12 +118,30 @@ def entry_vector(key: Ed25519PrivateKey, entry: Entry) -> dict[str, Any]:
     }
 
 
+def sit_down_vector(key: Ed25519PrivateKey, sat: SitDown) -> dict[str, Any]:
+    """One signed sit-down: its signer and terms, and the bytes made from them."""
+    payload, signature = unpackb(sat.raw)
+    return {
+        "private_key": key.private_bytes_raw().hex(),
+        "terms": to_json([sat.table_id, sat.seat, sat.name, sat.key, sat.run_by, list(sat.options),
+                          sat.nonce]),
+        "payload": payload.hex(),
+        "signed_message": signed_bytes(Domain.SIT_DOWN, payload).hex(),
+        "signature": signature.hex(),
+        "sit_down": sat.raw.hex(),
+    }
+
+
 def build_signed_entries() -> tuple[list[Entry], dict[str, Any]]:
     """The table entry of a fixed two-seat table and seat 1's first hand key after it."""
     seat1, seat2 = identity("ed25519-seat-1"), identity("ed25519-seat-2")
-    game_id = fixed_bytes("game-id")[:GAME_ID_BYTES]
+    table_id = fixed_bytes("table-id")[:GAME_ID_BYTES]
     rules = RuleSet.parse(list(SHORT_GAME_RULES))
-    header = TableState.header_body(["Ada", "Bo"], [public_bytes(seat1), public_bytes(seat2)], rules)
+    sit_downs = [sign_sit_down(key, table_id, seat, name, rules,
+                               nonce=fixed_bytes(f"sit-down-nonce-{seat + 1}")[:NONCE_BYTES])
+                 for seat, (key, name) in enumerate([(seat1, "Ada"), (seat2, "Bo")])]
+    game_id = TableState.game_id_for(sit_downs)
+    header = TableState.header_body(sit_downs)
     table = make_entry(seat1, game_id, 0, GENESIS, 0, "table", header)
 
     secret = fixed_scalar("hand-key-secret")
@@ -131,6 +151,10 @@ def build_signed_entries() -> tuple[list[Entry], dict[str, Any]]:
     key_body = [0, base_mul(secret).to_bytes(), proof.to_bytes(), commitment]
     key = make_entry(seat1, game_id, 1, table.hash, 0, "key", key_body)
     return [table, key], {
+        "table_id": table_id.hex(),
+        "sit_downs": [sit_down_vector(k, sat) for k, sat in zip((seat1, seat2), sit_downs, strict=True)],
+        "game_id_message": frame(GAME_ID_CONTEXT, table_id, *(s.nonce for s in sit_downs)).hex(),
+        "game_id": game_id.hex(),
         "hand_key_secret": secret.to_bytes().hex(),
         "hand_key_nonce_random": fixed_bytes("hand-key-nonce").hex(),
         "shuffle_seed": seed.hex(),
@@ -192,6 +216,12 @@ def build_vectors(short_game: bytes) -> dict[str, Any]:
         "envelope_rule": "msgpack array [payload as bin, signature as bin]",
         "signature_rule": ("Ed25519 (RFC 8032, pure) by the author's identity key over signed_bytes = "
                            "frame('p2p10/sig/v2', 'entry', payload) (PROTOCOL.md §2.10)"),
+        "sit_down_rule": ("msgpack [payload as bin, signature as bin]; payload = msgpack [table_id, "
+                          "seat, name, key, run_by or nil, [option, ...], nonce]; signature = Ed25519 "
+                          "by the seat's key over signed_bytes = frame('p2p10/sig/v2', 'sit-down', payload)"),
+        "game_id_rule": ("BLAKE2b with a 16-byte digest, no key, no personalisation, over "
+                         "frame('p2p10/game-id', table_id, nonce of seat 1, nonce of seat 2, ...); "
+                         "frame = each part as u32be(length) then its bytes"),
         "hash_rule": ("BLAKE2b with a 32-byte digest, no key, personalisation 'p2p10/entry' padded "
                       "with zero bytes to 16, over the payload bytes"),
         "file": {
@@ -202,7 +232,9 @@ def build_vectors(short_game: bytes) -> dict[str, Any]:
         },
         "signed_entries": {
             "about": ("a table entry and the first hand key after it, both by seat 1; the second "
-                      "chains to the first and both are accepted by the table fold"),
+                      "chains to the first and both are accepted by the table fold. The table entry "
+                      "carries both seats' sit-downs (inputs.sit_downs), and its game id is made "
+                      "from their nonces (inputs.game_id_message)"),
             "inputs": extra,
             "entries": [entry_vector(seat1, e) for e in entries],
         },

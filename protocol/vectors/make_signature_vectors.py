@@ -196,6 +196,7 @@ def domain_messages() -> dict[Domain, tuple[bytes, str]]:
     return {
         Domain.ENTRY: (entry, "an entry payload (msgpack [2, game_id, 0, 32 zero bytes, 0, 'table', []])"),
         Domain.SIT_DOWN: (fixed_bytes("sit-down"), "32 fixed bytes (the tag's bytes are what matters here)"),
+        Domain.LOBBY: (fixed_bytes("lobby"), "32 fixed bytes (the tag's bytes are what matters here)"),
         Domain.HANDSHAKE: (hello_message(game_id, fixed_bytes("dialler"), fixed_bytes("listener"),
                                          public_bytes(identity("ed25519-seat-1")),
                                          public_bytes(identity("ed25519-seat-2"))),

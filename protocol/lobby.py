@@ -1,0 +1,407 @@
+"""The lobby of a LAN table: the host gathers the seats, and every seat signs its sit-down.
+
+The host (seat 0) serves ``/lobby`` beside ``/mesh``. A joiner first starts its own mesh
+listener, then dials the lobby and sends ``join`` (its name, its Ed25519 public key and where
+its mesh listens; an empty host means "the address you see me at"). The host answers
+``["seated", seats taken, seats]`` or ``["refused", reason]`` and keeps the link open. When the
+table starts (full, or by hand), the host sends every joiner ``["roster", table id, rule
+options, [[name, key, host, port], ...]]`` in seat order (its own bots after the people); each
+joiner checks it seats its key once, signs its sit-down (:mod:`p2p10.sitdown`: the table id,
+its seat, the name the roster gives it, its key, that it is a person, the rules, a fresh
+nonce) and sends it back; once every seat has sat down the host sends ``["start"]`` and
+closes the lobby. The host's seat and its bots sign their own sit-downs (a bot with its own
+key, run by seat 0). The table entry then carries every sit-down, and every peer and the audit
+check it against them (:meth:`p2p10.table.TableState.from_header`): the roster only proposes.
+
+Every frame a joiner sends is signed by its key: ``[payload, signature]`` with the signature
+under the signing domain ``lobby`` (:mod:`p2p10.signing`), the payload a msgpack array. The host's frames are
+proposals, unsigned: what binds is the joiners' signed sit-downs and the host's signed table
+entry. A joiner that leaves the lobby before the start gives its seat back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import aiohttp
+import msgpack
+from aiohttp import web
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from p2p10.engine import MAX_PLAYERS, MIN_PLAYERS
+from p2p10.errors import BadRules, P2P10Error, ProtocolError
+from p2p10.log import (
+    GAME_ID_BYTES,
+    PUBLIC_KEY_BYTES,
+    SIGNATURE_BYTES,
+    BadEntry,
+    fingerprint,
+    public_bytes,
+    public_key,
+)
+from p2p10.rules import RuleSet
+from p2p10.signing import Domain, sign, verify
+from p2p10.sitdown import MAX_NAME, BadSitDown, SitDown, parse_sit_down
+from protocol.mesh import url_for
+
+LOBBY_PATH = "/lobby"
+LOBBY_MAX_BYTES = 4096  # a roster of six seats is well under 1 KB, a sit-down about 300 bytes
+JOIN_TIMEOUT = 10.0
+
+
+class LanError(P2P10Error):
+    """Something about the LAN table went wrong (a message a player can read)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SeatInfo:
+    """One seat of the roster: who sits there and where its mesh listens ("" for the host
+    address the others already know)."""
+
+    name: str
+    key: bytes
+    host: str
+    port: int
+
+
+Say = Callable[[str], None]
+SignSitDown = Callable[[bytes, RuleSet, list[SeatInfo], int], SitDown]
+
+
+def valid_name(name: str) -> str:
+    """``name`` trimmed, or :class:`LanError` if a table entry could not carry it."""
+    name = name.strip()
+    if not 0 < len(name) <= MAX_NAME or not name.isprintable():
+        raise LanError(f"a name is 1 to {MAX_NAME} printable characters")
+    return name
+
+
+def pack(item: list[Any]) -> bytes:
+    """One lobby (or roster file) item as msgpack."""
+    return bytes(msgpack.packb(item, use_bin_type=True))
+
+
+def unpack(data: bytes) -> Any:
+    """A lobby item from msgpack; raises :class:`ProtocolError`."""
+    try:
+        return msgpack.unpackb(data, raw=False, strict_map_key=True)
+    except (ValueError, TypeError, msgpack.ExtraData, msgpack.FormatError, msgpack.StackError):
+        raise ProtocolError("a lobby message is not valid msgpack") from None
+
+
+def signed(identity: Ed25519PrivateKey, item: list[Any]) -> bytes:
+    """A joiner's lobby frame: ``item`` signed by its key under the lobby's domain tag."""
+    payload = pack(item)
+    return pack([payload, sign(identity, Domain.LOBBY, payload)])
+
+
+def open_signed(data: bytes, key: bytes | None) -> list[Any]:
+    """The item of a joiner's signed lobby frame, checked against ``key`` (None for a join,
+    which names the key that signs it); raises :class:`ProtocolError`."""
+    outer = unpack(data)
+    if not (isinstance(outer, list) and len(outer) == 2 and isinstance(outer[0], bytes)
+            and isinstance(outer[1], bytes) and len(outer[1]) == SIGNATURE_BYTES):
+        raise ProtocolError("a joiner's lobby frame is [payload, 64-byte signature]")
+    item = unpack(outer[0])
+    if not (isinstance(item, list) and item):
+        raise ProtocolError("a lobby message is a non-empty array")
+    if key is None:
+        key = item[2] if item[0] == "join" and len(item) == 5 else None
+        if not (isinstance(key, bytes) and len(key) == PUBLIC_KEY_BYTES):
+            raise ProtocolError("a join is ['join', name, key, host, port]")
+    try:
+        verifier = public_key(key)
+    except BadEntry as err:
+        raise ProtocolError(str(err)) from None
+    if not verify(verifier, Domain.LOBBY, outer[0], outer[1]):
+        raise ProtocolError("a lobby message is not signed by its sender's key")
+    return item
+
+
+def is_port(value: object) -> bool:
+    """True for a TCP port number (an int, not a bool, 1 to 65535)."""
+    return isinstance(value, int) and not isinstance(value, bool) and 0 < value < 65536
+
+
+def parse_seat(item: object) -> SeatInfo:
+    """A ``[name, key, host, port]`` from the wire; raises :class:`ProtocolError`."""
+    if not (isinstance(item, list) and len(item) == 4 and isinstance(item[0], str)
+            and isinstance(item[1], bytes) and len(item[1]) == PUBLIC_KEY_BYTES
+            and isinstance(item[2], str) and len(item[2]) <= 255 and is_port(item[3])):
+        raise ProtocolError("a seat is [name, 32-byte key, host, port]")
+    public_key(item[1])  # refuses a key that is not a point, or of small order
+    try:
+        name = valid_name(item[0])
+    except LanError as err:
+        raise ProtocolError(str(err)) from None
+    return SeatInfo(name, item[1], item[2], item[3])
+
+
+def roster_message(table_id: bytes, rules: RuleSet, roster: list[SeatInfo]) -> bytes:
+    """``["roster", table id, rule options, seats]`` as msgpack."""
+    seats = [[s.name, s.key, s.host, s.port] for s in roster]
+    return pack(["roster", table_id, list(rules.options()), seats])
+
+
+def parse_roster(item: Any) -> tuple[bytes, RuleSet, list[SeatInfo]]:
+    """``["roster", table id, rule options, seats]``; raises :class:`ProtocolError`."""
+    if not (isinstance(item, list) and len(item) == 4 and item[0] == "roster"
+            and isinstance(item[1], bytes) and len(item[1]) == GAME_ID_BYTES
+            and isinstance(item[2], list) and all(isinstance(o, str) for o in item[2])
+            and isinstance(item[3], list) and MIN_PLAYERS <= len(item[3]) <= MAX_PLAYERS):
+        raise ProtocolError("not a roster: ['roster', table id, rule options, seats]")
+    try:
+        rules = RuleSet.parse(item[2])
+    except BadRules as err:
+        raise ProtocolError(f"the roster's rules: {err}") from None
+    roster = [parse_seat(s) for s in item[3]]
+    if len({s.key for s in roster}) != len(roster):
+        raise ProtocolError("the roster seats one key twice")
+    return item[1], rules, roster
+
+
+def renamed(given: str, mine: str) -> bool:
+    """True when the roster's ``given`` name is ``mine``, or ``mine`` told apart from a
+    namesake by a number ("Guest 2", see :meth:`Lobby.unique`)."""
+    stem, _, number = given.rpartition(" ")
+    return given == mine or (number.isdigit() and bool(stem) and mine.startswith(stem))
+
+
+class Lobby:
+    """The host's lobby: seats joiners (``handle`` serves ``/lobby``), and once the table
+    starts, proposes the roster and gathers every seat's signed sit-down (:meth:`gather`).
+
+    ``people`` seats (the host's included) are for people; ``bots`` more are the host's bots.
+    ``changed`` is awaited whenever a seat is taken or given back (to update an
+    announcement)."""
+
+    def __init__(self, table_id: bytes, rules: RuleSet, host: SeatInfo, people: int, bots: int,
+                 say: Say, changed: Callable[[], Awaitable[None]], start_when_full: bool = True) -> None:
+        self.table_id = table_id
+        self.rules = rules
+        self.roster: list[SeatInfo] = [host]
+        self.people = people
+        self.bots = bots
+        self.say = say
+        self.changed = changed
+        self.start_when_full = start_when_full
+        self.started = False
+        self._sockets: dict[bytes, web.WebSocketResponse] = {}
+        self._full = asyncio.Event()
+        self._sat: dict[int, SitDown] = {}
+        self._sat_all = asyncio.Event()
+        self._failure: str | None = None
+
+    @property
+    def seats(self) -> int:
+        """Seats offered: the people's and the host's bots'."""
+        return self.people + self.bots
+
+    def can_start(self) -> str | None:
+        """Why the table cannot start now, or None."""
+        if self.started:
+            return "the table has started"
+        if len(self.roster) + self.bots < MIN_PLAYERS:
+            return "nobody has sat down yet"
+        return None
+
+    def start(self) -> None:
+        """Start with the people seated now; :class:`LanError` if the table cannot start."""
+        why = self.can_start()
+        if why is not None:
+            raise LanError(why)
+        self._full.set()
+
+    async def wait_full(self) -> None:
+        """Until the table starts: every seat taken (``start_when_full``), or :meth:`start`."""
+        if self.start_when_full and len(self.roster) == self.people:
+            self._full.set()  # the host's bots fill every other seat
+        await self._full.wait()
+        self.started = True
+
+    def unique(self, name: str) -> str:
+        """``name``, or ``name 2``, ``name 3``... if somebody at the table has it already: two
+        players called Guest would be told apart only by their seat numbers."""
+        taken = {s.name.casefold() for s in self.roster}
+        number = 1
+        unique = name
+        while unique.casefold() in taken:
+            number += 1
+            suffix = f" {number}"
+            unique = name[:MAX_NAME - len(suffix)] + suffix
+        return unique
+
+    async def gather(self, local: Mapping[int, SitDown]) -> list[SitDown]:
+        """Send the roster to every joiner, wait for each one's sit-down, then tell them the
+        table starts; every seat's sit-down in seat order (``local``: those signed on this
+        machine, the host's and its bots'). :class:`LanError` if a joiner left, did not sit
+        down within :data:`JOIN_TIMEOUT`, or signed something else than the roster says."""
+        self._sat.update(local)
+        roster = roster_message(self.table_id, self.rules, self.roster)
+        for key, socket in list(self._sockets.items()):
+            try:
+                await socket.send_bytes(roster)
+            except ConnectionError:
+                # Nobody can play that seat now, and without it the table cannot deal.
+                raise LanError(f"{self._name_of(key)} left just as the table started") from None
+        self._check_all_sat()
+        try:
+            await asyncio.wait_for(self._sat_all.wait(), JOIN_TIMEOUT)
+        except TimeoutError:
+            missing = [s.name for i, s in enumerate(self.roster) if i not in self._sat]
+            self._failure = f"{', '.join(missing)} did not sit down in time"
+        if self._failure is not None:
+            await self._close_all(["refused", self._failure])
+            raise LanError(self._failure)
+        await self._close_all(["start"])
+        return [self._sat[seat] for seat in range(len(self.roster))]
+
+    def _name_of(self, key: bytes) -> str:
+        return next(s.name for s in self.roster if s.key == key)
+
+    def _check_all_sat(self) -> None:
+        if len(self._sat) == len(self.roster):
+            self._sat_all.set()
+
+    async def _close_all(self, item: list[Any]) -> None:
+        for socket in list(self._sockets.values()):
+            try:
+                await socket.send_bytes(pack(item))
+                await socket.close()
+            except ConnectionError:
+                pass  # gone: that seat finds out by itself
+
+    def _take_sit_down(self, data: bytes, key: bytes) -> None:
+        """A joiner's signed sit-down: it must be exactly what the roster proposes for it."""
+        seat = [s.key for s in self.roster].index(key)
+        info = self.roster[seat]
+        try:
+            item = open_signed(data, key)
+            if not (item[0] == "sit-down" and len(item) == 2):
+                raise ProtocolError("a sit-down message is ['sit-down', sit-down]")
+            sat = parse_sit_down(item[1])
+        except (ProtocolError, BadSitDown) as err:
+            self._failure = f"{info.name} sent a bad sit-down: {err}"
+        else:
+            expected = (self.table_id, seat, info.name, info.key, None, self.rules.options())
+            if sat.terms[:6] != expected:
+                self._failure = f"{info.name} signed another seat, name or rules than the roster's"
+            else:
+                self._sat[seat] = sat
+        if self._failure is not None:
+            self._sat_all.set()
+        self._check_all_sat()
+
+    async def handle(self, request: web.Request) -> web.WebSocketResponse:
+        """One joiner's lobby link: seat it, keep the link until the roster goes out, then
+        take its sit-down."""
+        socket = web.WebSocketResponse(max_msg_size=LOBBY_MAX_BYTES)
+        await socket.prepare(request)
+        try:
+            message = await asyncio.wait_for(socket.receive(), JOIN_TIMEOUT)
+            if message.type != aiohttp.WSMsgType.BINARY:
+                raise ProtocolError("a lobby message is a binary frame")
+            seat = parse_seat(open_signed(message.data, None)[1:])
+        except (ProtocolError, TimeoutError) as err:
+            await socket.send_bytes(pack(["refused", str(err) or "no join in time"]))
+            await socket.close()
+            return socket
+        refusal = None
+        if self.started or len(self.roster) >= self.people:
+            refusal = "the table is full" if not self.started else "the game has started"
+        elif any(s.key == seat.key for s in self.roster):
+            refusal = "that key is already seated"
+        if refusal is not None:
+            await socket.send_bytes(pack(["refused", refusal]))
+            await socket.close()
+            return socket
+        if not seat.host:
+            seat = SeatInfo(seat.name, seat.key, request.remote or "", seat.port)
+        seat = SeatInfo(self.unique(seat.name), seat.key, seat.host, seat.port)
+        self.roster.append(seat)
+        self._sockets[seat.key] = socket
+        bots = f", and {self.bots} bot{'s' if self.bots > 1 else ''}" if self.bots else ""
+        self.say(f"{seat.name} sat down ({len(self.roster)} of {self.people}{bots})")
+        await socket.send_bytes(pack(["seated", len(self.roster) + self.bots, self.seats]))
+        if len(self.roster) == self.people and self.start_when_full:
+            self._full.set()
+        else:
+            await self.changed()
+        async for message in socket:
+            # Before the roster a joiner has nothing to say; after it, its sit-down.
+            if self.started and message.type == aiohttp.WSMsgType.BINARY and not self._sat_all.is_set():
+                self._take_sit_down(message.data, seat.key)
+        if not self.started:
+            # Left before the start: the seat is free again.
+            self.roster = [s for s in self.roster if s.key != seat.key]
+            del self._sockets[seat.key]
+            self.say(f"{seat.name} left ({len(self.roster)} of {self.people})")
+            await self.changed()
+        elif not self._sat_all.is_set():
+            self._failure = f"{seat.name} left just as the table started"
+            self._sat_all.set()
+        return socket
+
+
+async def take_seat(address: tuple[str, int], name: str, identity: Ed25519PrivateKey,
+                    mesh_at: tuple[str, int], sign: SignSitDown, say: Say,
+                    host_fingerprint: str | None = None) -> tuple[bytes, RuleSet, list[SeatInfo]]:
+    """A joiner's side of the lobby: join the table at ``address`` as ``name`` (its mesh
+    listening at ``mesh_at``), and once the roster comes, sign its sit-down with ``sign``
+    (given the table id, rules, roster and this seat) and wait for the start. The table id,
+    rules and roster; :class:`LanError` if the host refuses, leaves or proposes a roster this
+    seat cannot sign."""
+    key = public_bytes(identity)
+    proposed: tuple[bytes, RuleSet, list[SeatInfo]] | None = None
+    host, port = address
+    url = url_for(host, port, LOBBY_PATH)
+    try:
+        async with aiohttp.ClientSession() as session, \
+                session.ws_connect(url, max_msg_size=LOBBY_MAX_BYTES) as socket:
+            await socket.send_bytes(signed(identity, ["join", name, key, *mesh_at]))
+            while True:
+                message = await socket.receive()
+                if message.type != aiohttp.WSMsgType.BINARY:
+                    raise LanError("the host closed the lobby before the game started")
+                item = unpack(message.data)
+                if isinstance(item, list) and item[:1] == ["refused"] and len(item) == 2:
+                    raise LanError(f"the host refused the seat: {item[1]}")
+                if isinstance(item, list) and item[:1] == ["seated"] and proposed is None:
+                    say(f"seated at {host}:{port}; waiting for the table to fill")
+                    continue
+                if proposed is not None:
+                    if item != ["start"]:
+                        raise LanError("the host sent something else than the start in the lobby")
+                    return proposed
+                proposed = check_roster(item, key, name, host_fingerprint)
+                table_id, rules, roster = proposed
+                sat = sign(table_id, rules, roster, [s.key for s in roster].index(key))
+                await socket.send_bytes(signed(identity, ["sit-down", sat.raw]))
+    except (aiohttp.ClientError, OSError) as err:
+        reason = err.os_error.strerror if isinstance(err, aiohttp.ClientConnectorError) else str(err)
+        raise LanError(f"cannot reach a table at {host}:{port}: {reason}") from None
+    except ProtocolError as err:
+        raise LanError(f"the host sent a bad lobby message: {err}") from None
+
+
+def check_roster(item: Any, key: bytes, name: str, host_fingerprint: str | None = None
+                 ) -> tuple[bytes, RuleSet, list[SeatInfo]]:
+    """The roster a joiner is about to sign its sit-down for: it must seat the joiner's key
+    once, under its name (or its name with a number), and, when the table was found by its
+    announcement, give seat 1 the announced host key. :class:`LanError` otherwise."""
+    try:
+        table_id, rules, roster = parse_roster(item)
+    except ProtocolError as err:
+        raise LanError(f"the host sent a bad roster: {err}") from None
+    keys = [s.key for s in roster]
+    if keys.count(key) != 1:
+        raise LanError("the host's roster does not seat this peer")
+    if not renamed(roster[keys.index(key)].name, name):
+        raise LanError("the host's roster gives this seat another name")
+    if host_fingerprint is not None and fingerprint(roster[0].key) != host_fingerprint:
+        raise LanError(f"the host's key is not the one the table was announced with "
+                       f"({fingerprint(roster[0].key)}, not {host_fingerprint}): leaving")
+    return table_id, rules, roster
