@@ -35,7 +35,8 @@ def add_parsers(sub: Any, rule_options: argparse.ArgumentParser) -> None:
     host.add_argument("--seats", type=int, default=4, metavar="N",
                       help=f"seats at the table, you included, {MIN_PLAYERS}-{MAX_PLAYERS} (4)")
     host.add_argument("--start-when-full", action="store_true",
-                      help="start as soon as every seat is taken (otherwise: when you press Enter)")
+                      help="start as soon as every seat is taken (otherwise: when you press Enter; "
+                           "always, when standard input is not a terminal)")
     host.add_argument("--bots", type=int, default=0, metavar="N",
                       help="seats played by bots on this machine, marked as yours (0)")
     host.add_argument("--level", default="normal", choices=list(POLICIES),
@@ -187,8 +188,12 @@ def cmd_host(args: argparse.Namespace) -> int:
     return _finish(asyncio.run(_host(host)))
 
 
+NO_TERMINAL = "standard input is not a terminal: the game starts when every seat is taken"
+
+
 async def _host(host: Host) -> GameResult:
-    """Run the table; without --start-when-full, Enter on the terminal starts it."""
+    """Run the table; without --start-when-full, Enter on the terminal starts it. With no
+    terminal to press Enter on (a script, ``</dev/null``, a pipe), it starts when full."""
     if host.start_when_full:
         return await host.run()
     loop = asyncio.get_running_loop()
@@ -202,12 +207,20 @@ async def _host(host: Host) -> GameResult:
         except LanError as err:
             print(f"p2p10: cannot start: {err}", file=sys.stderr, flush=True)
 
-    print("press Enter to start with the players seated so far", flush=True)
-    loop.add_reader(sys.stdin, line)
-    try:
-        return await host.run()
-    finally:
-        loop.remove_reader(sys.stdin)
+    if sys.stdin is not None and sys.stdin.isatty():
+        try:
+            loop.add_reader(sys.stdin, line)
+        except (OSError, ValueError, NotImplementedError):
+            pass  # a terminal this event loop cannot watch: as with no terminal
+        else:
+            print("press Enter to start with the players seated so far", flush=True)
+            try:
+                return await host.run()
+            finally:
+                loop.remove_reader(sys.stdin)
+    print(NO_TERMINAL, flush=True)
+    host.start_when_full = True
+    return await host.run()
 
 
 def cmd_join(args: argparse.Namespace) -> int:

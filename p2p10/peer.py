@@ -33,11 +33,11 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p10.cards import is_skip, points
 from p2p10.crypto.elgamal import initial_deck, token
-from p2p10.crypto.group import RandomBytes, Scalar, base_mul, random_scalar
+from p2p10.crypto.group import Point, RandomBytes, Scalar, base_mul, random_scalar
 from p2p10.crypto.proofs import prove_equal_logs, prove_knowledge
 from p2p10.crypto.shuffle import apply_shuffle, commit_seed, new_seed
 from p2p10.engine import GameState
-from p2p10.errors import IllegalMove, ProtocolError, ProtocolViolation
+from p2p10.errors import IllegalMove, ProtocolError, ProtocolViolation, SavedFileError
 from p2p10.events import Discard, DrawStock, Hit, LayDown, Reshuffle, SeatEvent, TakeDiscard
 from p2p10.log import MAX_ENTRY_BYTES, BadEntry, Entry, make_entry, parse_entry, public_bytes
 from p2p10.rules import RuleSet
@@ -209,24 +209,45 @@ class Peer:
         stored) and its hand secrets. It refolds the log, checking every entry again, and
         then catches up with ``want`` like any peer that was away. It never signs a second
         entry for a position it signed before: every entry it sent was stored before it was
-        sent, so it is in ``records``."""
+        sent, so it is in ``records``; and every hand key it published was stored first too,
+        so each has its secret, which must be the one behind it (``secret·G``).
+
+        Raises :class:`SavedFileError` naming what is wrong: an entry that does not check,
+        a log that does not seat this key, a hand key this identity published whose secret is
+        missing or another, or two different secrets for one hand."""
         peer = cls(seat, identity, **options)
         for item in secrets:
-            peer.secrets[item.hand] = item
+            if peer.secrets.setdefault(item.hand, item) != item:
+                raise SavedFileError(f"the secrets file holds two different secrets for hand "
+                                     f"{item.hand + 1}")
+        own = public_bytes(identity)
+        published: dict[int, tuple[int, Point]] = {}  # hand: (entry, key) this identity signed
         for index, raw in enumerate(records):
             try:
                 entry = parse_entry(raw)
                 table = TableState.from_header(entry) if peer.table is None else peer.table.apply(entry)
-            except (BadEntry, ProtocolViolation) as err:
-                raise ProtocolError(f"entry {index} of the saved log does not check: {err}") from None
+            except ProtocolError as err:
+                raise SavedFileError(f"entry {index} of the saved log does not check: {err}") from None
+            if (entry.kind == "key" and entry.author == seat and peer.table is not None
+                    and peer.table.signing_keys[seat] == own and table.hand is not None):
+                published[table.hand.number] = (entry.seq, table.hand.publics[seat])
             peer.table = table
             peer.log.append(entry)
         folded = peer.table
         # The seat's own key, or a bot's key for it after the others went on without that
         # machine (the machine itself may then still follow the game, never writing).
-        if folded is not None and (seat >= folded.players or public_bytes(identity)
-                                   not in (folded.keys[seat], folded.signing_keys[seat])):
-            raise ProtocolError(f"the saved log does not seat this key at seat {seat + 1}")
+        if folded is not None and (not 0 <= seat < folded.players
+                                   or own not in (folded.keys[seat], folded.signing_keys[seat])):
+            raise SavedFileError(f"the saved log does not seat this key at seat {seat + 1}")
+        for hand, (seq, key) in sorted(published.items()):
+            saved = peer.secrets.get(hand)
+            if saved is None:
+                raise SavedFileError(f"the secrets file has no secret for hand {hand + 1}, whose "
+                                     f"key this seat published at entry {seq}")
+            if base_mul(saved.secret) != key:
+                raise SavedFileError(f"the saved secret of hand {hand + 1} is not the one behind "
+                                     f"the key this seat published at entry {seq}: the secrets "
+                                     "file is damaged or belongs to another game")
         return peer
 
     # ----------------------------------------------------------------------- reading
