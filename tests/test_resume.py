@@ -7,8 +7,11 @@ import random
 from collections.abc import Callable
 from pathlib import Path
 
+import msgpack
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from cli.main import main
 from p2p10.audit import audit_records
@@ -329,3 +332,33 @@ def test_resume_refuses_a_roster_that_seats_other_players_than_the_log(
     save_a_roster(tmp_path / "seat2.p2p10", table_id=peer.table.game_id, keys=keys)
     assert "the saved roster and the saved log seat different players" in resume_command(
         tmp_path / "seat2.p2p10", capsys)
+
+
+SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-(2**63), 2**64 - 1), st.floats(),
+                    st.text(max_size=8), st.binary(max_size=40))
+ITEMS = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=5), max_leaves=12)
+RECORDS = st.one_of(
+    st.tuples(st.sampled_from(["identity", "hand"]), st.lists(ITEMS, max_size=4)).map(
+        lambda kind_rest: [kind_rest[0], *kind_rest[1]]),
+    st.tuples(st.just("identity"), st.integers(-2, 8), st.binary(min_size=30, max_size=34)).map(list),
+    st.tuples(st.just("hand"), st.integers(-2, 3), st.binary(min_size=31, max_size=33),
+              st.binary(min_size=31, max_size=33)).map(list),
+    ITEMS)
+
+
+@settings(max_examples=300, deadline=None)
+@given(records=st.lists(RECORDS, max_size=4), junk=st.binary(max_size=12), cut=st.integers(0, 400))
+def test_any_secrets_file_reads_or_is_refused_with_a_reason(tmp_path_factory: pytest.TempPathFactory,
+                                                             records: list[object], junk: bytes,
+                                                             cut: int) -> None:
+    """Whatever the records hold, and wherever the file is cut: it reads, or SavedFileError."""
+    path = tmp_path_factory.mktemp("secrets") / "seat1.p2p10-secrets"
+    data = file_header(SECRETS_MAGIC) + b"".join(
+        record(bytes(msgpack.packb(r, use_bin_type=True))) for r in records) + record(junk)
+    path.write_bytes(data[:len(data) - cut] if cut < len(data) else data)
+    try:
+        seat, _identity, hands = read_secrets(path)
+    except SavedFileError as err:
+        assert str(err).startswith(f"{path}: ") and "\n" not in str(err)
+    else:
+        assert 0 <= seat < MAX_PLAYERS and all(h.hand >= 0 and len(h.seed) == 32 for h in hands)
