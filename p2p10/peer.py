@@ -35,7 +35,7 @@ from p2p10.cards import is_skip, points
 from p2p10.crypto.elgamal import initial_deck, token
 from p2p10.crypto.group import Point, RandomBytes, Scalar, base_mul, random_scalar
 from p2p10.crypto.proofs import prove_equal_logs, prove_knowledge
-from p2p10.crypto.shuffle import apply_shuffle, commit_seed, new_seed
+from p2p10.crypto.shuffle import apply_shuffle, commit_seed, new_seed, seed_matches
 from p2p10.engine import GameState
 from p2p10.errors import IllegalMove, ProtocolError, ProtocolViolation, SavedFileError
 from p2p10.events import Discard, DrawStock, Hit, LayDown, Reshuffle, SeatEvent, TakeDiscard
@@ -210,18 +210,22 @@ class Peer:
         then catches up with ``want`` like any peer that was away. It never signs a second
         entry for a position it signed before: every entry it sent was stored before it was
         sent, so it is in ``records``; and every hand key it published was stored first too,
-        so each has its secret, which must be the one behind it (``secret·G``).
+        so each has its secrets: the one behind the key (``secret·G``) and the seed that opens
+        the commitment beside it. Another secret or seed would have this seat sign a shuffle,
+        tokens or a reveal that convict it.
 
         Raises :class:`SavedFileError` naming what is wrong: an entry that does not check,
-        a log that does not seat this key, a hand key this identity published whose secret is
-        missing or another, or two different secrets for one hand."""
+        a log that does not seat this key, a hand key this identity published whose secrets
+        are missing or others, or two different secrets for one hand."""
         peer = cls(seat, identity, **options)
         for item in secrets:
             if peer.secrets.setdefault(item.hand, item) != item:
                 raise SavedFileError(f"the secrets file holds two different secrets for hand "
                                      f"{item.hand + 1}")
         own = public_bytes(identity)
-        published: dict[int, tuple[int, Point]] = {}  # hand: (entry, key) this identity signed
+        # By hand: the key entry this identity signed, its key, its seed commitment and the
+        # commitment's context.
+        published: dict[int, tuple[int, Point, bytes, bytes]] = {}
         for index, raw in enumerate(records):
             try:
                 entry = parse_entry(raw)
@@ -230,7 +234,9 @@ class Peer:
                 raise SavedFileError(f"entry {index} of the saved log does not check: {err}") from None
             if (entry.kind == "key" and entry.author == seat and peer.table is not None
                     and peer.table.signing_keys[seat] == own and table.hand is not None):
-                published[table.hand.number] = (entry.seq, table.hand.publics[seat])
+                hand = table.hand
+                published[hand.number] = (entry.seq, hand.publics[seat], hand.commitments[seat],
+                                          seed_context(entry.game_id, hand.number, seat))
             peer.table = table
             peer.log.append(entry)
         folded = peer.table
@@ -239,15 +245,18 @@ class Peer:
         if folded is not None and (not 0 <= seat < folded.players
                                    or own not in (folded.keys[seat], folded.signing_keys[seat])):
             raise SavedFileError(f"the saved log does not seat this key at seat {seat + 1}")
-        for hand, (seq, key) in sorted(published.items()):
-            saved = peer.secrets.get(hand)
+        for number, (seq, key, commitment, context) in sorted(published.items()):
+            saved = peer.secrets.get(number)
+            where = f"the key this seat published at entry {seq}"
             if saved is None:
-                raise SavedFileError(f"the secrets file has no secret for hand {hand + 1}, whose "
-                                     f"key this seat published at entry {seq}")
+                raise SavedFileError(f"the secrets file has no secret for hand {number + 1}, "
+                                     f"whose key this seat published at entry {seq}")
             if base_mul(saved.secret) != key:
-                raise SavedFileError(f"the saved secret of hand {hand + 1} is not the one behind "
-                                     f"the key this seat published at entry {seq}: the secrets "
-                                     "file is damaged or belongs to another game")
+                raise SavedFileError(f"the saved secret of hand {number + 1} is not the one behind "
+                                     f"{where}: the secrets file is damaged or belongs to another game")
+            if not seed_matches(commitment, saved.seed, context):
+                raise SavedFileError(f"the saved shuffle seed of hand {number + 1} does not open the "
+                                     f"commitment beside {where}: the secrets file is damaged")
         return peer
 
     # ----------------------------------------------------------------------- reading

@@ -286,6 +286,16 @@ def test_a_hand_secret_that_is_not_behind_its_published_key_is_refused(
     assert "is not the one behind the key" in resume_command(tmp_path / "seat2.p2p10", capsys)
 
 
+def test_a_shuffle_seed_that_does_not_open_its_commitment_is_refused(tmp_path: Path) -> None:
+    """A wrong seed would have this seat sign a shuffle that convicts it at the hand's end."""
+    finished_game(tmp_path)
+    secrets = tmp_path / "seat1.p2p10-secrets"
+    rewrite_secrets(secrets, lambda hands: [HandSecrets(h.hand, h.secret, bytes(32)) for h in hands])
+    with pytest.raises(SavedFileError, match="the saved shuffle seed of hand 1 does not open the "
+                                             r"commitment beside the key this seat published at entry \d+"):
+        resume_peer(tmp_path / "seat1.p2p10", secrets)
+
+
 def test_a_missing_or_doubled_hand_secret_is_refused(tmp_path: Path) -> None:
     finished_game(tmp_path)
     secrets = tmp_path / "seat3.p2p10-secrets"
