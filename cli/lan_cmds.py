@@ -35,7 +35,8 @@ def add_parsers(sub: Any, rule_options: argparse.ArgumentParser) -> None:
     host.add_argument("--seats", type=int, default=4, metavar="N",
                       help=f"seats at the table, you included, {MIN_PLAYERS}-{MAX_PLAYERS} (4)")
     host.add_argument("--start-when-full", action="store_true",
-                      help="start as soon as every seat is taken (otherwise: when you press Enter)")
+                      help="start as soon as every seat is taken (otherwise: when you press Enter; "
+                           "always, when standard input is not a terminal)")
     host.add_argument("--bots", type=int, default=0, metavar="N",
                       help="seats played by bots on this machine, marked as yours (0)")
     host.add_argument("--level", default="normal", choices=list(POLICIES),
@@ -180,15 +181,30 @@ def cmd_host(args: argparse.Namespace) -> int:
         host = Host(args.name, args.seats, args.rules, policy, args.interface, args.port, args.save,
                     title=args.table, advertised=not args.quiet_network,
                     reachable_at=_reachable_at(args), bots=args.bots, bot_level=args.level,
-                    start_when_full=args.start_when_full, front=_front(policy, args.ascii),
+                    start_when_full=starts_when_full(args.start_when_full), front=_front(policy, args.ascii),
                     go_on_after=_go_on_after(args))
     except LanError as err:
         raise UsageError(str(err)) from None
     return _finish(asyncio.run(_host(host)))
 
 
+NO_TERMINAL = "standard input is not a terminal: the game starts when every seat is taken"
+
+
+def starts_when_full(asked: bool) -> bool:
+    """Whether the table starts by itself once full: when asked (``--start-when-full``), and
+    when there is no terminal to press Enter on (a script, ``</dev/null``, a pipe), which is
+    said once. Decided before the lobby is built, which takes it at construction."""
+    if asked:
+        return True
+    if sys.stdin is not None and sys.stdin.isatty():
+        return False
+    print(NO_TERMINAL, flush=True)
+    return True
+
+
 async def _host(host: Host) -> GameResult:
-    """Run the table; without --start-when-full, Enter on the terminal starts it."""
+    """Run the table; unless it starts when full, Enter on the terminal starts it."""
     if host.start_when_full:
         return await host.run()
     loop = asyncio.get_running_loop()

@@ -45,3 +45,8 @@ class ProtocolViolation(ProtocolError):
         self.seat = seat
         self.seq = seq
         self.reason = reason
+
+
+class SavedFileError(ProtocolError):
+    """A peer's own saved files (its log, secrets or roster) that are damaged, unreadable, or
+    do not belong together: the seat cannot go on from them."""

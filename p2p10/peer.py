@@ -32,11 +32,11 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p10.cards import is_skip, points
 from p2p10.crypto.elgamal import initial_deck, token
-from p2p10.crypto.group import RandomBytes, Scalar, base_mul, random_scalar
+from p2p10.crypto.group import Point, RandomBytes, Scalar, base_mul, random_scalar
 from p2p10.crypto.proofs import prove_equal_logs, prove_knowledge
-from p2p10.crypto.shuffle import apply_shuffle, commit_seed, new_seed
+from p2p10.crypto.shuffle import apply_shuffle, commit_seed, new_seed, seed_matches
 from p2p10.engine import GameState
-from p2p10.errors import IllegalMove, ProtocolError, ProtocolViolation
+from p2p10.errors import IllegalMove, ProtocolError, ProtocolViolation, SavedFileError
 from p2p10.events import Discard, DrawStock, Hit, LayDown, Reshuffle, SeatEvent, TakeDiscard
 from p2p10.log import MAX_ENTRY_BYTES, BadEntry, Entry, make_entry, parse_entry, public_bytes
 from p2p10.rules import RuleSet
@@ -212,24 +212,54 @@ class Peer:
         stored) and its hand secrets. It refolds the log, checking every entry again, and
         then catches up with ``want`` like any peer that was away. It never signs a second
         entry for a position it signed before: every entry it sent was stored before it was
-        sent, so it is in ``records``."""
+        sent, so it is in ``records``; and every hand key it published was stored first too,
+        so each has its secrets: the one behind the key (``secret·G``) and the seed that opens
+        the commitment beside it. Another secret or seed would have this seat sign a shuffle,
+        tokens or a reveal that convict it.
+
+        Raises :class:`SavedFileError` naming what is wrong: an entry that does not check,
+        a log that does not seat this key, a hand key this identity published whose secrets
+        are missing or others, or two different secrets for one hand."""
         peer = cls(seat, identity, **options)
         for item in secrets:
-            peer.secrets[item.hand] = item
+            if peer.secrets.setdefault(item.hand, item) != item:
+                raise SavedFileError(f"the secrets file holds two different secrets for hand "
+                                     f"{item.hand + 1}")
+        own = public_bytes(identity)
+        # By hand: the key entry this identity signed, its key, its seed commitment and the
+        # commitment's context.
+        published: dict[int, tuple[int, Point, bytes, bytes]] = {}
         for index, raw in enumerate(records):
             try:
                 entry = parse_entry(raw)
                 table = TableState.from_header(entry) if peer.table is None else peer.table.apply(entry)
-            except (BadEntry, ProtocolViolation) as err:
-                raise ProtocolError(f"entry {index} of the saved log does not check: {err}") from None
+            except ProtocolError as err:
+                raise SavedFileError(f"entry {index} of the saved log does not check: {err}") from None
+            if (entry.kind == "key" and entry.author == seat and peer.table is not None
+                    and peer.table.signing_keys[seat] == own and table.hand is not None):
+                hand = table.hand
+                published[hand.number] = (entry.seq, hand.publics[seat], hand.commitments[seat],
+                                          seed_context(entry.game_id, hand.number, seat))
             peer.table = table
             peer.log.append(entry)
         folded = peer.table
         # The seat's own key, or a bot's key for it after the others went on without that
         # machine (the machine itself may then still follow the game, never writing).
-        if folded is not None and (seat >= folded.players or public_bytes(identity)
-                                   not in (folded.keys[seat], folded.signing_keys[seat])):
-            raise ProtocolError(f"the saved log does not seat this key at seat {seat + 1}")
+        if folded is not None and (not 0 <= seat < folded.players
+                                   or own not in (folded.keys[seat], folded.signing_keys[seat])):
+            raise SavedFileError(f"the saved log does not seat this key at seat {seat + 1}")
+        for number, (seq, key, commitment, context) in sorted(published.items()):
+            saved = peer.secrets.get(number)
+            where = f"the key this seat published at entry {seq}"
+            if saved is None:
+                raise SavedFileError(f"the secrets file has no secret for hand {number + 1}, "
+                                     f"whose key this seat published at entry {seq}")
+            if base_mul(saved.secret) != key:
+                raise SavedFileError(f"the saved secret of hand {number + 1} is not the one behind "
+                                     f"{where}: the secrets file is damaged or belongs to another game")
+            if not seed_matches(commitment, saved.seed, context):
+                raise SavedFileError(f"the saved shuffle seed of hand {number + 1} does not open the "
+                                     f"commitment beside {where}: the secrets file is damaged")
         return peer
 
     # ----------------------------------------------------------------------- reading

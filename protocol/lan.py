@@ -31,7 +31,6 @@ import asyncio
 import contextlib
 import os
 import sys
-import time
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,11 +64,10 @@ from protocol.lobby import (
 )
 from protocol.lobby import LanError as LanError  # what callers of this module catch
 from protocol.local import SeatScreen, data_dir, dealing_progress
-from protocol.mesh import MESH_PATH, Mesh, attach_files, listen, secrets_path
-from protocol.storage import LogWriter, SecretsWriter, evidence_path, resume_peer
+from protocol.mesh import MESH_PATH, Mesh, attach_files, listen
+from protocol.storage import LogWriter, SeatFiles, SecretsWriter, resume_peer, write_private
 
 WILDCARD = ("", "0.0.0.0", "::")
-ROSTER_SUFFIX = ".p2p10-roster"
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +81,7 @@ class GameResult:
         """One line: who won (or why the table stopped) and where the log is."""
         table = self.peer.table
         if self.peer.stopped:
-            saved = evidence_path(self.log_path)
+            saved = SeatFiles(self.log_path).evidence
             kept = f"; the signed evidence is in {saved}" if saved.exists() else ""
             return f"the table stopped: {self.peer.stop_reason()}{kept}; log {self.log_path}"
         if table is None or not self.peer.finished:
@@ -103,10 +101,8 @@ def save_evidence(peer: Peer, log_path: Path) -> Path | None:
     the peer did not freeze."""
     if not peer.stopped or not peer.evidence:
         return None
-    path = evidence_path(log_path)
-    partial = path.with_name(path.name + ".part")
-    partial.write_bytes(pack([EVIDENCE_LABEL, peer.stop_reason(), list(peer.evidence)]))
-    partial.replace(path)
+    path = SeatFiles(log_path).evidence
+    write_private(path, pack([EVIDENCE_LABEL, peer.stop_reason(), list(peer.evidence)]))
     return path
 
 
@@ -120,10 +116,10 @@ def parse_address(text: str, what: str = "an address") -> tuple[str, int]:
 
 
 def log_path_for(save_dir: Path | None, table_id: bytes, seat: int) -> Path:
-    """Where a seat saves its log: one file per seat, so peers on one machine never clash."""
-    stamp = time.strftime("%Y%m%d-%H%M%S")
+    """Where a seat saves its log (:meth:`SeatFiles.new`): one file per seat, so peers on one
+    machine never clash."""
     folder = (save_dir or data_dir()).absolute()  # printed at the end: useful from any directory
-    return folder / f"{stamp}-{table_id.hex()[:8]}-seat{seat + 1}.p2p10"
+    return SeatFiles.new(folder, table_id, seat).log
 
 
 def _say(line: str) -> None:
@@ -276,7 +272,7 @@ async def play_seat(peer: Peer, table_id: bytes, roster: list[SeatInfo], rules: 
     machine = machine or Machine()
     if peer not in machine.peers:
         machine.peers.append(peer)
-    save_roster(roster_path(log_path), table_id, rules, roster, listening)
+    save_roster(SeatFiles(log_path).roster, table_id, rules, roster, listening)
     log, secrets = attach_files(peer, log_path, identity_saved=resumed)
     closers: list[LogWriter | SecretsWriter] = [log, secrets]
     keys = [s.key for s in roster]
@@ -294,7 +290,7 @@ async def play_seat(peer: Peer, table_id: bytes, roster: list[SeatInfo], rules: 
             assert bot.on_entry is not None
             for entry in bot.log:
                 bot.on_entry(entry)  # its log so far, saved before anything it writes
-        save_roster(roster_path(bot_path), table_id, rules, roster, listening)
+        save_roster(SeatFiles(bot_path).roster, table_id, rules, roster, listening)
         mesh.add_local(bot)
         machine.peers.append(bot)
 
@@ -333,7 +329,7 @@ async def play_seat(peer: Peer, table_id: bytes, roster: list[SeatInfo], rules: 
             named[0] = peer.overdue
             print(f"p2p10: waiting for {table.name(peer.overdue.seat) if table else '?'}",
                   file=sys.stderr)
-        if peer.stopped and not evidence_path(log_path).exists():
+        if peer.stopped and not SeatFiles(log_path).evidence.exists():
             save_evidence(peer, log_path)  # at once: the screen shows where it is
         now = mesh.clock()
         if len(peer.log) != stuck[0]:
@@ -369,11 +365,6 @@ async def play_seat(peer: Peer, table_id: bytes, roster: list[SeatInfo], rules: 
     return GameResult(peer, log_path)
 
 
-def roster_path(log_path: Path) -> Path:
-    """The roster saved beside a log, so that a restarted peer finds the others again."""
-    return log_path.with_name(log_path.stem + ROSTER_SUFFIX)
-
-
 def save_roster(path: Path, table_id: bytes, rules: RuleSet, roster: list[SeatInfo],
                 listening: tuple[str, int]) -> None:
     """Write the roster (hosts resolved) and where this peer listens, at once and whole: a
@@ -381,10 +372,8 @@ def save_roster(path: Path, table_id: bytes, rules: RuleSet, roster: list[SeatIn
     port]`` of this peer's own listener, which differs from its roster entry when the others
     reach it through a forwarded port or a proxy (``--reachable-at``)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(path.name + ".part")
     item = unpack(roster_message(table_id, rules, roster))
-    partial.write_bytes(pack([*item, list(listening)]))
-    partial.replace(path)
+    write_private(path, pack([*item, list(listening)]))
 
 
 def read_roster(path: Path) -> tuple[bytes, RuleSet, list[SeatInfo], tuple[str, int]]:
@@ -689,12 +678,12 @@ class Resumer:
             for seat, owner in enumerate(table.run_by if table is not None else ()):
                 if owner != peer.seat or table is None:
                     continue
-                bot_log = self._bot_log(seat)
+                bot_files = self._bot_files(seat)
                 if table.signing_keys[seat] == table.keys[seat]:
-                    hosted.append(await self._restore(bot_log, self.bot_level, runners))
+                    hosted.append(await self._restore(bot_files.log, self.bot_level, runners))
                 else:  # taken over from a machine that went away: carried by this peer's mesh
-                    bot = resume_peer(bot_log, secrets_path(bot_log), player=POLICIES[self.bot_level])
-                    taken_over.append((bot, bot_log))
+                    bot = resume_peer(bot_files.log, bot_files.secrets, player=POLICIES[self.bot_level])
+                    taken_over.append((bot, bot_files.log))
             machine.peers.extend(bot for bot, _play in hosted)
             started.append(play(machine=machine, front=self.front, go_on_after=self.go_on_after,
                                 taken_over=taken_over))
@@ -704,27 +693,28 @@ class Resumer:
             for runner in runners:
                 await runner.cleanup()
 
-    def _bot_log(self, seat: int) -> Path:
-        """The log of this peer's bot at ``seat``: beside this one, same table, that seat."""
-        table_tag = self.log_path.stem.rsplit("-seat", 1)[0].rsplit("-", 1)[-1]
-        found = sorted(self.log_path.parent.glob(f"*-{table_tag}-seat{seat + 1}.p2p10"))
-        if not found:
+    def _bot_files(self, seat: int) -> SeatFiles:
+        """The files of this peer's bot at ``seat``: beside this one, same table, that seat."""
+        found = SeatFiles(self.log_path).other_seat(seat)
+        if found is None:
             raise LanError(f"the log of this table's bot at seat {seat + 1} is not beside "
                            f"{self.log_path.name}: that seat cannot go on")
-        return found[-1]
+        return found
 
     async def _restore(self, log_path: Path, policy: str | None, runners: list[web.AppRunner]
                        ) -> tuple[Peer, Callable[..., Coroutine[Any, Any, GameResult]]]:
         """A peer from its files, listening where it listened; and how to play it on."""
-        if not log_path.exists() and not secrets_path(log_path).exists():
+        files = SeatFiles(log_path)
+        if not log_path.exists() and not files.secrets.exists():
             raise LanError(f"no game log at {log_path}")  # (none yet: killed just after its identity)
-        table_id, rules, roster, (listen_host, listen_port) = read_roster(roster_path(log_path))
-        secrets = secrets_path(log_path)
-        if not secrets.exists():
-            raise LanError(f"no secrets file beside the log ({secrets.name}): this seat cannot go on")
-        peer = resume_peer(log_path, secrets, player=player_for(policy))
+        table_id, rules, roster, (listen_host, listen_port) = read_roster(files.roster)
+        if not files.secrets.exists():
+            raise LanError(f"no secrets file beside the log ({files.secrets.name}): this seat cannot go on")
+        peer = resume_peer(log_path, files.secrets, player=player_for(policy))
         if peer.seat >= len(roster) or roster[peer.seat].key != public_bytes(peer.identity):
             raise LanError("the saved roster does not seat this peer's key")
+        if peer.table is not None and list(peer.table.keys) != [s.key for s in roster]:
+            raise LanError("the saved roster and the saved log seat different players")
         interface = self.interface or listen_host
         slot = MeshSlot()
         try:

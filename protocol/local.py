@@ -29,7 +29,7 @@ from p2p10.peer import HandSecrets, Peer, addressed
 from p2p10.rules import RuleSet
 from p2p10.table import TableState
 from protocol.memory import make_peers, sit_downs_for
-from protocol.storage import LogWriter, SecretsWriter
+from protocol.storage import LogWriter, SeatFiles, SecretsWriter
 
 USER = 0
 
@@ -100,7 +100,7 @@ class LocalTable(SeatScreen):
         folder = save_dir or data_dir()
         self.log_path = folder / f"{stamp}-{self.game_id.hex()[:8]}.p2p10"
         self._log = LogWriter(self.log_path)
-        self._secrets = SecretsWriter(self.log_path.with_name(self.log_path.stem + ".p2p10-secrets"))
+        self._secrets = SecretsWriter(SeatFiles(self.log_path).secrets)
         user = self.peers[USER]
         self._secrets.add_identity(USER, user.identity.private_bytes_raw())
         user.on_entry = self._saved

@@ -50,7 +50,7 @@ from p2p10.errors import ProtocolError
 from p2p10.log import PUBLIC_KEY_BYTES, SIGNATURE_BYTES, BadEntry, parse_entry, public_bytes, public_key
 from p2p10.peer import MAX_MESSAGE_BYTES, WANT, Fault, HandSecrets, Peer, decode_message, encode_want
 from p2p10.signing import Domain, sign, verify
-from protocol.storage import LogWriter, SecretsWriter
+from protocol.storage import LogWriter, SeatFiles, SecretsWriter
 
 HELLO_LABEL = b"p2p10/hello/v1"
 CHALLENGE_BYTES = 32
@@ -132,7 +132,7 @@ def attach_files(peer: Peer, log_path: Path, durable: bool = True,
     anything that depends on them is sent, since the peer calls back before it relays). A
     restarted peer (``identity_saved``) appends to the files it has."""
     # The identity first: once the log exists, ``p2p10 resume`` must find the seat's key.
-    secrets = SecretsWriter(secrets_path(log_path), durable=durable)
+    secrets = SecretsWriter(SeatFiles(log_path).secrets, durable=durable)
     if not identity_saved:
         secrets.add_identity(peer.seat, peer.identity.private_bytes_raw())
     log = LogWriter(log_path, durable=durable)
@@ -151,11 +151,6 @@ def url_for(host: str, port: int, path: str) -> str:
     if ":" in host and not host.startswith("["):
         host = f"[{host}]"
     return f"http://{host}:{port}{path}"
-
-
-def secrets_path(log_path: Path) -> Path:
-    """Where a peer keeps its secrets: beside its log."""
-    return log_path.with_name(log_path.stem + ".p2p10-secrets")
 
 
 class Mesh:

@@ -1,24 +1,34 @@
-"""A peer's files: the game log (``.p2p10``) and its own secrets (``.p2p10-secrets``).
+"""A peer's files: the game log (``.p2p10``), its own secrets (``.p2p10-secrets``), and, for a
+LAN seat, the roster (``.p2p10-roster``) and the evidence of a frozen table (``.p2p10-evidence``)
+beside them; :class:`SeatFiles` names them all. Every one is readable by its owner alone (mode
+0600), whether it is created or reopened: the secrets hold private keys, and the others show the
+owner's game.
 
-Both are append-only; each record is written with one ``write`` and flushed (and, when
-``durable``, fsynced) before the peer sends anything that depends on it, so a crash loses at
-most a torn last record, which reopening trims. The format is in :mod:`p2p10.log`.
+The log and the secrets are append-only; each record is written with one ``write`` and flushed
+(and, when ``durable``, fsynced) before the peer sends anything that depends on it, so a crash
+loses at most a torn last record, which reopening trims. The format is in :mod:`p2p10.log`.
 """
 
 from __future__ import annotations
 
+import glob
 import os
+import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from p2p10.crypto.group import Scalar
-from p2p10.errors import ProtocolError
+from p2p10.crypto.group import SCALAR_BYTES, BadScalar, Scalar
+from p2p10.crypto.shuffle import SEED_BYTES
+from p2p10.engine import MAX_PLAYERS
+from p2p10.errors import ProtocolError, SavedFileError
 from p2p10.log import (
     LOG_MAGIC,
     SECRETS_MAGIC,
     Entry,
+    NotALog,
     file_header,
     pack_secret,
     read_records,
@@ -26,6 +36,65 @@ from p2p10.log import (
     unpack_secret,
 )
 from p2p10.peer import HandSecrets, Peer
+
+PRIVATE = 0o600  # the mode of every file of a seat
+LOG_SUFFIX = ".p2p10"
+IDENTITY_KEY_BYTES = 32  # an Ed25519 private key, raw
+
+
+@dataclass(frozen=True, slots=True)
+class SeatFiles:
+    """Every file of one seat, named from its log ``FOLDER/STEM.p2p10``: the secrets
+    (``STEM.p2p10-secrets``), the roster (``STEM.p2p10-roster``) and the evidence
+    (``STEM.p2p10-evidence``) beside it. A LAN seat's stem is ``STAMP-TABLE-seatN`` (the time
+    it sat down, the table id's first 8 hex digits, its seat from 1), so the seats one machine
+    plays (its bots) keep their files side by side and find each other again."""
+
+    log: Path
+
+    @classmethod
+    def new(cls, folder: Path, table_id: bytes, seat: int) -> SeatFiles:
+        """The files of ``seat`` (from 0) at table ``table_id``, sitting down now in ``folder``."""
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        return cls(folder / f"{stamp}-{table_id.hex()[:8]}-seat{seat + 1}{LOG_SUFFIX}")
+
+    @property
+    def secrets(self) -> Path:
+        """The seat's secrets: its identity key and its hand secrets, never sent anywhere."""
+        return self._beside(".p2p10-secrets")
+
+    @property
+    def roster(self) -> Path:
+        """The LAN roster this seat sat down with, so that a restarted peer finds the others."""
+        return self._beside(".p2p10-roster")
+
+    @property
+    def evidence(self) -> Path:
+        """The signed entries that froze this seat's table, if it froze."""
+        return self._beside(".p2p10-evidence")
+
+    def other_seat(self, seat: int) -> SeatFiles | None:
+        """The files of the same table's ``seat`` (from 0) in this folder (a bot this seat's
+        machine runs), the newest if there are several; None if there are none."""
+        table_tag = self.log.stem.rsplit("-seat", 1)[0].rsplit("-", 1)[-1]
+        pattern = f"*-{glob.escape(table_tag)}-seat{seat + 1}{LOG_SUFFIX}"
+        found = sorted(self.log.parent.glob(pattern))
+        return SeatFiles(found[-1]) if found else None
+
+    def _beside(self, suffix: str) -> Path:
+        return self.log.with_name(self.log.stem + suffix)
+
+
+def write_private(path: Path, data: bytes) -> None:
+    """Write ``path`` whole, readable by its owner alone: to ``path.part`` first, then renamed
+    over it, so a crash leaves the old file or the new one, never half of one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(path.name + ".part")
+    descriptor = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE)
+    with os.fdopen(descriptor, "wb") as file:
+        os.chmod(partial, PRIVATE)  # a .part left by a crash keeps the mode it had
+        file.write(data)
+    os.replace(partial, path)
 
 
 class AppendFile:
@@ -43,12 +112,14 @@ class AppendFile:
             self._file.seek(records.good_length)
             self.records = list(records.items)
         else:
-            # Only the owner may read a peer's files: the secrets file holds private keys.
-            descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE)
             self._file = os.fdopen(descriptor, "wb")
             self._file.write(file_header(magic))
             self._sync()
             self.records = []
+        # Only the owner may read a peer's files; one reopened keeps the mode it had (a copy, an
+        # empty file made by somebody else, a file from an older version) unless it is set.
+        os.chmod(path, PRIVATE)
 
     def append(self, data: bytes) -> None:
         """Append one record and flush it to the operating system (and disk, if durable)."""
@@ -104,38 +175,102 @@ class SecretsWriter(AppendFile):
 
 
 
+def _records(path: Path, magic: bytes) -> tuple[bytes, ...]:
+    """The whole records of one of a seat's files; :class:`SavedFileError` naming the file if
+    it cannot be read or is not of that kind."""
+    try:
+        data = path.read_bytes()
+    except OSError as err:
+        raise SavedFileError(f"cannot read {path}: {err.strerror}") from None
+    try:
+        records = read_records(data, magic)
+    except NotALog as err:
+        raise SavedFileError(f"{path}: {err}") from None
+    return records.items
+
+
 def read_log(path: Path) -> list[bytes]:
     """The entries of a saved log, as stored (a torn last record is left out)."""
-    return list(read_records(path.read_bytes(), LOG_MAGIC).items)
+    return list(_records(path, LOG_MAGIC))
 
 
 def read_secrets(path: Path) -> tuple[int, Ed25519PrivateKey, list[HandSecrets]]:
-    """A secrets file: the seat, its identity key, and its hand secrets so far."""
-    seat: int | None = None
-    identity: Ed25519PrivateKey | None = None
+    """A secrets file: the seat (from 0), its identity key, and its hand secrets so far.
+    Raises :class:`SavedFileError` naming the file, the record and what is wrong with it: a
+    record that is not msgpack, or not ``["identity", seat, key]`` (a seat of the table and a
+    32-byte key) or ``["hand", hand, secret, seed]`` (a hand number from 0, a canonical
+    32-byte scalar and a 32-byte seed); no identity key, or two different ones."""
+    identity: tuple[int, bytes] | None = None
     hands: list[HandSecrets] = []
-    for raw in read_records(path.read_bytes(), SECRETS_MAGIC).items:
-        item = unpack_secret(raw)
-        if not isinstance(item, list) or not item:
-            raise ProtocolError(f"{path}: a damaged secrets record")
-        if item[0] == "identity" and len(item) == 3 and isinstance(item[2], bytes):
-            seat, identity = int(item[1]), Ed25519PrivateKey.from_private_bytes(item[2])
-        elif (item[0] == "hand" and len(item) == 4 and isinstance(item[2], bytes)
-              and isinstance(item[3], bytes)):
-            hands.append(HandSecrets(int(item[1]), Scalar.from_bytes(item[2]), item[3]))
+    for number, raw in enumerate(_records(path, SECRETS_MAGIC), 1):
+        try:
+            item = _secrets_record(raw)
+        except ProtocolError as err:
+            raise SavedFileError(f"{path}: record {number}: {err}") from None
+        if isinstance(item, HandSecrets):
+            hands.append(item)
+        elif identity is not None and item != identity:
+            raise SavedFileError(f"{path}: record {number}: a second, different identity key")
         else:
-            raise ProtocolError(f"{path}: a damaged secrets record")
-    if seat is None or identity is None:
-        raise ProtocolError(f"{path}: no identity key in the secrets file")
-    return seat, identity, hands
+            identity = item
+    if identity is None:
+        raise SavedFileError(f"{path}: no identity key in the secrets file")
+    seat, key = identity
+    return seat, Ed25519PrivateKey.from_private_bytes(key), hands
+
+
+def _is_count(value: object, below: int | None = None) -> bool:
+    return (isinstance(value, int) and not isinstance(value, bool) and value >= 0
+            and (below is None or value < below))
+
+
+def _secrets_record(raw: bytes) -> tuple[int, bytes] | HandSecrets:
+    """One record of a secrets file: (seat, identity key) or a hand's secrets; raises
+    :class:`ProtocolError` saying what is wrong."""
+    try:
+        item = unpack_secret(raw)
+    except ProtocolError:
+        raise ProtocolError("not msgpack") from None
+    kind = item[0] if isinstance(item, list) and item else None
+    if kind == "identity":
+        if len(item) != 3:
+            raise ProtocolError("an identity record is [\"identity\", seat, key]")
+        _, seat, key = item
+        if not _is_count(seat, MAX_PLAYERS):
+            raise ProtocolError(f"the seat is not a number from 0 to {MAX_PLAYERS - 1}")
+        if not isinstance(key, bytes) or len(key) != IDENTITY_KEY_BYTES:
+            size = f"{len(key)} bytes" if isinstance(key, bytes) else "not bytes"
+            raise ProtocolError(f"the identity key is {IDENTITY_KEY_BYTES} bytes, this one is {size}")
+        return seat, key
+    if kind == "hand":
+        if len(item) != 4:
+            raise ProtocolError("a hand record is [\"hand\", hand, secret, seed]")
+        _, hand, secret, seed = item
+        if not _is_count(hand):
+            raise ProtocolError("the hand is not a number from 0")
+        try:
+            scalar = Scalar.from_bytes(secret) if isinstance(secret, bytes) else None
+        except BadScalar:
+            scalar = None
+        if scalar is None:
+            raise ProtocolError(f"the secret of hand {hand + 1} is not a {SCALAR_BYTES}-byte scalar")
+        if not isinstance(seed, bytes) or len(seed) != SEED_BYTES:
+            raise ProtocolError(f"the shuffle seed of hand {hand + 1} is not {SEED_BYTES} bytes")
+        return HandSecrets(hand, scalar, seed)
+    raise ProtocolError("neither an identity record nor a hand record")
 
 
 def resume_peer(log_path: Path, secrets_path: Path, **options: Any) -> Peer:
-    """A peer started again from its log and secrets files."""
+    """A peer started again from its log and secrets files; :class:`SavedFileError` naming
+    what is wrong if they are damaged or do not belong together."""
     seat, identity, hands = read_secrets(secrets_path)
-    return Peer.restore(seat, identity, read_log(log_path) if log_path.exists() else [], hands, **options)
+    records = read_log(log_path) if log_path.exists() else []
+    try:
+        return Peer.restore(seat, identity, records, hands, **options)
+    except SavedFileError as err:
+        raise SavedFileError(f"{log_path}: {err}") from None
 
 
 def evidence_path(log_path: Path) -> Path:
     """Where a peer that froze keeps the signed entries that froze it: beside its log."""
-    return log_path.with_name(log_path.stem + ".p2p10-evidence")
+    return SeatFiles(log_path).evidence

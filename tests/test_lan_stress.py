@@ -38,9 +38,7 @@ from pathlib import Path
 from p2p10.audit import audit_bytes
 from p2p10.errors import ProtocolError
 from p2p10.log import read_records
-from protocol.lan import roster_path
-from protocol.mesh import secrets_path
-from protocol.storage import read_secrets
+from protocol.storage import SeatFiles, read_secrets
 from tests.test_lan_processes import environment, p2p10, spawn, stop
 from tests.test_lan_processes import start_table as start_processes
 
@@ -133,10 +131,10 @@ def why_not_kill(seat: Seat) -> str | None:
     log = seat.log()
     if log is None:
         return "no log yet"
-    if not roster_path(log).exists():
+    if not SeatFiles(log).roster.exists():
         return "no roster yet"
     try:
-        read_secrets(secrets_path(log))
+        read_secrets(SeatFiles(log).secrets)
     except (OSError, ProtocolError):
         return "its identity is not saved yet"
     return None
@@ -328,7 +326,7 @@ def finish(table: Table, result: TrialResult, timeout: float = GAME_TIMEOUT) -> 
     for seat in table.seats:
         log = seat.log()
         assert log is not None
-        if secrets_path(log).stat().st_mode & 0o077:
+        if SeatFiles(log).secrets.stat().st_mode & 0o077:
             result.problems.append(f"{seat.name}'s secrets file is readable by others")
 
 

@@ -330,8 +330,8 @@ def test_a_joiner_signs_only_a_roster_that_seats_it_under_its_own_name() -> None
     with pytest.raises(LanError, match="another name"):
         check_roster(roster("Bob (Ann's bot)"), bob, "Bob")
     with pytest.raises(LanError, match="does not seat this peer"):
-        check_roster(roster("Bob", (ann, public_bytes(Ed25519PrivateKey.from_private_bytes(bytes([9]) * 32)))),
-                     bob, "Bob")
+        stranger = public_bytes(Ed25519PrivateKey.from_private_bytes(bytes([9]) * 32))
+        check_roster(roster("Bob", (ann, stranger)), bob, "Bob")
 
 
 async def _lobby_game(sign_as: dict[str, object]) -> tuple[list[SitDown] | LanError, object, Peer | None]:
