@@ -301,8 +301,13 @@ def cmd_replay(args: argparse.Namespace) -> int:
         viewer_app = ReplayApp(records.items, viewer, args.ascii, args.hand)
         asyncio.run(viewer_app.run())
         return 0
-    for line in transcript(records.items, viewer, args.hand):
-        print(line)
+    lines = transcript(records.items, viewer, args.hand)
+    while True:
+        try:
+            print(next(lines))
+        except StopIteration as done:
+            violation = done.value
+            break
     if records.torn:
         print(f"(The last {records.torn} bytes of the file are not a whole entry.)")
-    return 0
+    return 0 if violation is None else 1

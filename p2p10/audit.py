@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from p2p10.engine import HandResult
 from p2p10.errors import ProtocolViolation
 from p2p10.log import BadEntry, parse_entry, read_records
-from p2p10.table import Expect, TableState
+from p2p10.table import Expect, TableState, fold
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +69,7 @@ def audit_records(records: Sequence[bytes], torn: int = 0, table: TableState | N
             if entry.seq != index:
                 raise ProtocolViolation(None, index, f"entry {index} of the file says it is entry "
                                         f"{entry.seq} (a replayed, dropped or reordered entry)")
-            table = TableState.from_header(entry) if table is None else table.apply(entry)
+            table = fold(table, entry)
         except BadEntry as err:
             return AuditReport(index, table, ProtocolViolation(None, index, f"a malformed entry: {err}"))
         except ProtocolViolation as err:

@@ -29,14 +29,16 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from p2p10.errors import ProtocolError
+from p2p10.wire import GAME_ID_BYTES as GAME_ID_BYTES
+from p2p10.wire import HASH_BYTES as HASH_BYTES
+from p2p10.wire import MAX_ENTRY_BYTES as MAX_ENTRY_BYTES
+from p2p10.wire import SIGNATURE_BYTES as SIGNATURE_BYTES
+from p2p10.wire import WireError, is_int, shown
+from p2p10.wire import unpack as wire_unpack
 
 VERSION = 1
-GAME_ID_BYTES = 16
-HASH_BYTES = 32
-SIGNATURE_BYTES = 64
-PUBLIC_KEY_BYTES = 32
 GENESIS = bytes(HASH_BYTES)
-MAX_ENTRY_BYTES = 1 << 16  # the largest entry, a 108-card shuffle, is about 7 KB
+PUBLIC_KEY_BYTES = 32
 LOG_MAGIC = b"P2P10LOG"
 SECRETS_MAGIC = b"P2P10KEY"
 FILE_VERSION = 1
@@ -83,13 +85,9 @@ class Entry:
 
 def _unpack(data: bytes) -> Any:
     try:
-        return msgpack.unpackb(data, raw=False, strict_map_key=True, use_list=True)
-    except (ValueError, TypeError, msgpack.ExtraData, msgpack.FormatError, msgpack.StackError) as err:
-        raise BadEntry(f"not valid msgpack: {err}") from None
-
-
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+        return wire_unpack(data)
+    except WireError as err:
+        raise BadEntry(str(err)) from None
 
 
 def parse_entry(raw: bytes) -> Entry:
@@ -108,15 +106,15 @@ def parse_entry(raw: bytes) -> Entry:
     if not (isinstance(fields, list) and len(fields) == 7):
         raise BadEntry("a payload is [version, game, seq, prev, author, kind, body]")
     version, game_id, seq, prev_hash, author, kind, body = fields
-    if version != VERSION or not _is_int(version):
-        raise BadEntry(f"protocol version {version!r} is not {VERSION}")
+    if not (is_int(version) and version == VERSION):
+        raise BadEntry(f"protocol version {shown(version)} is not {VERSION}")
     if not (isinstance(game_id, bytes) and len(game_id) == GAME_ID_BYTES):
         raise BadEntry(f"a game id is {GAME_ID_BYTES} bytes")
-    if not (_is_int(seq) and seq >= 0):
+    if not (is_int(seq) and seq >= 0):
         raise BadEntry("the sequence number must be a non-negative integer")
     if not (isinstance(prev_hash, bytes) and len(prev_hash) == HASH_BYTES):
         raise BadEntry(f"the previous hash is {HASH_BYTES} bytes")
-    if not (_is_int(author) and 0 <= author < 64):
+    if not (is_int(author) and 0 <= author < 64):
         raise BadEntry("the author must be a seat number")
     if not isinstance(kind, str):
         raise BadEntry("the kind must be a string")
@@ -197,6 +195,8 @@ class Records:
 def read_records(data: bytes, magic: bytes = LOG_MAGIC) -> Records:
     """Split a file's bytes into records; raises :class:`NotALog` if the header is wrong."""
     head = file_header(magic)
+    if not data:
+        raise NotALog("the file is empty")
     if not data.startswith(magic):
         kind = "game log" if magic == LOG_MAGIC else "secrets file"
         raise NotALog(f"this is not a p2p10 {kind} (it does not start with {magic.decode()})")

@@ -361,7 +361,8 @@ def test_playing_a_slot_not_dealt() -> None:
             stolen = table.engine.hands[0][0]
             assert stolen not in table.engine.known
             number = table.hand.number  # type: ignore[union-attr]
-            return [number, "discard", stolen, None, self._token_items(table, [stolen])]
+            items = [i.to_wire() for i in self._token_items(table, [stolen])]
+            return [number, "discard", stolen, None, items]
 
     peers = seat_peers(2, 1, SlotThief, seed=108)
     play(peers, 1, 108)

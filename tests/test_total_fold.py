@@ -1,0 +1,189 @@
+"""The fold is total: whatever a signed entry makes it do that is not "accepted" is a violation
+pinned on its author and its entry, live (``TableState.apply``, a :class:`Peer`) and offline
+(``p2p10 audit``, ``p2p10 replay``); never a traceback, never an abort with nobody blamed.
+
+Unsigned bytes (a crafted file) are nobody's statement: the commands then say in one line what
+is wrong with the file (exit 2 for a file that is not a log, 1 for a log with a violation).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import msgpack
+import pytest
+
+from cli.main import main
+from p2p10.cards import is_natural
+from p2p10.errors import ProtocolViolation
+from p2p10.events import DrawStock, LayDown, MeldSpec
+from p2p10.log import VERSION, BadEntry, Entry, encode_log, file_header, parse_entry, record
+from p2p10.peer import Peer, encode_entry_message
+from p2p10.rules import RuleSet
+from protocol.memory import MemoryNetwork, make_peers, open_table
+
+ANY_ORDER = RuleSet.parse(["order=any"])
+DEPTH = 1000
+
+
+def nested(depth: int = DEPTH) -> bytes:
+    """msgpack for a list nested ``depth`` deep around a 0 (too deep for ``packb`` to write)."""
+    return b"\x91" * depth + b"\x00"
+
+
+def packed_array(items: list[bytes]) -> bytes:
+    """A msgpack array of already encoded items (for bodies ``packb`` cannot write)."""
+    assert len(items) < 16
+    return bytes([0x90 | len(items)]) + b"".join(items)
+
+
+def pack(value: Any) -> bytes:
+    return bytes(msgpack.packb(value, use_bin_type=True))
+
+
+def signed(peer: Peer, kind: str, body: bytes, *, version: bytes = b"\x01") -> Entry:
+    """An entry that ``peer`` signs at the next position of its log, with ``body`` as encoded."""
+    table = peer.table
+    assert table is not None
+    payload = packed_array([version, pack(table.game_id), pack(len(peer.log)), pack(table.last_hash),
+                            pack(peer.seat), pack(kind), body])
+    raw = pack([payload, peer.identity.sign(payload)])
+    return parse_entry(raw)
+
+
+def to_move(seed: int) -> tuple[list[Peer], MemoryNetwork, Peer]:
+    """Two people at an ``order=any`` table, run until the seat to move has drawn."""
+    peers = make_peers([None, None], seed=seed)
+    network = MemoryNetwork(peers)
+    open_table(peers, ["Ann", "Bob"], ANY_ORDER, seed=seed)
+
+    def waiting_for_a_move() -> bool:
+        return all(p.table is not None and p.table.expected() is not None
+                   and p.table.expected().kind == "move" for p in peers)  # type: ignore[union-attr]
+
+    network.run(waiting_for_a_move)
+    table = peers[0].table
+    assert table is not None
+    mover = peers[table.expected().seat]  # type: ignore[union-attr]
+    mover.play(DrawStock(mover.seat))
+    network.run(waiting_for_a_move)
+    assert all(p.table.engine.stage == "play" for p in peers)  # type: ignore[union-attr]
+    return peers, network, mover
+
+
+def assert_blamed_everywhere(peers: list[Peer], author: Peer, entry: Entry, tmp_path: Path,
+                             capsys: pytest.CaptureFixture[str]) -> None:
+    """The fold, every other peer, the audit and the replay pin ``entry`` on its author."""
+    seat, seq = author.seat, entry.seq
+    table = author.table
+    assert table is not None
+    with pytest.raises(ProtocolViolation) as caught:
+        table.apply(entry)
+    assert (caught.value.seat, caught.value.seq) == (seat, seq)
+    assert len(str(caught.value)) < 300
+    for peer in peers:
+        if peer is author:
+            continue
+        peer.receive(encode_entry_message(entry.raw), author.seat, 1000.0)
+        assert peer.violation is not None
+        assert (peer.violation.seat, peer.violation.seq) == (seat, seq)
+        assert peer.evidence == [entry.raw]
+    path = tmp_path / "attacked.p2p10"
+    path.write_bytes(encode_log([*author.log, entry]))
+    capsys.readouterr()
+    assert main(["audit", str(path)]) == 1
+    verdict = capsys.readouterr().out.splitlines()[-1]
+    assert verdict.startswith(f"VIOLATION: seat {seat + 1}: entry {seq}: "), verdict
+    assert len(verdict) < 300
+    assert main(["replay", "--text", str(path)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[-1].startswith(f"VIOLATION at entry {seq}: seat {seat + 1}: "), out[-1]
+    assert len(out[-1]) < 300
+
+
+# ----------------------------------------------------------------- a body nested 1000 deep
+
+@pytest.mark.parametrize("where", ["hand", "slot", "target", "tokens", "action"])
+def test_a_signed_move_nested_a_thousand_deep_is_blamed_on_its_author(
+        where: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Attack: the seat to move signs a discard one of whose fields is a list nested 1000 deep
+    (valid msgpack, a well-chained entry with a good signature). Error messages that repeated
+    peer data with ``!r`` hit Python's recursion limit, and the table aborted with nobody
+    blamed. Defence: the codec checks the nesting and every field's type before anything else
+    reads it; the entry is a violation of its author at its position."""
+    peers, _network, mover = to_move(701)
+    table = mover.table
+    assert table is not None
+    slot = table.engine.hands[mover.seat][0]
+    fields = {"hand": pack(table.hand.number), "action": pack("discard"),  # type: ignore[union-attr]
+              "slot": pack(slot), "target": pack(None), "tokens": pack([])}
+    fields[where] = nested()
+    body = packed_array(list(fields.values()))
+    entry = signed(mover, "move", body)
+    assert_blamed_everywhere(peers, mover, entry, tmp_path, capsys)
+
+
+# -------------------------------------------------------------- a colour label out of range
+
+@pytest.mark.parametrize("label", [4, 12, 99, 2**63, -1, 2**64 - 1])
+def test_a_colour_label_out_of_range_is_blamed_on_its_author(
+        label: int, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Attack: under ``order=any`` the seat to move lays down phase 8 (seven cards of one
+    colour) with a real card of its hand and colour label 99 (or 2^63). The meld check looked
+    the label's name up in the list of four colours: IndexError, a traceback, nobody blamed.
+    Defence: the codec bounds every label, and the meld check names a label that is no colour
+    without indexing by it; the lay-down is refused and pinned on its author."""
+    peers, _network, mover = to_move(702)
+    table = mover.table
+    assert table is not None
+    view = mover.view()
+    slot = next(s for s in view.hands[mover.seat] if is_natural(view.known[s]))
+    lay = LayDown(mover.seat, 8, (MeldSpec((slot,), (view.known[slot],), label),))
+    entry = signed(mover, "move", pack(mover.build_move(table, lay)))
+    assert_blamed_everywhere(peers, mover, entry, tmp_path, capsys)
+
+
+def test_a_wrong_colour_label_on_a_real_group_is_named_in_words() -> None:
+    """The meld check itself: a label that is not one of the four colours is refused with a
+    bounded reason, whatever its size, instead of indexing the colour names with it."""
+    from p2p10.melds import MeldError, check_meld
+
+    red = next(c for c in range(108) if is_natural(c))
+    for label in (99, 2**63, -5):
+        with pytest.raises(MeldError, match="no colour"):
+            check_meld("color", [red], 1, label)
+
+
+# ------------------------------------------------------------- an unsigned crafted file
+
+def crafted_file(tmp_path: Path, payload: bytes) -> Path:
+    path = tmp_path / "crafted.p2p10"
+    path.write_bytes(file_header() + record(pack([payload, bytes(64)])))
+    return path
+
+
+@pytest.mark.parametrize("command", ["audit", "replay"])
+def test_an_unsigned_file_with_a_nested_version_is_a_damaged_log(
+        command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Attack: a crafted ``.p2p10`` file whose first entry has a version field nested 1000
+    deep. ``audit`` and ``replay`` printed a RecursionError traceback. Defence: parsing an entry
+    never repeats peer data unbounded; the file's first entry is malformed: one line, no seat
+    blamed, exit 1."""
+    payload = packed_array([nested(), pack(bytes(16)), pack(0), pack(bytes(32)), pack(0), pack("table"),
+                            pack([])])
+    path = crafted_file(tmp_path, payload)
+    args = [command, str(path)] if command == "audit" else [command, "--text", str(path)]
+    assert main(args) == 1
+    out = capsys.readouterr()
+    last = out.out.splitlines()[-1]
+    assert "entry 0" in last and "version" in last and len(last) < 300, last
+    assert "Traceback" not in out.err
+
+
+def test_the_signed_version_field_is_checked_with_a_bounded_reason() -> None:
+    payload = packed_array([pack(["x" * 10_000]), pack(bytes(16)), pack(0), pack(bytes(32)), pack(0),
+                            pack("table"), pack([])])
+    with pytest.raises(BadEntry, match=f"version .* is not {VERSION}") as caught:
+        parse_entry(pack([payload, bytes(64)]))
+    assert len(str(caught.value)) < 200
