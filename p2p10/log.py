@@ -15,14 +15,16 @@ entry. Which seat may write at each position is the table state machine's busine
 File format (``.p2p10`` for the log, ``.p2p10-secrets`` for one peer's secrets): an 8-byte magic
 and a version byte, then records, each a 4-byte big-endian length and that many bytes (for the
 log, one envelope). Appending a record is one write, so a crash can leave at most a torn last
-record, which :func:`read_records` reports instead of failing.
+record, which :func:`read_records` and :class:`RecordReader` report instead of failing.
 """
 
 from __future__ import annotations
 
 import hashlib
+import io
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, BinaryIO
 
 import msgpack
 from cryptography.exceptions import InvalidSignature
@@ -192,27 +194,47 @@ class Records:
     good_length: int
 
 
+class RecordReader:
+    """The records of a file, read one at a time from a binary file object, so that memory
+    stays near the largest record whatever the file's size. The header is checked on
+    construction (:class:`NotALog`); iterate for the records. Once iteration ends, ``torn``
+    is the number of trailing bytes that do not make a whole record and ``good_length`` is
+    where the whole records end (as in :class:`Records`)."""
+
+    def __init__(self, stream: BinaryIO, magic: bytes = LOG_MAGIC) -> None:
+        head = stream.read(len(magic) + 1)
+        if not head:
+            raise NotALog("the file is empty")
+        if not head.startswith(magic):
+            kind = "game log" if magic == LOG_MAGIC else "secrets file"
+            raise NotALog(f"this is not a p2p10 {kind} (it does not start with {magic.decode()})")
+        if len(head) <= len(magic) or head[len(magic)] != FILE_VERSION:
+            raise NotALog("this p2p10 file has a format version this program does not read")
+        self.stream = stream
+        self.good_length = len(head)
+        self.torn = 0
+
+    def __iter__(self) -> Iterator[bytes]:
+        stream = self.stream
+        while True:
+            prefix = stream.read(4)
+            if not prefix:
+                return
+            size = int.from_bytes(prefix, "big")
+            data = stream.read(size) if len(prefix) == 4 and size <= MAX_ENTRY_BYTES else b""
+            if len(prefix) < 4 or size > MAX_ENTRY_BYTES or len(data) < size:
+                # A damaged length or a cut-short record: the rest is not a whole entry.
+                self.torn = stream.seek(0, io.SEEK_END) - self.good_length
+                return
+            self.good_length += 4 + size
+            yield data
+
+
 def read_records(data: bytes, magic: bytes = LOG_MAGIC) -> Records:
     """Split a file's bytes into records; raises :class:`NotALog` if the header is wrong."""
-    head = file_header(magic)
-    if not data:
-        raise NotALog("the file is empty")
-    if not data.startswith(magic):
-        kind = "game log" if magic == LOG_MAGIC else "secrets file"
-        raise NotALog(f"this is not a p2p10 {kind} (it does not start with {magic.decode()})")
-    if len(data) < len(head) or data[len(magic)] != FILE_VERSION:
-        raise NotALog("this p2p10 file has a format version this program does not read")
-    items: list[bytes] = []
-    pos = len(head)
-    while pos < len(data):
-        if pos + 4 > len(data):
-            break
-        size = int.from_bytes(data[pos:pos + 4], "big")
-        if size > MAX_ENTRY_BYTES or pos + 4 + size > len(data):
-            break  # a damaged length or a cut-short record: the rest is not a whole entry
-        items.append(data[pos + 4:pos + 4 + size])
-        pos += 4 + size
-    return Records(tuple(items), len(data) - pos, pos)
+    reader = RecordReader(io.BytesIO(data), magic)
+    items = tuple(reader)
+    return Records(items, reader.torn, reader.good_length)
 
 
 def encode_log(entries: list[Entry] | tuple[Entry, ...]) -> bytes:

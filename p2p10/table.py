@@ -735,8 +735,9 @@ def fold(table: TableState | None, entry: Entry, *,
         return table.apply(entry, verified_by=verified_by)
     try:
         return TableState.from_header(entry)
-    except ProtocolViolation:
-        raise
+    except ProtocolViolation as err:
+        # Its reasons may quote the entry (a rule option it does not know): keep them short.
+        raise ProtocolViolation(err.seat, err.seq, bounded(err.reason)) from None
     except Exception as err:  # the header check is total too
         reason = bounded(str(err)) if isinstance(err, ProtocolError | BadRules) else type(err).__name__
         raise ProtocolViolation(None, entry.seq, f"the table entry cannot be read ({reason})") from None

@@ -8,6 +8,7 @@ is wrong with the file (exit 2 for a file that is not a log, 1 for a log with a 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -187,3 +188,71 @@ def test_the_signed_version_field_is_checked_with_a_bounded_reason() -> None:
     with pytest.raises(BadEntry, match=f"version .* is not {VERSION}") as caught:
         parse_entry(pack([payload, bytes(64)]))
     assert len(str(caught.value)) < 200
+
+
+# ------------------------------------------------------------------ any file, one clear line
+
+@pytest.fixture(scope="module")
+def short_log() -> bytes:
+    """The log of a table run until its first move has been drawn (a real, unfinished game)."""
+    peers, _network, _mover = to_move(703)
+    return encode_log(peers[0].log)
+
+
+def damaged_files(log: bytes) -> dict[str, tuple[bytes, int, str]]:
+    """name -> (file bytes, exit status, a phrase of the one line that says what is wrong)."""
+    deep = b"\x91" * 200_000 + b"\x00"
+    torn = "not a whole entry"
+    return {
+        "empty": (b"", 2, "empty"),
+        "junk": (bytes(range(256)) * 64, 2, "not a p2p10 game log"),
+        "magic only": (b"P2P10LOG", 2, "format version"),
+        "another version": (b"P2P10LOG\x07" + record(b"x"), 2, "format version"),
+        "header only": (file_header(), 1, "empty"),
+        "a junk record": (file_header() + record(b"\xc1junk"), 1, "entry 0"),
+        "nested garbage": (file_header() + record(deep[:60_000]), 1, "entry 0"),
+        "a huge length": (file_header() + (2**32 - 1).to_bytes(4, "big") + bytes(100), 1, torn),
+        "cut short": (log[:-7], 1, torn),
+        "a cut length": (log + b"\x00\x01", 1, torn),
+        "an unsigned table entry": (file_header() + record(pack([pack([1, bytes(16), 0, bytes(32), 0, "table",
+                                                                     ["p2p10/1", ["x" * 5000], []]]),
+                                                               bytes(64)])), 1, "entry 0"),
+    }
+
+
+@pytest.mark.parametrize("name", list(damaged_files(b"")))
+@pytest.mark.parametrize("command", ["audit", "audit --json", "replay"])
+def test_any_file_gives_one_clear_line_and_an_exit_status(
+        name: str, command: str, short_log: bytes, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Whatever the file holds, ``audit`` and ``replay`` end with one bounded line saying what
+    is wrong: exit 2 for a file that is not a log, 1 for a log with a violation; never a
+    traceback."""
+    data, status, phrase = damaged_files(short_log)[name]
+    path = tmp_path / "file.p2p10"
+    path.write_bytes(data)
+    words = command.split()
+    args = [words[0], *words[1:], *(["--text"] if words[0] == "replay" else []), str(path)]
+    capsys.readouterr()
+    assert main(args) == status
+    out = capsys.readouterr()
+    lines = out.err.splitlines() if status == 2 else out.out.splitlines()
+    assert lines, out
+    last = lines[-1]
+    if "--json" in words and status != 2:
+        last = json.loads(last)["verdict"]
+    if status == 2:
+        assert len(lines) == 1 and not out.out and phrase in last, out
+    else:
+        assert phrase in last, last
+    assert len(last) < 400, last
+
+
+@pytest.mark.parametrize("where", ["missing", "directory"])
+def test_a_path_that_is_no_file_is_not_a_log(where: str, tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "nothing.p2p10" if where == "missing" else tmp_path
+    for args in (["audit", str(path)], ["replay", "--text", str(path)]):
+        assert main(args) == 2
+        err = capsys.readouterr().err.splitlines()
+        assert len(err) == 1 and ("no such file" in err[0] or "directory" in err[0])
