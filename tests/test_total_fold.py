@@ -8,20 +8,27 @@ is wrong with the file (exit 2 for a file that is not a log, 1 for a log with a 
 
 from __future__ import annotations
 
+import copy
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import msgpack
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from cli.main import main
 from p2p10.cards import is_natural
 from p2p10.errors import ProtocolViolation
 from p2p10.events import DrawStock, LayDown, MeldSpec
-from p2p10.log import VERSION, BadEntry, Entry, encode_log, file_header, parse_entry, record
+from p2p10.log import VERSION, BadEntry, Entry, encode_log, file_header, make_entry, parse_entry, record
 from p2p10.peer import Peer, encode_entry_message
 from p2p10.rules import RuleSet
+from p2p10.simulate import greedy_player
+from p2p10.table import TableState, fold
 from protocol.memory import MemoryNetwork, make_peers, open_table
 
 ANY_ORDER = RuleSet.parse(["order=any"])
@@ -256,3 +263,163 @@ def test_a_path_that_is_no_file_is_not_a_log(where: str, tmp_path: Path,
         assert main(args) == 2
         err = capsys.readouterr().err.splitlines()
         assert len(err) == 1 and ("no such file" in err[0] or "directory" in err[0])
+
+
+# ---------------------------------------------------------- any signed body: accepted or blamed
+
+@dataclass(frozen=True)
+class Position:
+    """A position of a real game: the fold before it, the honest entry written there, and
+    every seat's key."""
+
+    name: str
+    table: TableState
+    honest: Entry
+    keys: tuple[Ed25519PrivateKey, ...]
+
+    def __repr__(self) -> str:
+        return f"<position {self.name}, entry {self.honest.seq}>"
+
+
+@pytest.fixture(scope="module")
+def positions() -> dict[str, Position]:
+    """One position of a real two-seat game per kind of writing: every body kind, each stage of
+    the tokens, each stage of a move, and the reveal that completes the hand's check."""
+    peers = make_peers([greedy_player, greedy_player], seed=704)
+    network = MemoryNetwork(peers)
+    open_table(peers, ["Ann", "Bob"], RuleSet.parse(["hands=1"]), seed=704)
+    network.run(lambda: all(p.finished for p in peers))
+    log = peers[0].log
+    found: dict[str, Position] = {}
+    table = fold(None, log[0])
+    for entry in log[1:]:
+        name = entry.kind
+        if entry.kind == "tokens":
+            name += f"/{table.hand.stage}"  # type: ignore[union-attr]
+        elif entry.kind == "move":
+            name += f"/{entry.body[1]}"
+        if entry.kind == "reveal" and entry.author == table.players - 1:
+            name += "/last"
+        found.setdefault(name, Position(name, table, entry, tuple(p.identity for p in peers)))
+        table = table.apply(entry)
+    assert set(found) >= set(NAMES)
+    return found
+
+
+def sign_at(position: Position, kind: str, body: Any) -> Entry | None:
+    """``body`` signed by the seat entitled to write an entry of ``kind`` at ``position`` (for
+    ``away``, the runner who would go on without the awaited machine); None when msgpack
+    cannot write it."""
+    table, honest = position.table, position.honest
+    author = table.runner_for(table.awaited_machine() or 0) if kind == "away" else honest.author
+    assert author is not None
+    try:
+        return make_entry(position.keys[author], table.game_id, honest.seq, table.last_hash, author,
+                          kind, body)
+    except (ValueError, TypeError, OverflowError, BadEntry):
+        return None  # not msgpack (a too-big int) or more than an entry may hold
+
+
+def assert_accepted_or_blamed(position: Position, entry: Entry | None) -> None:
+    if entry is None:
+        return
+    try:
+        position.table.apply(entry)
+    except ProtocolViolation as err:
+        assert (err.seat, err.seq) == (entry.author, entry.seq), str(err)
+        assert len(err.reason) <= 400
+
+
+# Values at the edges of what the codec and the rules take come up as often as any other kind.
+special = st.sampled_from(["draw", "take", "lay", "hit", "discard", "low", "high", -1, 0, 1, 2, 3, 4, 7, 8,
+                           10, 11, 12, 13, 99, 107, 108, 255, 2**32, 2**63, 2**64 - 1, bytes(32), bytes(64)])
+leaves = st.one_of(special, special, st.none(), st.booleans(), st.integers(-2**64, 2**64),
+                   st.floats(allow_nan=False), st.text(max_size=20), st.binary(max_size=100))
+values = st.recursive(leaves, lambda inner: st.lists(inner, max_size=6)
+                      | st.dictionaries(st.text(max_size=5), inner, max_size=3), max_leaves=25)
+bodies = st.lists(values, max_size=7) | values  # mostly arrays, as every body is
+KINDS = ["key", "shuffle", "tokens", "move", "reveal", "away", "table"]
+NAMES = ["key", "shuffle", "tokens/deal_tokens", "tokens/draw_tokens", "move/draw", "move/discard", "reveal",
+         "reveal/last"]
+
+
+@pytest.mark.parametrize("name", NAMES)
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(kind=st.sampled_from(KINDS), body=bodies)
+def test_any_signed_body_is_accepted_or_blamed_on_its_author(
+        positions: dict[str, Position], name: str, kind: str, body: Any) -> None:
+    """Arbitrary msgpack signed by the seat entitled to write, as any body kind, at a position
+    of every stage: the fold accepts it or names that seat and that entry, never anything
+    else."""
+    assert_accepted_or_blamed(positions[name], sign_at(positions[name], kind, body))
+
+
+def mutations(body: Any) -> st.SearchStrategy[Any]:
+    """Near-valid variants of a real body: one part anywhere in it replaced by an arbitrary
+    value, dropped, or doubled."""
+    paths: list[tuple[int, ...]] = []
+    stack: list[tuple[Any, tuple[int, ...]]] = [(body, ())]
+    while stack:
+        item, path = stack.pop()
+        paths.append(path)
+        if isinstance(item, list):
+            stack.extend((child, (*path, i)) for i, child in enumerate(item) if len(path) < 4)
+
+    def change(path: tuple[int, ...], how: str, value: Any) -> Any:
+        if not path:
+            return value
+        out = copy.deepcopy(body)
+        parent = out
+        for i in path[:-1]:
+            parent = parent[i]
+        last = path[-1]
+        if how == "replace":
+            parent[last] = value
+        elif how == "drop":
+            del parent[last]
+        else:
+            parent.insert(last, parent[last])
+        return out
+
+    shallow = [p for p in paths if len(p) <= 2]  # a body's own fields, and their items, most often
+    where = st.sampled_from(shallow) | st.sampled_from(paths)
+    return st.builds(change, where, st.sampled_from(["replace", "replace", "drop", "double"]), values)
+
+
+@pytest.mark.parametrize("name", NAMES)
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_a_near_valid_signed_body_is_accepted_or_blamed_on_its_author(
+        positions: dict[str, Position], data: st.DataObject, name: str) -> None:
+    """A real body changed in one place (a field replaced, dropped or doubled, at any depth),
+    signed by its author: accepted, or a violation of that seat at that entry."""
+    position = positions[name]
+    body = data.draw(mutations(position.honest.body))
+    assert_accepted_or_blamed(position, sign_at(position, position.honest.kind, body))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_a_shaped_move_is_accepted_or_blamed_on_its_author(positions: dict[str, Position],
+                                                           data: st.DataObject) -> None:
+    """Moves of the right length for their action, with fields near what the rules expect
+    (the mover's own slots, real token items, labels and phases around their ranges)."""
+    position = positions["move/discard"]
+    table = position.table
+    seat = position.honest.author
+    own = list(table.engine.hands[seat]) or [0]
+    slot = st.sampled_from(own) | st.integers(-1, 300)
+    token_items = st.lists(st.sampled_from(position.honest.body[-1] or [[0, bytes(32), bytes(96)]]),
+                           max_size=3)
+    label = st.none() | st.integers(-2, 14) | st.just(2**63)
+    meld = st.tuples(st.lists(slot, min_size=1, max_size=8), label).map(list)
+    hand = st.just(position.honest.body[0]) | st.integers(-1, 3)
+    body = data.draw(st.one_of(
+        st.tuples(hand, st.just("lay"), st.integers(0, 11), st.lists(meld, min_size=0, max_size=3),
+                  token_items),
+        st.tuples(hand, st.just("hit"), slot, st.integers(-1, 14), st.sampled_from([None, "low", "high", 1]),
+                  token_items),
+        st.tuples(hand, st.just("discard"), slot, st.none() | st.integers(-1, 7), token_items),
+        st.tuples(hand, st.sampled_from(["draw", "take"])),
+    ).map(list))
+    assert_accepted_or_blamed(position, sign_at(position, "move", body))
