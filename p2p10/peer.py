@@ -14,9 +14,11 @@ position on (``want``); one that has waited ``blame_after`` seconds names the se
 waiting for (:attr:`Peer.overdue`). Duplicates are dropped by hash. Two different entries signed
 by one author for one position freeze the peer with both kept as evidence (:attr:`equivocation`).
 
-Messages: msgpack ``[0, envelope]`` (an entry), ``[1, seq]`` (want entries from ``seq``) or
+Messages: msgpack ``[0, envelope]`` (an entry), ``[1, seq]`` (want entries from ``seq``),
 ``[2, chat]`` (a line of table chat: signed by its seat like an entry, relayed once, shown to
-the players, and never part of the log; see :meth:`Peer.say`).
+the players, and never part of the log; see :meth:`Peer.say`) or ``[3, agreement]`` (to go on
+without a machine). Every message and every body is read and written through
+:mod:`p2p10.wire`.
 """
 
 from __future__ import annotations

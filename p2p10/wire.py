@@ -19,9 +19,11 @@ from typing import Any, Literal
 
 import msgpack
 
+from p2p10.cards import DECK_SIZE
 from p2p10.crypto.elgamal import Ciphertext
 from p2p10.crypto.proofs import DleqProof, SchnorrProof
 from p2p10.crypto.shuffle import COMMITMENT_BYTES, SEED_BYTES
+from p2p10.engine import MAX_PLAYERS
 from p2p10.errors import ProtocolError
 
 MAX_SHOWN = 40          # characters of peer data a message may repeat
@@ -29,14 +31,13 @@ MAX_DEPTH = 5           # the deepest body, a lay-down, nests 4 deep: [.., [[[sl
 MAX_HAND = 2**32 - 1    # hand numbers, shuffle rounds, slots and points fit a u64 context with room
 MAX_SLOT = 2**32 - 1
 MAX_SEQ = 2**63 - 1
-MAX_SEATS = 6           # a table seats 2 to 6
+MAX_SEATS = MAX_PLAYERS
 MAX_ITEMS = 128         # token items in one entry: a 6-seat deal needs 61
 MAX_MELDS = 8           # melds in one lay-down (a phase asks for 1 or 2)
 MAX_MELD_SLOTS = 108    # slots in one meld
 MAX_MELD_INDEX = 255    # a meld number on the table (at most 12 in a 6-seat hand)
 MIN_PHASE, MAX_PHASE = 1, 10
 MAX_LABEL = 12          # a set's number or a run's start (1 to 12), a colour (0 to 3)
-DECK_SIZE = 108
 POINT_BYTES = 32
 SCALAR_BYTES = 32
 KEY_BYTES = 32  # an Ed25519 public key
