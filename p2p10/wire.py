@@ -27,14 +27,14 @@ from p2p10.engine import MAX_PLAYERS
 from p2p10.errors import ProtocolError
 
 MAX_SHOWN = 40          # characters of peer data a message may repeat
-MAX_DEPTH = 5           # the deepest body, a lay-down, nests 4 deep: [.., [[[slot], label]], [[..]]]
+MAX_DEPTH = 5           # the deepest body, a lay-down, nests 4 deep: [.., [[[slot, ...], label]], ..]
 MAX_HAND = 2**32 - 1    # hand numbers, shuffle rounds, slots and points fit a u64 context with room
 MAX_SLOT = 2**32 - 1
 MAX_SEQ = 2**63 - 1
 MAX_SEATS = MAX_PLAYERS
 MAX_ITEMS = 128         # token items in one entry: a 6-seat deal needs 61
 MAX_MELDS = 8           # melds in one lay-down (a phase asks for 1 or 2)
-MAX_MELD_SLOTS = 108    # slots in one meld
+MAX_MELD_SLOTS = DECK_SIZE  # slots in one meld
 MAX_MELD_INDEX = 255    # a meld number on the table (at most 12 in a 6-seat hand)
 MIN_PHASE, MAX_PHASE = 1, 10
 MAX_LABEL = 12          # a set's number or a run's start (1 to 12), a colour (0 to 3)
@@ -68,9 +68,8 @@ def shown(value: object) -> str:
         return "nil"
     if isinstance(value, bool):
         return "a boolean"
-    if isinstance(value, int):
-        text = str(value) if -10**30 < value < 10**30 else f"a {len(str(abs(value)))}-digit number"
-        return text
+    if isinstance(value, int):  # msgpack's are at most 64 bits; anything longer is not printed
+        return str(value) if value.bit_length() <= 64 else f"a {value.bit_length()}-bit number"
     if isinstance(value, str):
         text = repr(value[:MAX_SHOWN])
         return text if len(value) <= MAX_SHOWN else f"{text[:-1]}...{text[-1]}"
