@@ -24,11 +24,22 @@ from cli.main import main
 from p2p10.cards import is_natural
 from p2p10.errors import ProtocolViolation
 from p2p10.events import DrawStock, LayDown, MeldSpec
-from p2p10.log import VERSION, BadEntry, Entry, encode_log, file_header, make_entry, parse_entry, record
+from p2p10.log import (
+    VERSION,
+    BadEntry,
+    Entry,
+    encode_log,
+    file_header,
+    make_entry,
+    parse_entry,
+    public_bytes,
+    record,
+)
 from p2p10.peer import Peer, encode_entry_message
 from p2p10.rules import RuleSet
 from p2p10.simulate import greedy_player
-from p2p10.table import TableState, fold
+from p2p10.table import TableState, away_message, fold
+from p2p10.wire import AwayBody
 from protocol.memory import MemoryNetwork, make_peers, open_table
 
 ANY_ORDER = RuleSet.parse(["order=any"])
@@ -423,3 +434,38 @@ def test_a_shaped_move_is_accepted_or_blamed_on_its_author(positions: dict[str, 
         st.tuples(hand, st.sampled_from(["draw", "take"])),
     ).map(list))
     assert_accepted_or_blamed(position, sign_at(position, "move", body))
+
+
+@pytest.fixture(scope="module")
+def away_position() -> Position:
+    """A three-seat table waiting for seat 3's move, and the away entry that every other player
+    agreed to (Ann runs the bot, Bob agrees): the honest body that the mutations start from."""
+    peers = make_peers([greedy_player] * 3, seed=705)
+    network = MemoryNetwork(peers)
+    open_table(peers, ["Ann", "Bob", "Cyd"], RuleSet.parse(["hands=1"]), seed=705)
+
+    def cyd_to_move() -> bool:
+        table = peers[0].table
+        expect = table.expected() if table else None
+        return expect is not None and expect.kind == "move" and expect.seat == 2
+
+    network.run(cyd_to_move)
+    table = peers[0].table
+    assert table is not None and table.runner_for(2) == 0 and table.consenters(2) == (1,)
+    seq = table.seq
+    agreement = peers[1].identity.sign(away_message(table.game_id, seq, table.last_hash, 2))
+    bot_key = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
+    body = AwayBody(2, ((2, public_bytes(bot_key)),), ((1, agreement),)).to_wire()
+    honest = make_entry(peers[0].identity, table.game_id, seq, table.last_hash, 0, "away", body)
+    assert table.apply(honest).run_by[2] == 0
+    return Position("away", table, honest, tuple(p.identity for p in peers))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_a_near_valid_away_entry_is_accepted_or_blamed_on_its_author(away_position: Position,
+                                                                    data: st.DataObject) -> None:
+    """The away entry every other player agreed to, changed in one place and signed by the
+    runner: accepted, or a violation of the runner at that entry."""
+    body = data.draw(mutations(away_position.honest.body))
+    assert_accepted_or_blamed(away_position, sign_at(away_position, "away", body))
