@@ -14,10 +14,10 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from cli import UsageError
-from p2p10.audit import AuditReport, audit_bytes
+from p2p10.audit import AuditReport, audit_stream
 from p2p10.bots import POLICIES
 from p2p10.errors import P2P10Error
 from p2p10.log import NotALog, fingerprint, read_records
@@ -229,15 +229,27 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _read(path: Path) -> bytes:
+@contextlib.contextmanager
+def _opened(path: Path) -> Iterator[BinaryIO]:
+    """``path`` open for reading; a file that cannot be read is :class:`NotALog`."""
     try:
-        return path.read_bytes()
+        stream = path.open("rb")
     except FileNotFoundError:
         raise NotALog(f"{path}: no such file") from None
     except IsADirectoryError:
         raise NotALog(f"{path} is a directory, not a game log") from None
     except OSError as err:
         raise NotALog(f"{path}: {err.strerror}") from None
+    with stream:
+        yield stream
+
+
+def _read(path: Path) -> bytes:
+    with _opened(path) as stream:
+        try:
+            return stream.read()
+        except OSError as err:
+            raise NotALog(f"{path}: {err.strerror}") from None
 
 
 def _report_json(path: Path, report: AuditReport) -> dict[str, Any]:
@@ -269,7 +281,11 @@ def _report_json(path: Path, report: AuditReport) -> dict[str, Any]:
 def cmd_audit(args: argparse.Namespace) -> int:
     """Audit a log; exit 0 clean, 1 violation or incomplete, 2 not a log, 3 complete with no
     violation but with unchecked steps."""
-    report = audit_bytes(_read(args.file))
+    with _opened(args.file) as stream:
+        try:
+            report = audit_stream(stream)
+        except OSError as err:
+            raise NotALog(f"{args.file}: {err.strerror}") from None
     if args.json:
         print(json.dumps(_report_json(args.file, report)))
         return report.exit_status
@@ -311,8 +327,17 @@ def cmd_replay(args: argparse.Namespace) -> int:
         viewer_app = ReplayApp(records.items, viewer, args.ascii, args.hand)
         asyncio.run(viewer_app.run())
         return 0
-    for line in transcript(records.items, viewer, args.hand):
-        print(line)
-    if records.torn:
-        print(f"(The last {records.torn} bytes of the file are not a whole entry.)")
-    return 0
+    lines = transcript(records.items, viewer, args.hand)
+    while True:
+        try:
+            print(next(lines))
+        except StopIteration as done:
+            violation = done.value
+            break
+    if violation is None and records.torn:
+        print(f"DAMAGED: the last {records.torn} bytes of the file are not a whole entry.")
+        return 1
+    if not records.items:
+        print("The log is empty: it holds no entry, not even the table.")
+        return 1
+    return 0 if violation is None else 1

@@ -58,7 +58,7 @@ from p2p10.peer import MAX_CHAT, ChatLine
 from p2p10.replay import revealed_secrets
 from p2p10.rules import OPTION_HELP, RuleSet, describe_phase
 from p2p10.solver import LayDownPlan, solve
-from p2p10.table import TableState
+from p2p10.table import TableState, fold
 from protocol.local import LocalTable
 from protocol.storage import evidence_path
 
@@ -1671,7 +1671,7 @@ def replay_frames(records: Sequence[bytes]) -> tuple[list[TableState], str | Non
     """The replay's steps: the table at the start, wherever a move is due, after each hand is
     scored, and at the end of the log; and the reason the fold stopped early (a violation), if
     it did: a damaged log is shown up to the damage."""
-    table = TableState.from_header(parse_entry(records[0]))
+    table = fold(None, parse_entry(records[0]))
     frames = [table]
     stopped = None
     for index, raw in enumerate(records[1:], start=1):

@@ -15,13 +15,15 @@ entry, and who agreed.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import io
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import BinaryIO
 
 from p2p10.engine import HandResult
 from p2p10.errors import ProtocolViolation
-from p2p10.log import BadEntry, parse_entry, read_records
-from p2p10.table import Expect, TableState, Takeover, UncheckedStep
+from p2p10.log import BadEntry, RecordReader, parse_entry
+from p2p10.table import Expect, TableState, Takeover, UncheckedStep, fold
 
 CLEAN = 0
 """Exit status of a complete game in which every check passed and every step was checked."""
@@ -132,30 +134,45 @@ def _seats(seats: Sequence[int]) -> str:
     return f"seats {', '.join(numbers[:-1])} and {numbers[-1]}"
 
 
-def audit_records(records: Sequence[bytes], torn: int = 0, table: TableState | None = None,
+def audit_records(records: Iterable[bytes], torn: int = 0, table: TableState | None = None,
                   first: int = 0) -> AuditReport:
     """Fold raw entries (as stored) and report the first problem. ``table`` and ``first``
     resume an audit from the state after the first ``first`` entries."""
+    return _audit(records, lambda: torn, table, first)
+
+
+def _audit(records: Iterable[bytes], torn: Callable[[], int], table: TableState | None,
+           first: int) -> AuditReport:
+    # ``torn`` is asked only once every record has been read: a streamed file knows it then.
+    end = first
     for index, raw in enumerate(records, first):
+        end = index + 1
         try:
             entry = parse_entry(raw)
             if entry.seq != index:
                 raise ProtocolViolation(None, index, f"entry {index} of the file says it is entry "
                                         f"{entry.seq} (a replayed, dropped or reordered entry)")
-            table = TableState.from_header(entry) if table is None else table.apply(entry)
+            table = fold(table, entry)
         except BadEntry as err:
             return AuditReport(index, table, ProtocolViolation(None, index, f"a malformed entry: {err}"))
         except ProtocolViolation as err:
             return AuditReport(index, table, err)
-    end = first + len(records)
-    if torn:
+    cut = torn()
+    if cut:
         return AuditReport(end, table, ProtocolViolation(
-            None, end, f"entry {end} is cut short or damaged: the last {torn} bytes of "
+            None, end, f"entry {end} is cut short or damaged: the last {cut} bytes of "
             "the file are not a whole entry"))
     return AuditReport(end, table, None)
 
 
+def audit_stream(stream: BinaryIO) -> AuditReport:
+    """Audit a ``.p2p10`` file read record by record from ``stream`` (memory stays near the
+    size of the largest entry plus the fold's state); raises :class:`p2p10.log.NotALog` if it
+    is not a log."""
+    reader = RecordReader(stream)
+    return _audit(reader, lambda: reader.torn, None, 0)
+
+
 def audit_bytes(data: bytes) -> AuditReport:
     """Audit a whole ``.p2p10`` file's bytes; raises :class:`p2p10.log.NotALog` if it is not one."""
-    records = read_records(data)
-    return audit_records(records.items, records.torn)
+    return audit_stream(io.BytesIO(data))

@@ -16,28 +16,32 @@ entry. Which seat may write at each position is the table state machine's busine
 File format (``.p2p10`` for the log, ``.p2p10-secrets`` for one peer's secrets): an 8-byte magic
 and a version byte, then records, each a 4-byte big-endian length and that many bytes (for the
 log, one envelope). Appending a record is one write, so a crash can leave at most a torn last
-record, which :func:`read_records` reports instead of failing.
+record, which :func:`read_records` and :class:`RecordReader` report instead of failing.
 """
 
 from __future__ import annotations
 
 import hashlib
+import io
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, BinaryIO
 
 import msgpack
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from p2p10.errors import ProtocolError
 from p2p10.signing import Domain, key_problem, sign, verify
+from p2p10.wire import GAME_ID_BYTES as GAME_ID_BYTES
+from p2p10.wire import HASH_BYTES as HASH_BYTES
+from p2p10.wire import MAX_ENTRY_BYTES as MAX_ENTRY_BYTES
+from p2p10.wire import SIGNATURE_BYTES as SIGNATURE_BYTES
+from p2p10.wire import WireError, is_int, shown
+from p2p10.wire import unpack as wire_unpack
 
 VERSION = 2
-GAME_ID_BYTES = 16
-HASH_BYTES = 32
-SIGNATURE_BYTES = 64
-PUBLIC_KEY_BYTES = 32
 GENESIS = bytes(HASH_BYTES)
-MAX_ENTRY_BYTES = 1 << 16  # the largest entry, a 108-card shuffle, is about 7 KB
+PUBLIC_KEY_BYTES = 32
 LOG_MAGIC = b"P2P10LOG"
 SECRETS_MAGIC = b"P2P10KEY"
 FILE_VERSION = 1
@@ -80,13 +84,9 @@ class Entry:
 
 def _unpack(data: bytes) -> Any:
     try:
-        return msgpack.unpackb(data, raw=False, strict_map_key=True, use_list=True)
-    except (ValueError, TypeError, msgpack.ExtraData, msgpack.FormatError, msgpack.StackError) as err:
-        raise BadEntry(f"not valid msgpack: {err}") from None
-
-
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+        return wire_unpack(data)
+    except WireError as err:
+        raise BadEntry(str(err)) from None
 
 
 def parse_entry(raw: bytes) -> Entry:
@@ -105,15 +105,15 @@ def parse_entry(raw: bytes) -> Entry:
     if not (isinstance(fields, list) and len(fields) == 7):
         raise BadEntry("a payload is [version, game, seq, prev, author, kind, body]")
     version, game_id, seq, prev_hash, author, kind, body = fields
-    if version != VERSION or not _is_int(version):
-        raise BadEntry(f"protocol version {version!r} is not {VERSION}")
+    if not (is_int(version) and version == VERSION):
+        raise BadEntry(f"protocol version {shown(version)} is not {VERSION}")
     if not (isinstance(game_id, bytes) and len(game_id) == GAME_ID_BYTES):
         raise BadEntry(f"a game id is {GAME_ID_BYTES} bytes")
-    if not (_is_int(seq) and seq >= 0):
+    if not (is_int(seq) and seq >= 0):
         raise BadEntry("the sequence number must be a non-negative integer")
     if not (isinstance(prev_hash, bytes) and len(prev_hash) == HASH_BYTES):
         raise BadEntry(f"the previous hash is {HASH_BYTES} bytes")
-    if not (_is_int(author) and 0 <= author < 64):
+    if not (is_int(author) and 0 <= author < 64):
         raise BadEntry("the author must be a seat number")
     if not isinstance(kind, str):
         raise BadEntry("the kind must be a string")
@@ -178,25 +178,47 @@ class Records:
     good_length: int
 
 
+class RecordReader:
+    """The records of a file, read one at a time from a binary file object, so that memory
+    stays near the largest record whatever the file's size. The header is checked on
+    construction (:class:`NotALog`); iterate for the records. Once iteration ends, ``torn``
+    is the number of trailing bytes that do not make a whole record and ``good_length`` is
+    where the whole records end (as in :class:`Records`)."""
+
+    def __init__(self, stream: BinaryIO, magic: bytes = LOG_MAGIC) -> None:
+        head = stream.read(len(magic) + 1)
+        if not head:
+            raise NotALog("the file is empty")
+        if not head.startswith(magic):
+            kind = "game log" if magic == LOG_MAGIC else "secrets file"
+            raise NotALog(f"this is not a p2p10 {kind} (it does not start with {magic.decode()})")
+        if len(head) <= len(magic) or head[len(magic)] != FILE_VERSION:
+            raise NotALog("this p2p10 file has a format version this program does not read")
+        self.stream = stream
+        self.good_length = len(head)
+        self.torn = 0
+
+    def __iter__(self) -> Iterator[bytes]:
+        stream = self.stream
+        while True:
+            prefix = stream.read(4)
+            if not prefix:
+                return
+            size = int.from_bytes(prefix, "big")
+            data = stream.read(size) if len(prefix) == 4 and size <= MAX_ENTRY_BYTES else b""
+            if len(prefix) < 4 or size > MAX_ENTRY_BYTES or len(data) < size:
+                # A damaged length or a cut-short record: the rest is not a whole entry.
+                self.torn = stream.seek(0, io.SEEK_END) - self.good_length
+                return
+            self.good_length += 4 + size
+            yield data
+
+
 def read_records(data: bytes, magic: bytes = LOG_MAGIC) -> Records:
     """Split a file's bytes into records; raises :class:`NotALog` if the header is wrong."""
-    head = file_header(magic)
-    if not data.startswith(magic):
-        kind = "game log" if magic == LOG_MAGIC else "secrets file"
-        raise NotALog(f"this is not a p2p10 {kind} (it does not start with {magic.decode()})")
-    if len(data) < len(head) or data[len(magic)] != FILE_VERSION:
-        raise NotALog("this p2p10 file has a format version this program does not read")
-    items: list[bytes] = []
-    pos = len(head)
-    while pos < len(data):
-        if pos + 4 > len(data):
-            break
-        size = int.from_bytes(data[pos:pos + 4], "big")
-        if size > MAX_ENTRY_BYTES or pos + 4 + size > len(data):
-            break  # a damaged length or a cut-short record: the rest is not a whole entry
-        items.append(data[pos + 4:pos + 4 + size])
-        pos += 4 + size
-    return Records(tuple(items), len(data) - pos, pos)
+    reader = RecordReader(io.BytesIO(data), magic)
+    items = tuple(reader)
+    return Records(items, reader.torn, reader.good_length)
 
 
 def encode_log(entries: list[Entry] | tuple[Entry, ...]) -> bytes:

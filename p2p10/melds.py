@@ -150,6 +150,10 @@ def _check_run(cards: Sequence[int], label: int | None, shown: str) -> int:
 
 
 def _check_colour(naturals: list[int], label: int | None, shown: str) -> int:
+    if label is not None and not 0 <= label < len(COLOURS):
+        # Checked before any lookup by the label: it comes from the wire.
+        known = ", ".join(f"{i} {name}" for i, name in enumerate(COLOUR_NAMES))
+        raise MeldError(f"label {label} is no colour (the colours are {known})")
     colours = sorted({colour(c) for c in naturals})
     if len(colours) > 1:
         names = " and ".join(COLOUR_NAMES[c] for c in colours)
@@ -159,8 +163,6 @@ def _check_colour(naturals: list[int], label: int | None, shown: str) -> int:
         raise MeldError(f"{shown} is all wilds: say which colour the group is")
     if label is not None and label != value:
         raise MeldError(f"{shown} is {COLOUR_NAMES[value]}, not {COLOUR_NAMES[label]}")
-    if not 0 <= value < len(COLOURS):
-        raise MeldError(f"colour {value} does not exist")
     return value
 
 

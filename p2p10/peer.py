@@ -14,9 +14,11 @@ position on (``want``); one that has waited ``blame_after`` seconds names the se
 waiting for (:attr:`Peer.overdue`). Duplicates are dropped by hash. Two different entries signed
 by one author for one position freeze the peer with both kept as evidence (:attr:`equivocation`).
 
-Messages: msgpack ``[0, envelope]`` (an entry), ``[1, seq]`` (want entries from ``seq``) or
+Messages: msgpack ``[0, envelope]`` (an entry), ``[1, seq]`` (want entries from ``seq``),
 ``[2, chat]`` (a line of table chat: signed by its seat like an entry, relayed once, shown to
-the players, and never part of the log; see :meth:`Peer.say`).
+the players, and never part of the log; see :meth:`Peer.say`) or ``[3, agreement]`` (to go on
+without a machine). Every message and every body is read and written through
+:mod:`p2p10.wire`.
 """
 
 from __future__ import annotations
@@ -27,8 +29,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import msgpack
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from p2p10.cards import is_skip, points
 from p2p10.crypto.elgamal import initial_deck, token
@@ -38,7 +39,7 @@ from p2p10.crypto.shuffle import apply_shuffle, commit_seed, new_seed, seed_matc
 from p2p10.engine import GameState
 from p2p10.errors import IllegalMove, ProtocolError, ProtocolViolation, SavedFileError
 from p2p10.events import Discard, DrawStock, Hit, LayDown, Reshuffle, SeatEvent, TakeDiscard
-from p2p10.log import MAX_ENTRY_BYTES, BadEntry, Entry, make_entry, parse_entry, public_bytes
+from p2p10.log import BadEntry, Entry, make_entry, parse_entry, public_bytes
 from p2p10.rules import RuleSet
 from p2p10.signing import Domain, sign, verify
 from p2p10.sitdown import SitDown, sign_sit_down
@@ -47,23 +48,42 @@ from p2p10.table import (
     HandCrypto,
     TableState,
     away_message,
+    fold,
     key_context,
     seed_context,
     shuffle_context,
     token_context,
 )
+from p2p10.wire import AGREE as AGREE
+from p2p10.wire import CHAT as CHAT
+from p2p10.wire import CHAT_LABEL as CHAT_LABEL
+from p2p10.wire import CHAT_NONCE_BYTES as CHAT_NONCE_BYTES
+from p2p10.wire import ENTRY as ENTRY
+from p2p10.wire import MAX_CHAT as MAX_CHAT
+from p2p10.wire import MAX_MESSAGE_BYTES as MAX_MESSAGE_BYTES
+from p2p10.wire import WANT as WANT
+from p2p10.wire import (
+    Agreement,
+    AwayBody,
+    Chat,
+    KeyBody,
+    MoveBody,
+    RevealBody,
+    ShuffleBody,
+    TokenItem,
+    TokensBody,
+    WireError,
+    WireMeld,
+    encode_agreement,
+    encode_chat,
+)
+from p2p10.wire import decode_message as decode_message
+from p2p10.wire import encode_entry_message as encode_entry_message
+from p2p10.wire import encode_want as encode_want
 
-ENTRY = 0
-WANT = 1
-CHAT = 2
-AGREE = 3
-CHAT_LABEL = "p2p10/chat/v1"
-MAX_CHAT = 200  # characters in one line of chat
-CHAT_NONCE_BYTES = 8
 CHAT_KEPT = 500  # lines of chat a peer keeps to show (and hashes, to drop repeats)
 BUFFER_LIMIT = 4096
 WANT_BATCH = 256
-MAX_MESSAGE_BYTES = MAX_ENTRY_BYTES + 16
 
 Player = Callable[[GameState, int, random.Random], SeatEvent]
 Outgoing = tuple[int | None, bytes]  # (destination seat, or None for every other seat; message)
@@ -104,51 +124,11 @@ def chat_text(text: str) -> str:
     return text
 
 
-def encode_agreement(person: int, seq: int, prev_hash: bytes, signer: int, signature: bytes) -> bytes:
-    """The message that says ``signer`` agrees to go on without ``person``'s machine at ``seq``."""
-    return bytes(msgpack.packb([AGREE, [person, seq, prev_hash, signer, signature]], use_bin_type=True))
-
-
-def _is_count(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
-
-
 def addressed(outgoing: list[Outgoing], sender: int, seats: int) -> list[tuple[int, bytes]]:
     """Each outgoing message with one destination seat: a message for everybody goes to every
     seat but its sender."""
     return [(target, data) for dst, data in outgoing
             for target in ([dst] if dst is not None else [d for d in range(seats) if d != sender])]
-
-
-def encode_entry_message(raw: bytes) -> bytes:
-    """The message that carries one entry."""
-    return bytes(msgpack.packb([ENTRY, raw], use_bin_type=True))
-
-
-def encode_want(seq: int) -> bytes:
-    """The message that asks for the entries from ``seq`` on."""
-    return bytes(msgpack.packb([WANT, seq], use_bin_type=True))
-
-
-def decode_message(data: bytes) -> tuple[int, Any]:
-    """``(ENTRY, envelope)`` or ``(WANT, seq)``; raises :class:`ProtocolError`."""
-    if len(data) > MAX_MESSAGE_BYTES:
-        raise ProtocolError(f"a message is at most {MAX_MESSAGE_BYTES} bytes")
-    try:
-        item = msgpack.unpackb(data, raw=False, strict_map_key=True)
-    except (ValueError, TypeError, msgpack.ExtraData, msgpack.FormatError, msgpack.StackError):
-        raise ProtocolError("the message is not valid msgpack") from None
-    if isinstance(item, list) and len(item) == 2 and type(item[0]) is int:  # not True, not 1.0
-        kind, value = item
-        if kind == ENTRY and isinstance(value, bytes):
-            return ENTRY, value
-        if kind == WANT and isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-            return WANT, value
-        if kind == CHAT and isinstance(value, bytes):
-            return CHAT, value
-        if kind == AGREE and isinstance(value, list):
-            return AGREE, value
-    raise ProtocolError("a message is [0, entry], [1, sequence number], [2, chat] or [3, agreement]")
 
 
 class Peer:
@@ -200,7 +180,8 @@ class Peer:
         self._private: dict[int, int] = {}
         self._private_hand = -1
         # Early entries by position, each with the seat that delivered it (to charge its faults).
-        self._buffer: dict[int, dict[bytes, tuple[Entry, int | None]]] = {}
+        # Each with the key its signature was checked with, so the fold need not check it again.
+        self._buffer: dict[int, dict[bytes, tuple[Entry, int | None, Ed25519PublicKey | None]]] = {}
         self._outbox: list[Outgoing] = []
         self._progress_at: float | None = None  # the first poll starts the clock
         self._wanted_at = 0.0
@@ -232,8 +213,8 @@ class Peer:
         for index, raw in enumerate(records):
             try:
                 entry = parse_entry(raw)
-                table = TableState.from_header(entry) if peer.table is None else peer.table.apply(entry)
-            except ProtocolError as err:
+                table = fold(peer.table, entry)
+            except (BadEntry, ProtocolError) as err:
                 raise SavedFileError(f"entry {index} of the saved log does not check: {err}") from None
             if (entry.kind == "key" and entry.author == seat and peer.table is not None
                     and peer.table.signing_keys[seat] == own and table.hand is not None):
@@ -391,9 +372,8 @@ class Peer:
         text = chat_text(text)
         if self.table is None:
             raise IllegalMove("there is no table to talk to yet", self.seat)
-        body = bytes(msgpack.packb([CHAT_LABEL, self.table.game_id, self.seat,
-                                    self.rng_bytes(CHAT_NONCE_BYTES), text], use_bin_type=True))
-        signed = bytes(msgpack.packb([body, sign(self.identity, Domain.CHAT, body)], use_bin_type=True))
+        body = Chat.body_bytes(self.table.game_id, self.seat, self.rng_bytes(CHAT_NONCE_BYTES), text)
+        signed = Chat.signed_bytes(body, sign(self.identity, Domain.CHAT, body))
         line = ChatLine(self.seat, text)
         self._keep_chat(signed, line)
         return line
@@ -406,32 +386,27 @@ class Peer:
         if table is None:
             return  # nobody's key is known yet: it cannot be checked
         try:
-            body, signature = msgpack.unpackb(signed, raw=False, strict_map_key=True)
-            label, game_id, seat, nonce, text = msgpack.unpackb(body, raw=False, strict_map_key=True)
-            if not (label == CHAT_LABEL and isinstance(seat, int) and not isinstance(seat, bool)
-                    and 0 <= seat < table.players and isinstance(nonce, bytes)
-                    and len(nonce) == CHAT_NONCE_BYTES and isinstance(text, str)
-                    and isinstance(signature, bytes)):
-                raise ValueError
-            text = chat_text(text)
-        except (ValueError, TypeError, IllegalMove, msgpack.ExtraData, msgpack.FormatError,
-                msgpack.StackError):
+            chat = Chat.from_wire(signed)
+            if chat.seat >= table.players:
+                raise WireError("no such seat")
+            text = chat_text(chat.text)
+        except (WireError, IllegalMove):
             self.faults.append(Fault(sender, None, "a malformed chat message"))
             return
-        if game_id != table.game_id:
+        if chat.game_id != table.game_id:
             self.faults.append(Fault(sender, None, "a chat message of another game"))
             return
-        if not verify(table.verifiers[seat], Domain.CHAT, body, signature):
+        if not verify(table.verifiers[chat.seat], Domain.CHAT, chat.body, chat.signature):
             self.faults.append(Fault(sender, None, "a chat message whose signature does not verify"))
             return
-        self._keep_chat(signed, ChatLine(seat, text))
+        self._keep_chat(signed, ChatLine(chat.seat, text))
 
     def _keep_chat(self, signed: bytes, line: ChatLine) -> None:
         self._chat_seen[signed] = None
         if len(self._chat_seen) > CHAT_KEPT:
             del self._chat_seen[next(iter(self._chat_seen))]
         self.chat = [*self.chat[-(CHAT_KEPT - 1):], line]
-        self._outbox.append((None, bytes(msgpack.packb([CHAT, signed], use_bin_type=True))))
+        self._outbox.append((None, encode_chat(signed)))
         if self.on_chat is not None:
             self.on_chat(line)
 
@@ -476,17 +451,14 @@ class Peer:
         person, seq, prev_hash = self.going_on
         signature = sign(self.identity, Domain.AGREEMENT, away_message(table.game_id, seq, prev_hash, person))
         self.agreements.setdefault(self.going_on, {})[self.seat] = signature
-        self._outbox.append((None, encode_agreement(person, seq, prev_hash, self.seat, signature)))
+        self._outbox.append((None, encode_agreement(Agreement(person, seq, prev_hash, self.seat, signature))))
 
-    def _heard_agreement(self, value: list[Any], sender: int | None) -> None:
+    def _heard_agreement(self, agreement: Agreement, sender: int | None) -> None:
         table = self.table
         if table is None:
             return
-        if not (len(value) == 5 and all(_is_count(v) for v in (value[0], value[1], value[3]))
-                and isinstance(value[2], bytes) and isinstance(value[4], bytes)):
-            self.faults.append(Fault(sender, None, "a malformed agreement to go on"))
-            return
-        person, seq, prev_hash, signer, signature = value
+        person, seq, prev_hash = agreement.person, agreement.seq, agreement.prev_hash
+        signer, signature = agreement.signer, agreement.signature
         if seq != len(self.log) or prev_hash != table.last_hash:
             return  # for another position: stale, or this peer is behind (it is sent again)
         if not (person < table.players and signer < table.players
@@ -516,8 +488,9 @@ class Peer:
         for seat in table.away_group(person):
             key = Ed25519PrivateKey.from_private_bytes(self.rng_bytes(32))
             self.delegated[seat] = key  # before the entry: its log hook may save the key first
-            delegates.append([seat, public_bytes(key)])
-        self._write("away", [person, delegates, [[s, signed[s]] for s in consenters]])
+            delegates.append((seat, public_bytes(key)))
+        agreements = tuple((s, signed[s]) for s in consenters)
+        self._write("away", AwayBody(person, tuple(delegates), agreements).to_wire())
 
     def _left_behind(self, away: Entry, now: float) -> bool:
         """This peer's machine was away, and the others went on without it at a position where
@@ -528,12 +501,16 @@ class Peer:
         if self.stopped or seq == 0 or self.table is None:
             return False
         mine = self.table.machine_of(self.seat)
-        if not (isinstance(away.body, list) and away.body[:1] == [mine]):
+        try:
+            person = AwayBody.from_wire(away.body).person
+        except WireError:
+            return False  # not an away entry at all: the fold refuses it
+        if person != mine:
             return False  # the others went on without another machine: no business of this one
         if any(self.table.machine_of(e.author) != mine for e in self.log[seq:]):
             return False  # somebody else built on those entries: not this case
         try:
-            table = TableState.from_header(self.log[0])  # the fold before ``seq``, again
+            table = fold(None, self.log[0])  # the fold before ``seq``, again
             for entry in self.log[1:seq]:
                 table = table.apply(entry)
             table = table.apply(away)
@@ -575,6 +552,7 @@ class Peer:
             return
         if entry.seq < len(self.log) and self.log[entry.seq].hash == entry.hash:
             return  # a duplicate (every entry is relayed by every peer): no need to verify it
+        key: Ed25519PublicKey | None = None
         if self.table is None:
             if entry.seq != 0:
                 return  # nothing can be checked before the table entry; it is fetched again later
@@ -583,7 +561,9 @@ class Peer:
             if entry.game_id != table.game_id:
                 self.faults.append(Fault(sender, entry.seq, "an entry of another game"))
                 return
-            if entry.author >= table.players or not entry.verify(table.verifiers[entry.author]):
+            # The one signature check of an entry from the wire; the fold is told it was made.
+            key = table.verifiers[entry.author] if entry.author < table.players else None
+            if key is None or not entry.verify(key):
                 self.faults.append(Fault(sender, entry.seq, "an entry whose signature does not verify"))
                 return
         if entry.seq < len(self.log):
@@ -603,11 +583,11 @@ class Peer:
                 self.faults.append(Fault(sender, entry.seq, "an entry far beyond the end of the log"))
                 return
             waiting = self._buffer.setdefault(entry.seq, {})
-            for other, _ in waiting.values():
+            for other, _, _ in waiting.values():
                 if other.author == entry.author and other.hash != entry.hash:
                     self._equivocate(other, entry)
                     return
-            waiting[entry.hash] = (entry, sender)
+            waiting[entry.hash] = (entry, sender, key)
             return
         if self.going_on is not None and self.table is not None and entry.kind != "away":
             person, seq, _prev = self.going_on
@@ -619,11 +599,11 @@ class Peer:
                 self._withdraw()  # a player who did not agree took it: going on cannot happen
                 self._offer(raw, sender, now)
                 return
-        self._accept(entry, sender)
+        self._accept(entry, sender, key)
         while not self.stopped and len(self.log) in self._buffer:
             candidates = self._buffer.pop(len(self.log))
-            for candidate, delivered_by in candidates.values():
-                if self._accept(candidate, delivered_by):
+            for candidate, delivered_by, checked_with in candidates.values():
+                if self._accept(candidate, delivered_by, checked_with):
                     break
         self._progress_at = now
         self.overdue = None
@@ -638,7 +618,7 @@ class Peer:
         for twin in (first, second):
             self._outbox.append((None, encode_entry_message(twin.raw)))
 
-    def _accept(self, entry: Entry, sender: int | None) -> bool:
+    def _accept(self, entry: Entry, sender: int | None, verified_by: Ed25519PublicKey | None = None) -> bool:
         if self.table is not None and entry.seq == self.table.seq and entry.prev_hash != self.table.last_hash:
             # The entry builds on another entry than ours at the previous position: either its
             # author forked, or the previous writer equivocated and this peer holds the other
@@ -648,7 +628,7 @@ class Peer:
             self._outbox.append((None, encode_want(entry.seq - 1)))
             return False
         try:
-            table = TableState.from_header(entry) if self.table is None else self.table.apply(entry)
+            table = fold(self.table, entry, verified_by=verified_by)
             if self.table is None and (self.seat >= table.players
                                        or table.keys[self.seat] != public_bytes(self.identity)):
                 raise ProtocolViolation(None, 0, f"the table entry does not seat this peer's key at "
@@ -770,8 +750,8 @@ class Peer:
         """``[hand, P, Schnorr proof, seed commitment]``."""
         s = self._hand_secrets(table)
         proof = prove_knowledge(s.secret, key_context(table.game_id, s.hand, self.seat), self.rng_bytes)
-        return [s.hand, base_mul(s.secret).to_bytes(), proof.to_bytes(),
-                commit_seed(s.seed, seed_context(table.game_id, s.hand, self.seat))]
+        return KeyBody(s.hand, base_mul(s.secret).to_bytes(), proof.to_bytes(),
+                       commit_seed(s.seed, seed_context(table.game_id, s.hand, self.seat))).to_wire()
 
     def build_shuffle(self, table: TableState) -> list[Any]:
         """``[hand, round, deck]``: the current deck permuted and re-randomised by the seed."""
@@ -785,9 +765,9 @@ class Peer:
             round_no, before = len(hand.rounds) - 1, hand.rounds[-1].final
         context = shuffle_context(table.game_id, hand.number, round_no, self.seat)
         deck = apply_shuffle(before, s.seed, hand.joint, context)
-        return [hand.number, round_no, b"".join(c.to_bytes() for c in deck)]
+        return ShuffleBody(hand.number, round_no, b"".join(c.to_bytes() for c in deck)).to_wire()
 
-    def _token_items(self, table: TableState, slots: list[int] | tuple[int, ...]) -> list[list[Any]]:
+    def _token_items(self, table: TableState, slots: list[int] | tuple[int, ...]) -> tuple[TokenItem, ...]:
         hand = self._current(table)
         s = self._hand_secrets(table)
         items = []
@@ -795,8 +775,8 @@ class Peer:
             a = hand.ciphertext(slot).a
             proof = prove_equal_logs(s.secret, a, token_context(table.game_id, hand.number, slot, self.seat),
                                      self.rng_bytes)
-            items.append([slot, token(s.secret, a).to_bytes(), proof.to_bytes()])
-        return items
+            items.append(TokenItem(slot, token(s.secret, a).to_bytes(), proof.to_bytes()))
+        return tuple(items)
 
     def build_tokens(self, table: TableState) -> list[Any]:
         """``[hand, [[slot, token, proof], ...]]`` for the deal or for another seat's draw."""
@@ -806,34 +786,40 @@ class Peer:
         else:
             assert hand.draw is not None
             slots = (hand.draw[0],)
-        return [hand.number, self._token_items(table, slots)]
+        return TokensBody(hand.number, self._token_items(table, slots)).to_wire()
 
     def build_move(self, table: TableState, move: SeatEvent) -> list[Any]:
         """The body of a move; a card played from the hand carries this seat's token."""
         number = self._current(table).number
         known = table.engine.known
 
-        def tokens(slots: list[int]) -> list[list[Any]]:
+        def tokens(slots: list[int]) -> tuple[TokenItem, ...]:
             return self._token_items(table, sorted(s for s in slots if s not in known))
 
+        body: MoveBody
         if isinstance(move, DrawStock):
-            return [number, "draw"]
-        if isinstance(move, TakeDiscard):
-            return [number, "take"]
-        if isinstance(move, LayDown):
-            return [number, "lay", move.phase, [[list(m.slots), m.label] for m in move.melds],
-                    tokens([s for m in move.melds for s in m.slots])]
-        if isinstance(move, Hit):
-            return [number, "hit", move.slot, move.meld, move.end, tokens([move.slot])]
-        if isinstance(move, Discard):
-            return [number, "discard", move.slot, move.target, tokens([move.slot])]
-        raise IllegalMove(f"{move!r} is not a move")
+            body = MoveBody(number, "draw")
+        elif isinstance(move, TakeDiscard):
+            body = MoveBody(number, "take")
+        elif isinstance(move, LayDown):
+            body = MoveBody(number, "lay", phase=move.phase,
+                            melds=tuple(WireMeld(m.slots, m.label) for m in move.melds),
+                            tokens=tokens([s for m in move.melds for s in m.slots]))
+        elif isinstance(move, Hit):
+            body = MoveBody(number, "hit", slot=move.slot, meld=move.meld, end=move.end,
+                            tokens=tokens([move.slot]))
+        elif isinstance(move, Discard):
+            body = MoveBody(number, "discard", slot=move.slot, target=move.target, tokens=tokens([move.slot]))
+        else:
+            raise IllegalMove(f"a {type(move).__name__} is not a move")
+        return body.to_wire()
 
     def build_reveal(self, table: TableState) -> list[Any]:
         """``[hand, secret, seed, cards held, points]``."""
         s = self._hand_secrets(table)
         held = sorted(self.view().hand_cards(self.seat))
-        return [s.hand, s.secret.to_bytes(), s.seed, held, sum(points(c) for c in held)]
+        owed = sum(points(c) for c in held)
+        return RevealBody(s.hand, s.secret.to_bytes(), s.seed, tuple(held), owed).to_wire()
 
 
 def identity_bytes(key: Ed25519PrivateKey) -> bytes:

@@ -7,7 +7,7 @@ everything public; a spectator sees only public cards until each hand's end-of-h
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Sequence
 
 from p2p10.cards import card_text, sort_key
 from p2p10.crypto.group import Scalar
@@ -15,7 +15,8 @@ from p2p10.engine import GameState
 from p2p10.errors import ProtocolError, ProtocolViolation
 from p2p10.log import BadEntry, Entry, parse_entry
 from p2p10.rules import describe_phase
-from p2p10.table import TableState
+from p2p10.table import TableState, fold
+from p2p10.wire import MoveBody, RevealBody, decode_body
 
 
 def revealed_secrets(records: Sequence[bytes]) -> dict[tuple[int, int], Scalar]:
@@ -24,9 +25,10 @@ def revealed_secrets(records: Sequence[bytes]) -> dict[tuple[int, int], Scalar]:
     for raw in records:
         try:
             entry = parse_entry(raw)
-            if entry.kind == "reveal" and isinstance(entry.body, list) and len(entry.body) == 5:
-                found[(entry.body[0], entry.author)] = Scalar.from_bytes(entry.body[1])
-        except (BadEntry, ProtocolError, TypeError):
+            if entry.kind == "reveal":
+                body = RevealBody.from_wire(entry.body)
+                found[(body.hand, entry.author)] = Scalar.from_bytes(body.secret)
+        except ProtocolError:  # BadEntry, WireError, a scalar that does not parse
             continue
     return found
 
@@ -77,7 +79,9 @@ class _Narrator:
                 out.append(f"  {after.names[drawer]} drew from the draw pile{seen}")
             return out
         if kind == "move":
-            action = entry.body[1]
+            move = decode_body(kind, entry.body)
+            assert isinstance(move, MoveBody)  # the fold accepted it
+            action = move.action
             if self.viewer == entry.author and old.stage == "draw":
                 mine = self._view(before).hand_cards(entry.author)
                 out.append(f"  (your hand: {_cards(mine)})")
@@ -87,15 +91,17 @@ class _Narrator:
                 out.append(f"  {name} took {card_text(old.known[old.discard[-1]])} from the discard pile")
             elif action == "lay":
                 melds = " | ".join(m.describe() for m in new.melds[len(old.melds):])
-                out.append(f"  {name} laid down phase {entry.body[2]}: {melds}")
+                out.append(f"  {name} laid down phase {move.phase}: {melds}")
             elif action == "hit":
-                meld = new.melds[entry.body[3]]
-                card = new.known[entry.body[2]]
+                assert move.meld is not None and move.slot is not None
+                meld = new.melds[move.meld]
+                card = new.known[move.slot]
                 owner = "own" if meld.owner == entry.author else f"{new.names[meld.owner]}'s"
                 out.append(f"  {name} hit {card_text(card)} on {owner} {meld.describe()}")
             elif action == "discard":
-                card = new.known[entry.body[2]]
-                target = entry.body[3]
+                assert move.slot is not None
+                card = new.known[move.slot]
+                target = move.target
                 if target is not None:
                     out.append(f"  {name} discarded a Skip at {new.names[target]}")
                 else:
@@ -168,9 +174,11 @@ class _Narrator:
         return out
 
 
-def transcript(records: Sequence[bytes], viewer: int | None = None, hand: int | None = None) -> Iterator[str]:
+def transcript(records: Sequence[bytes], viewer: int | None = None,
+               hand: int | None = None) -> Generator[str, None, ProtocolViolation | None]:
     """Lines of a game's transcript as ``viewer`` (a seat, or None for a spectator) saw it;
-    ``hand`` (1-based) keeps only that hand's lines. Stops at a violation, saying so."""
+    ``hand`` (1-based) keeps only that hand's lines. Stops at a violation, saying so in its
+    last line, and returns it (None for a log with none)."""
     secrets = revealed_secrets(records) if viewer is not None else {}
     narrator = _Narrator(viewer, secrets)
     table: TableState | None = None
@@ -178,7 +186,7 @@ def transcript(records: Sequence[bytes], viewer: int | None = None, hand: int | 
         try:
             entry = parse_entry(raw)
             if table is None:
-                table = TableState.from_header(entry)
+                table = fold(None, entry)
                 players = ", ".join(table.name(s) for s in range(table.players))
                 yield f"Game {table.game_id.hex()[:16]}: {players}"
                 yield f"Rules: {table.rules.describe()}"
@@ -188,9 +196,12 @@ def transcript(records: Sequence[bytes], viewer: int | None = None, hand: int | 
                 yield f"Seen {who}; hidden cards appear at each hand's end-of-hand reveal."
                 continue
             after = table.apply(entry)
-        except (BadEntry, ProtocolViolation) as err:
+        except BadEntry as err:
+            yield f"VIOLATION at entry {index}: a malformed entry: {err}"
+            return ProtocolViolation(None, index, f"a malformed entry: {err}")
+        except ProtocolViolation as err:
             yield f"VIOLATION at entry {index}: {err}"
-            return
+            return err
         number = table.hand.number + 1 if table.hand is not None else table.hands_started + 1
         lines = narrator.lines(entry, table, after)
         table = after
@@ -200,3 +211,4 @@ def transcript(records: Sequence[bytes], viewer: int | None = None, hand: int | 
         expect = table.expected()
         assert expect is not None
         yield f"(The log ends here: {table.name(expect.seat)} was to write {expect.what}.)"
+    return None

@@ -30,17 +30,17 @@ The engine only ever sees slots and opened cards; keys never leave this module a
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, TypeVar
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from p2p10.cards import card_text, points
 from p2p10.crypto.elgamal import Ciphertext, Deck, initial_deck, joint_key, open_card, token
 from p2p10.crypto.group import NotACard, Point, Scalar, base_mul, frame
-from p2p10.crypto.proofs import SchnorrProof, verify_equal_logs, verify_knowledge
-from p2p10.crypto.shuffle import COMMITMENT_BYTES, SEED_BYTES, seed_matches, verify_shuffle
+from p2p10.crypto.proofs import verify_equal_logs, verify_knowledge
+from p2p10.crypto.shuffle import seed_matches, verify_shuffle
 from p2p10.engine import HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS, GameState
 from p2p10.errors import BadRules, IllegalMove, ProtocolError, ProtocolViolation
 from p2p10.events import (
@@ -57,11 +57,23 @@ from p2p10.events import (
     SitOut,
     TakeDiscard,
 )
-from p2p10.log import GENESIS, BadEntry, Entry, public_key
+from p2p10.log import GENESIS, Entry, public_key
 from p2p10.rules import RuleSet
 from p2p10.signing import Domain, verify
 from p2p10.sitdown import MAX_NAME as MAX_NAME
 from p2p10.sitdown import BadSitDown, SitDown, game_id_of, parse_sit_down
+from p2p10.wire import (
+    AwayBody,
+    KeyBody,
+    MoveBody,
+    RevealBody,
+    ShuffleBody,
+    TokenItem,
+    TokensBody,
+    bounded,
+    decode_body,
+    shown,
+)
 
 PROTOCOL_NAME = "p2p10/2"
 TOKEN_CONTEXT = b"p2p10/token"
@@ -454,13 +466,19 @@ class TableState:
 
     # ------------------------------------------------------------------- applying
 
-    def apply(self, entry: Entry) -> TableState:
-        """Check ``entry`` and return the state after it; raises :class:`ProtocolViolation`."""
+    def apply(self, entry: Entry, *, verified_by: Ed25519PublicKey | None = None) -> TableState:
+        """Check ``entry`` and return the state after it; raises :class:`ProtocolViolation`.
+
+        ``verified_by`` is the key a caller has already checked the signature with, where the
+        entry entered (a peer's receive): when it is still the author's key here, the signature
+        is not checked a second time; any other key (say, one an ``away`` entry has replaced
+        since) and the signature is checked again."""
         if entry.game_id != self.game_id:
             raise ProtocolViolation(None, entry.seq, "the entry belongs to another game")
         if entry.author >= self.players:
             raise ProtocolViolation(None, entry.seq, f"there is no seat {entry.author + 1} at this table")
-        if not entry.verify(self.verifiers[entry.author]):
+        key = self.verifiers[entry.author]
+        if verified_by is not key and not entry.verify(key):
             raise ProtocolViolation(None, entry.seq,
                                     f"the signature does not verify for {self.name(entry.author)}: "
                                     "the entry was altered or forged")
@@ -481,27 +499,17 @@ class TableState:
             new = self._copy()
             new.seq = self.seq + 1
             new.last_hash = entry.hash
-            try:
-                new._on_away(entry, self.machine_of(expect.seat))
-            except ProtocolViolation:
-                raise
-            except (ProtocolError, IllegalMove, BadEntry) as err:
-                raise ProtocolViolation(entry.author, entry.seq, str(err)) from None
+            _fold_blaming_author(entry, new._on_away, entry, self.machine_of(expect.seat))
             return new
         if entry.author != expect.seat or entry.kind != expect.kind:
             raise ProtocolViolation(
                 entry.author, entry.seq,
-                f"out of turn: {self.name(entry.author)} wrote a {entry.kind!r} entry where "
+                f"out of turn: {self.name(entry.author)} wrote a {shown(entry.kind)} entry where "
                 f"{self.name(expect.seat)} must write {expect.what}")
         new = self._copy()
         new.seq = self.seq + 1
         new.last_hash = entry.hash
-        try:
-            _HANDLERS[entry.kind](new, entry)
-        except ProtocolViolation:
-            raise
-        except (ProtocolError, IllegalMove) as err:
-            raise ProtocolViolation(entry.author, entry.seq, str(err)) from None
+        _fold_blaming_author(entry, _HANDLERS[entry.kind], new, entry)
         return new
 
     def _copy(self) -> TableState:
@@ -510,33 +518,29 @@ class TableState:
             setattr(new, name, getattr(self, name))
         return new
 
-    def _hand_body(self, entry: Entry, length: int) -> list[Any]:
-        body = entry.body
-        if not (isinstance(body, list) and len(body) == length):
-            raise ProtocolError(f"a {entry.kind!r} entry has {length} fields")
+    def _hand_body(self, entry: Entry, codec: type[_HandBody]) -> _HandBody:
+        """The entry's body, typed by the wire codec, for the hand under way."""
+        body = decode_body(entry.kind, entry.body)
+        assert isinstance(body, codec)  # the handler is chosen by the entry's kind
         number = self.hand.number if self.hand is not None else self.hands_started
-        if not _is_int(body[0]) or body[0] != number:
-            raise ProtocolError(f"the entry is for hand {body[0]!r}, but hand {number} is under way")
+        if body.hand != number:
+            raise ProtocolError(f"the entry is for hand {body.hand}, but hand {number} is under way")
         return body
 
-    def _token(self, hand: HandCrypto, seat: int, item: object) -> tuple[int, Point]:
-        if not (isinstance(item, list) and len(item) == 3 and _is_int(item[0])
-                and isinstance(item[1], bytes) and isinstance(item[2], bytes)):
-            raise ProtocolError("a token is [slot, token, proof]")
-        slot, raw, proof = item
+    def _token(self, hand: HandCrypto, seat: int, item: TokenItem) -> tuple[int, Point]:
+        slot = item.slot
         cipher = hand.ciphertext(slot)
-        t = Point.from_bytes(raw)
-        if not verify_equal_logs(hand.publics[seat], cipher.a, t, proof,
+        t = Point.from_bytes(item.token)
+        if not verify_equal_logs(hand.publics[seat], cipher.a, t, item.proof,
                                  token_context(self.game_id, hand.number, slot, seat)):
             raise ProtocolError(f"the token for slot {slot} does not match its proof or key")
         return slot, t
 
-    def _tokens(self, hand: HandCrypto, seat: int, items: object, slots: Sequence[int]) -> HandCrypto:
-        if not isinstance(items, list):
-            raise ProtocolError("tokens come as a list")
-        got = [i[0] if isinstance(i, list) and i else None for i in items]
+    def _tokens(self, hand: HandCrypto, seat: int, items: Sequence[TokenItem],
+                slots: Sequence[int]) -> HandCrypto:
+        got = [i.slot for i in items]
         if got != list(slots):
-            raise ProtocolError(f"tokens were expected for slots {list(slots)}, not {got}")
+            raise ProtocolError(bounded(f"tokens were expected for slots {list(slots)}, not {got}"))
         tokens = dict(hand.tokens)
         for item in items:
             slot, t = self._token(hand, seat, item)
@@ -567,18 +571,14 @@ class TableState:
     # --------------------------------------------------------------- entry kinds
 
     def _on_key(self, entry: Entry) -> None:
-        body = self._hand_body(entry, 4)
+        body = self._hand_body(entry, KeyBody)
         hand = self.hand
         if hand is None:
             hand = HandCrypto(self.hands_started)
             self.hands_started += 1
-        _, raw_key, proof, commitment = body
-        if not (isinstance(raw_key, bytes) and isinstance(proof, bytes) and isinstance(commitment, bytes)):
-            raise ProtocolError("a key entry is [hand, key, proof, commitment]")
-        if len(proof) != SchnorrProof.WIRE_BYTES or len(commitment) != COMMITMENT_BYTES:
-            raise ProtocolError("a proof or commitment has the wrong length")
-        public = Point.from_bytes(raw_key)
-        if not verify_knowledge(public, proof, key_context(self.game_id, hand.number, entry.author)):
+        commitment = body.commitment
+        public = Point.from_bytes(body.key)
+        if not verify_knowledge(public, body.proof, key_context(self.game_id, hand.number, entry.author)):
             raise ProtocolError("the hand key's proof of knowledge does not verify (a rogue key?)")
         hand = replace(hand, publics=(*hand.publics, public), commitments=(*hand.commitments, commitment))
         if len(hand.publics) == self.players:
@@ -587,10 +587,10 @@ class TableState:
         self.hand = hand
 
     def _on_shuffle(self, entry: Entry) -> None:
-        body = self._hand_body(entry, 3)
+        body = self._hand_body(entry, ShuffleBody)
         hand = self.hand
         assert hand is not None
-        _, round_no, raw = body
+        round_no = body.round
         if hand.stage == "play":
             # The draw pile is empty: the discard pile less its top card is dealt anew, in the
             # clear, and shuffled by every seat as round 0 was.
@@ -598,14 +598,13 @@ class TableState:
             first, _end, pool = self.engine.pools[-1]
             fresh = Round(first, initial_deck(sorted(pool)))
             hand = replace(hand, stage="shuffle", rounds=(*hand.rounds, fresh))
-        if not _is_int(round_no) or round_no != len(hand.rounds) - 1:
-            raise ProtocolError(f"this is shuffle round {len(hand.rounds) - 1}, not {round_no!r}")
+        if round_no != len(hand.rounds) - 1:
+            raise ProtocolError(f"this is shuffle round {len(hand.rounds) - 1}, not {round_no}")
         rnd = hand.rounds[-1]
         size = len(rnd.base)
-        if not isinstance(raw, bytes) or len(raw) != size * Ciphertext.WIRE_BYTES:
+        if len(body.deck) != size * Ciphertext.WIRE_BYTES:
             raise ProtocolError(f"a shuffled deck of {size} cards is {size * Ciphertext.WIRE_BYTES} bytes")
-        width = Ciphertext.WIRE_BYTES
-        deck = tuple(Ciphertext.from_bytes(raw[i:i + width]) for i in range(0, len(raw), width))
+        deck = tuple(Ciphertext.from_bytes(c) for c in body.ciphertexts())
         rnd = replace(rnd, decks=(*rnd.decks, deck), seqs=(*rnd.seqs, entry.seq))
         hand = replace(hand, rounds=(*hand.rounds[:-1], rnd))
         if len(rnd.decks) == self.players:
@@ -613,11 +612,11 @@ class TableState:
         self.hand = hand
 
     def _on_tokens(self, entry: Entry) -> None:
-        body = self._hand_body(entry, 2)
+        body = self._hand_body(entry, TokensBody)
         hand = self.hand
         assert hand is not None
         if hand.stage == "deal_tokens":
-            hand = self._tokens(hand, entry.author, body[1], self.deal_token_slots(entry.author))
+            hand = self._tokens(hand, entry.author, body.items, self.deal_token_slots(entry.author))
             hand = replace(hand, batches=hand.batches + 1)
             self.hand = hand
             if hand.batches == self.players:
@@ -632,7 +631,7 @@ class TableState:
             return
         assert hand.draw is not None
         slot, _ = hand.draw
-        hand = self._tokens(hand, entry.author, body[1], (slot,))
+        hand = self._tokens(hand, entry.author, body.items, (slot,))
         hand = replace(hand, batches=hand.batches + 1)
         if hand.batches == self.players - 1:
             hand = replace(hand, stage="play", draw=None)
@@ -641,14 +640,8 @@ class TableState:
     def _on_move(self, entry: Entry) -> None:
         hand = self.hand
         assert hand is not None
-        body = entry.body
-        if not (isinstance(body, list) and len(body) >= 2 and isinstance(body[1], str)):
-            raise ProtocolError("a move is [hand, action, ...]")
-        action = body[1]
-        shape = _MOVE_SHAPES.get(action)
-        if shape is None:
-            raise ProtocolError(f"{action!r} is not a move")
-        body = self._hand_body(entry, shape)
+        body = self._hand_body(entry, MoveBody)
+        action = body.action
         seat = entry.author
         if action == "draw":
             self.engine = self.engine.apply(DrawStock(seat))
@@ -658,23 +651,7 @@ class TableState:
         if action == "take":
             self.engine = self.engine.apply(TakeDiscard(seat))
             return
-        if action == "lay":
-            _, _, phase, melds, items = body
-            if not (_is_int(phase) and isinstance(melds, list) and all(
-                    isinstance(m, list) and len(m) == 2 and isinstance(m[0], list)
-                    and all(_is_int(s) for s in m[0]) and (m[1] is None or _is_int(m[1])) for m in melds)):
-                raise ProtocolError("a lay-down is [hand, 'lay', phase, [[slots, label], ...], tokens]")
-            slots = [s for m in melds for s in m[0]]
-        elif action == "hit":
-            _, _, slot, meld, end, items = body
-            if not (_is_int(slot) and _is_int(meld) and end in (None, "low", "high")):
-                raise ProtocolError("a hit is [hand, 'hit', slot, meld, end, tokens]")
-            slots = [slot]
-        else:
-            _, _, slot, target, items = body
-            if not (_is_int(slot) and (target is None or _is_int(target))):
-                raise ProtocolError("a discard is [hand, 'discard', slot, target, tokens]")
-            slots = [slot]
+        slots = body.played
         if len(set(slots)) != len(slots):
             raise IllegalMove("the same card is played twice in one move", seat)
         engine = self.engine
@@ -682,7 +659,7 @@ class TableState:
         for s in hidden:
             if s not in engine.hands[seat]:
                 raise IllegalMove(f"{self.name(seat)} plays slot {s}, which was not dealt to it", seat)
-        hand = self._tokens(hand, seat, items, hidden)
+        hand = self._tokens(hand, seat, body.tokens, hidden)
         cards: dict[int, int] = {}
         for s in slots:
             known = engine.known.get(s)
@@ -695,12 +672,15 @@ class TableState:
             cards[s] = known
         event: Event
         if action == "lay":
-            event = LayDown(seat, phase, tuple(MeldSpec(tuple(m[0]), tuple(cards[s] for s in m[0]), m[1])
-                                               for m in melds))
+            assert body.phase is not None
+            melds = tuple(MeldSpec(m.slots, tuple(cards[s] for s in m.slots), m.label) for m in body.melds)
+            event = LayDown(seat, body.phase, melds)
         elif action == "hit":
-            event = Hit(seat, slot, cards[slot], meld, end)
+            assert body.slot is not None and body.meld is not None
+            event = Hit(seat, body.slot, cards[body.slot], body.meld, body.end)
         else:
-            event = Discard(seat, slot, cards[slot], target)
+            assert body.slot is not None
+            event = Discard(seat, body.slot, cards[body.slot], body.target)
         self.engine = engine.apply(event)
         self.hand = hand
 
@@ -715,19 +695,18 @@ class TableState:
             who = "nobody" if runner is None else self.name(runner)
             raise ProtocolViolation(entry.author, entry.seq, f"only {who} may write that the table "
                                     f"goes on without {self.name(person)}")
-        body = entry.body
+        body = decode_body("away", entry.body)
+        assert isinstance(body, AwayBody)
         group = self.away_group(person)
         consenters = self.consenters(person)
-        if not (isinstance(body, list) and len(body) == 3 and body[0] == person
-                and isinstance(body[1], list) and isinstance(body[2], list)):
-            raise ProtocolError("an away entry is [person, [[seat, key], ...], [[seat, signature], ...]]")
-        delegates = body[1]
-        if [d[0] if isinstance(d, list) and len(d) == 2 else None for d in delegates] != list(group) \
-                or not all(isinstance(d[1], bytes) for d in delegates):
+        if body.person != person:
+            raise ProtocolError(f"an away entry is for the machine the table waits for, {self.name(person)}")
+        delegates = body.delegates
+        if [d[0] for d in delegates] != list(group):
             raise ProtocolError(f"an away entry gives a new key to each of seats "
                                 f"{', '.join(str(s + 1) for s in group)}")
-        cosigs = body[2]
-        if [c[0] if isinstance(c, list) and len(c) == 2 else None for c in cosigs] != list(consenters):
+        cosigs = body.agreements
+        if [c[0] for c in cosigs] != list(consenters):
             raise ProtocolError("an away entry carries the agreement of every other player, in seat order")
         message = away_message(self.game_id, entry.seq, entry.prev_hash, person)
         for seat, signature in cosigs:
@@ -759,24 +738,20 @@ class TableState:
         self.hand = None
 
     def _on_reveal(self, entry: Entry) -> None:
-        body = self._hand_body(entry, 5)
+        body = self._hand_body(entry, RevealBody)
         hand = self.hand
         assert hand is not None
         if hand.stage != "reveal":
             hand = replace(hand, stage="reveal")
-        _, raw_secret, seed, cards, claimed = body
-        if not (isinstance(raw_secret, bytes) and isinstance(seed, bytes) and isinstance(cards, list)
-                and all(_is_int(c) for c in cards) and _is_int(claimed)):
-            raise ProtocolError("a reveal is [hand, secret, seed, cards, points]")
+        seed = body.seed
         seat = entry.author
-        secret = Scalar.from_bytes(raw_secret)
+        secret = Scalar.from_bytes(body.secret)
         if base_mul(secret) != hand.publics[seat]:
             raise ProtocolError("the revealed secret is not the one behind this seat's hand key")
-        if len(seed) != SEED_BYTES or not seed_matches(hand.commitments[seat], seed,
-                                                       seed_context(self.game_id, hand.number, seat)):
+        if not seed_matches(hand.commitments[seat], seed, seed_context(self.game_id, hand.number, seat)):
             raise ProtocolError("the revealed shuffle seed does not match its commitment")
         self._check_shuffles(hand, seat, seed)
-        hand = replace(hand, claims=(*hand.claims, Claim(entry.seq, secret, seed, tuple(cards), claimed)))
+        hand = replace(hand, claims=(*hand.claims, Claim(entry.seq, secret, seed, body.cards, body.points)))
         self.hand = hand
         if len(hand.claims) == self.players:
             self._finish_hand(hand)
@@ -820,6 +795,24 @@ class TableState:
         self.hand = None
 
 
+def fold(table: TableState | None, entry: Entry, *,
+         verified_by: Ed25519PublicKey | None = None) -> TableState:
+    """The state after ``entry``: the table it opens (``table`` None) or ``table.apply(entry)``.
+    Raises :class:`ProtocolViolation` and nothing else, whatever the entry holds: a table entry
+    that makes the header check fail in a way it did not foresee is refused with no seat
+    blamed (the table entry's checks blame nobody)."""
+    if table is not None:
+        return table.apply(entry, verified_by=verified_by)
+    try:
+        return TableState.from_header(entry)
+    except ProtocolViolation as err:
+        # Its reasons may quote the entry (a rule option it does not know): keep them short.
+        raise ProtocolViolation(err.seat, err.seq, bounded(err.reason)) from None
+    except Exception as err:  # the header check is total too
+        reason = bounded(str(err)) if isinstance(err, ProtocolError | BadRules) else type(err).__name__
+        raise ProtocolViolation(None, entry.seq, f"the table entry cannot be read ({reason})") from None
+
+
 def _deal_owner(order: tuple[int, ...], slot: int) -> int | None:
     # Slot i of the deal goes to order[i % k]; the first discard and the stock to nobody.
     k = len(order)
@@ -834,11 +827,24 @@ def _unrevealed(hand: HandCrypto, row: int) -> tuple[UncheckedStep, ...]:
                  for seat, seq in enumerate(rnd.seqs) if seat >= len(hand.claims))
 
 
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+def _fold_blaming_author(entry: Entry, step: Callable[..., None], *args: Any) -> None:
+    """Run one fold step for an entry whose signature, chain and turn have been checked: from
+    here on whatever it makes the fold do other than accept it is its author's doing. A
+    violation found by a check is passed on as it is (the end-of-hand check may convict an
+    earlier entry); any other failure, foreseen or not, is pinned on the author with a bounded
+    reason, never a traceback and never an abort with nobody blamed."""
+    try:
+        step(*args)
+    except ProtocolViolation:
+        raise
+    except (ProtocolError, IllegalMove) as err:
+        raise ProtocolViolation(entry.author, entry.seq, bounded(str(err))) from None
+    except Exception as err:  # the fold is total: nothing a signed entry does escapes it
+        raise ProtocolViolation(entry.author, entry.seq,
+                                f"the entry cannot be applied ({type(err).__name__})") from None
 
 
-_MOVE_SHAPES = {"draw": 2, "take": 2, "lay": 5, "hit": 6, "discard": 5}
+_HandBody = TypeVar("_HandBody", KeyBody, ShuffleBody, TokensBody, MoveBody, RevealBody)
 
 _HANDLERS = {
     "key": TableState._on_key,

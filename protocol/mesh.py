@@ -48,7 +48,7 @@ from aiohttp import web
 
 from p2p10.errors import ProtocolError
 from p2p10.log import PUBLIC_KEY_BYTES, SIGNATURE_BYTES, BadEntry, parse_entry, public_bytes, public_key
-from p2p10.peer import MAX_MESSAGE_BYTES, WANT, Fault, HandSecrets, Peer, decode_message, encode_want
+from p2p10.peer import ENTRY, MAX_MESSAGE_BYTES, WANT, Fault, HandSecrets, Peer, decode_message, encode_want
 from p2p10.signing import Domain, sign, verify
 from protocol.storage import LogWriter, SeatFiles, SecretsWriter
 
@@ -319,7 +319,7 @@ class Mesh:
         first n entries; an entry this peer has too, every entry up to it."""
         if kind == WANT:
             held = value
-        else:
+        elif kind == ENTRY:
             try:
                 entry = parse_entry(value)
             except BadEntry:
@@ -328,6 +328,8 @@ class Mesh:
             if not (entry.seq < len(log) and log[entry.seq].hash == entry.hash):
                 return
             held = entry.seq + 1
+        else:
+            return  # chat and agreements say nothing of the log
         self.holds[seat] = max(self.holds.get(seat, 0), held)
 
     def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> None:

@@ -53,6 +53,7 @@ from p2p10.rules import RuleSet
 from p2p10.signing import Domain, sign
 from p2p10.simulate import greedy_player
 from p2p10.table import TableState, away_message, key_context, seed_context, shuffle_context, token_context
+from p2p10.wire import Agreement
 from protocol.memory import MemoryNetwork, Tamper, make_peers, open_table
 
 SHORT = RuleSet.parse(["hands=1"])
@@ -473,7 +474,8 @@ def test_playing_a_slot_not_dealt() -> None:
             stolen = table.engine.hands[0][0]
             assert stolen not in table.engine.known
             number = table.hand.number  # type: ignore[union-attr]
-            return [number, "discard", stolen, None, self._token_items(table, [stolen])]
+            items = [i.to_wire() for i in self._token_items(table, [stolen])]
+            return [number, "discard", stolen, None, items]
 
     peers = seat_peers(2, 1, SlotThief, seed=108)
     play(peers, 1, 108)
@@ -1128,13 +1130,14 @@ def test_a_signature_for_another_purpose_replayed_as_an_agreement(chatting: list
     seq, prev = len(ann.log), table.last_hash
     message = away_message(table.game_id, seq, prev, 2)
     faults = list(ann.faults)
-    ann.receive(encode_agreement(2, seq, prev, 1, sign(chatting[1].identity, domain, message)), 2, 0.0)
+    ann.receive(encode_agreement(Agreement(2, seq, prev, 1, sign(chatting[1].identity, domain, message))),
+                2, 0.0)
     assert ann.agreed() == {}
     assert ann.faults == [*faults, Fault(2, None, "an agreement to go on whose signature does not verify")]
     assert ann.violation is None and not ann.stopped
     # The control: signed as an agreement, it counts (seat 1 itself has not agreed).
-    ann.receive(encode_agreement(2, seq, prev, 1, sign(chatting[1].identity, Domain.AGREEMENT, message)),
-                2, 0.0)
+    ann.receive(encode_agreement(Agreement(2, seq, prev, 1, sign(chatting[1].identity, Domain.AGREEMENT,
+                                                             message))), 2, 0.0)
     assert ann.agreed() == {2: (1,)}
 
 

@@ -193,7 +193,8 @@ def test_a_forged_or_incomplete_away_entry_is_refused() -> None:
         assert (caught.value.seat, caught.value.seq) == (entry.author, away.seq)
         # A live peer at that position freezes on the same seat and entry.
         witness = 1 if entry.author == 0 else 0
-        live = Peer.restore(witness, t.peers[witness].identity, records, [])
+        live = Peer.restore(witness, t.peers[witness].identity, records,
+                            list(t.peers[witness].secrets.values()))
         live.receive(encode_entry_message(entry.raw), entry.author, t.network.now)
         assert live.violation is not None and live.stopped, reason
         assert (live.violation.seat, live.violation.seq) == (entry.author, away.seq)

@@ -167,7 +167,7 @@ DAMAGED_SECRETS = {
     "cut short": (WHOLE[:len(file_header(SECRETS_MAGIC)) + 20], "no identity key"),
     "header only": (file_header(SECRETS_MAGIC), "no identity key"),
     "wrong magic": (LOG_MAGIC + WHOLE[len(SECRETS_MAGIC):], "not a p2p10 secrets file"),
-    "empty": (b"", "not a p2p10 secrets file"),
+    "empty": (b"", "the file is empty"),
     "wrong version": (SECRETS_MAGIC + b"\x09" + WHOLE[len(SECRETS_MAGIC) + 1:], "format version"),
     "not msgpack": (file_header(SECRETS_MAGIC) + record(b"\xc1"), "record 1: not msgpack"),
     "not a list": (file_header(SECRETS_MAGIC) + record(pack_secret(5)),  # type: ignore[arg-type]

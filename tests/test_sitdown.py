@@ -396,7 +396,7 @@ async def test_the_host_refuses_a_sit_down_that_is_not_the_rosters(change: dict[
 
 
 _VALUES = st.recursive(
-    st.none() | st.booleans() | st.integers(-2**64, 2**64 - 1) | st.text(max_size=40)
+    st.none() | st.booleans() | st.integers(-2**63, 2**64 - 1) | st.text(max_size=40)
     | st.binary(max_size=40) | st.floats(allow_nan=False),
     lambda inner: st.lists(inner, max_size=5), max_leaves=12)
 _TERMS = st.tuples(st.binary(min_size=16, max_size=16) | _VALUES, st.integers(0, 6) | _VALUES,

@@ -1,0 +1,173 @@
+"""The wire codec (``p2p10/wire.py``): every body and message typed, bounded, and written back
+byte for byte; and a peer checks each entry's signature once."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import msgpack
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from p2p10.errors import ProtocolViolation
+from p2p10.log import Entry, make_entry
+from p2p10.peer import Peer
+from p2p10.rules import RuleSet
+from p2p10.simulate import greedy_player
+from p2p10.table import fold
+from p2p10.wire import (
+    AGREE,
+    MAX_DEPTH,
+    Agreement,
+    AwayBody,
+    Chat,
+    MoveBody,
+    WireError,
+    decode_body,
+    decode_message,
+    depth,
+    encode_agreement,
+    encode_want,
+    pack,
+    shown,
+)
+from protocol.memory import MemoryNetwork, make_peers, open_table
+
+
+@pytest.fixture(scope="module")
+def game() -> list[Peer]:
+    peers = make_peers([greedy_player, greedy_player, greedy_player], seed=801)
+    network = MemoryNetwork(peers)
+    open_table(peers, ["Ann", "Bob", "Cyd"], RuleSet.parse(["hands=1"]), seed=801)
+    network.run(lambda: all(p.finished for p in peers))
+    return peers
+
+
+def test_every_body_of_a_real_game_decodes_and_encodes_back_to_the_same_bytes(game: list[Peer]) -> None:
+    kinds: Counter[str] = Counter()
+    for entry in game[0].log[1:]:
+        body = decode_body(entry.kind, entry.body)
+        assert pack(body.to_wire()) == pack(entry.body)
+        kinds[entry.kind if not isinstance(body, MoveBody) else f"move/{body.action}"] += 1
+    assert {"key", "shuffle", "tokens", "reveal", "move/draw", "move/discard"} <= set(kinds)
+
+
+@pytest.mark.parametrize(("kind", "body", "phrase"), [
+    ("key", [0, bytes(31), bytes(64), bytes(32)], "hand key must be 32 bytes, not 31"),
+    ("key", [True, bytes(32), bytes(64), bytes(32)], "hand must be an integer, not a boolean"),
+    ("key", [-1, bytes(32), bytes(64), bytes(32)], "hand must be 0 to"),
+    ("shuffle", [0, 0, bytes(65)], "shuffled deck is 1 to 108 ciphertexts"),
+    ("shuffle", [0, 0, bytes(64 * 109)], "shuffled deck is 1 to 108 ciphertexts"),
+    ("tokens", [0, [[0, bytes(32), bytes(96)]] * 129], "tokens must hold 0 to 128 items"),
+    ("tokens", [0, [[0, bytes(32)]]], "a token is"),
+    ("move", [0, "fly"], "'fly' is not a move"),
+    ("move", [0, "x" * 10_000], "is not a move"),
+    ("move", [0, "lay", 8, [[[1, 2], 4.0]], []], "label must be an integer"),
+    ("move", [0, "lay", 8, [[[1, 2], 13]], []], "label must be 0 to 12, not 13"),
+    ("move", [0, "lay", 11, [[[1, 2], None]], []], "phase must be 1 to 10"),
+    ("move", [0, "lay", 1, [], []], "melds must hold 1 to 8"),
+    ("move", [0, "hit", 3, 0, "middle", []], "end is nil, 'low' or 'high'"),
+    ("move", [0, "discard", 3, 6, []], "target must be 0 to 5"),
+    ("move", [0, "discard", 2**64 - 1, None, []], "slot must be 0 to"),
+    ("move", [0, "discard", 3, None], "must be [hand, 'discard', slot, target, tokens]"),
+    ("reveal", [0, bytes(32), bytes(32), [108], 0], "card must be 0 to 107"),
+    ("reveal", [0, bytes(32), bytes(32), [], -1], "points must be 0 to"),
+    ("away", [0, [[0, bytes(32)]] * 7, []], "new keys must hold 0 to 6"),
+    ("away", [0, [], [[1, bytes(63)]]], "agreements must be 64 bytes, not 63"),
+    ("table", [], "'table' is not a kind of entry"),
+])
+def test_each_field_is_checked_and_the_reason_says_which(kind: str, body: Any, phrase: str) -> None:
+    with pytest.raises(WireError) as caught:
+        decode_body(kind, body)
+    assert phrase in str(caught.value)
+    assert len(str(caught.value)) < 200
+
+
+def test_a_body_nested_too_deep_is_refused_without_recursion() -> None:
+    deep: Any = 0
+    for _ in range(100_000):
+        deep = [deep]
+    with pytest.raises(WireError, match="nests deeper"):
+        decode_body("move", [0, "discard", 1, None, [deep]])
+    assert depth(deep) == MAX_DEPTH + 1
+    assert shown(deep) == "a list of 1"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.recursive(st.none() | st.booleans() | st.integers() | st.text() | st.binary() | st.floats(),
+                    lambda inner: st.lists(inner) | st.dictionaries(st.text(), inner), max_leaves=40))
+def test_shown_is_short_for_any_value(value: Any) -> None:
+    assert len(shown(value)) <= 60
+
+
+def test_messages_decode_typed_and_encode_back() -> None:
+    agreement = Agreement(1, 40, bytes(32), 2, bytes(64))
+    assert decode_message(encode_agreement(agreement)) == (AGREE, agreement)
+    assert decode_message(encode_want(7)) == (1, 7)
+    for bad in ([AGREE, [1, 40, bytes(32), 9, bytes(64)]], [AGREE, [1, 40, bytes(31), 2, bytes(64)]],
+                [1, -1], [1, True], [True, 5], [4, b""], [0, "text"]):
+        with pytest.raises(WireError):
+            decode_message(pack(bad))
+    with pytest.raises(WireError, match="not valid msgpack"):
+        decode_message(b"\x91" * 5000)
+
+
+def test_a_chat_line_is_typed() -> None:
+    body = Chat.body_bytes(bytes(16), 2, bytes(8), "hello")
+    chat = Chat.from_wire(Chat.signed_bytes(body, bytes(64)))
+    assert (chat.seat, chat.text, chat.body) == (2, "hello", body)
+    for wrong in (pack([body, bytes(63)]), pack([pack(["p2p10/chat/v0", bytes(16), 2, bytes(8), "hi"]),
+                                                 bytes(64)]),
+                  pack([pack(["p2p10/chat/v1", bytes(16), 2, bytes(8), "x" * 201]), bytes(64)])):
+        with pytest.raises(WireError):
+            Chat.from_wire(wrong)
+
+
+def test_an_away_body_round_trips() -> None:
+    body = [1, [[1, bytes(32)]], [[0, bytes(64)], [2, bytes(64)]]]
+    assert AwayBody.from_wire(body).to_wire() == body
+
+
+# ----------------------------------------------------------------- one signature check per peer
+
+def test_a_peer_checks_each_entry_signature_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every entry reaches a peer from every other peer, and the fold checks signatures too;
+    a peer checks each entry's signature once, where it arrives, and tells the fold."""
+    checks: Counter[tuple[int, bytes]] = Counter()
+    verify = Entry.verify
+
+    def counted(self: Entry, key: Any) -> bool:
+        checks[(id(key), self.hash)] += 1
+        return verify(self, key)
+
+    monkeypatch.setattr(Entry, "verify", counted)
+    peers = make_peers([greedy_player] * 3, seed=802)
+    network = MemoryNetwork(peers)
+    open_table(peers, ["Ann", "Bob", "Cyd"], RuleSet.parse(["hands=1"]), seed=802)
+    network.run(lambda: all(p.finished for p in peers))
+    assert all(not p.faults for p in peers)
+    entries = len(peers[0].log)
+    # Each entry: checked by each peer that did not write it, once (the table entry is checked
+    # by its header check alone).
+    assert max(checks.values()) == 1
+    assert sum(checks.values()) <= 3 * entries
+
+
+def test_the_fold_checks_again_a_signature_checked_with_another_key(game: list[Peer]) -> None:
+    """A caller that checked a signature with a key the fold no longer holds for the author
+    (an away entry gave the seat a new one) does not spare the check."""
+    log = game[0].log
+    table = fold(None, log[0])
+    for entry in log[1:5]:
+        table = table.apply(entry)
+    honest = log[5]
+    forged = make_entry(game[2].identity, table.game_id, honest.seq, table.last_hash, honest.author,
+                        honest.kind, msgpack.unpackb(msgpack.packb(honest.body), raw=False))
+    other = table.verifiers[2]
+    assert honest.author != 2
+    with pytest.raises(ProtocolViolation) as caught:
+        table.apply(forged, verified_by=other)
+    assert caught.value.seat is None and "does not verify" in caught.value.reason
+    assert table.apply(honest, verified_by=table.verifiers[honest.author]).seq == honest.seq + 1
