@@ -38,7 +38,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command; returns the exit status (0 ok, 1 a failed check, 2 bad input)."""
+    """Run the command; returns the exit status (0 ok, 1 a failed check, 2 bad input, 3 an
+    audit of a complete game with no violation but with steps nobody could check)."""
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

@@ -147,9 +147,15 @@ class RuleSet:
                 pairs.append((key, value if sep else "true"))
         kwargs: dict[str, object] = {}
         for key, value in pairs:
+            # Options come from other peers too (a sit-down, a roster): every message below
+            # repeats the option, so it is bounded here, once.
+            if len(key) + len(value) > MAX_OPTION_CHARS:
+                raise BadRules(f"a rule option is at most {MAX_OPTION_CHARS} characters")
             kwargs.update(_parse_option(key.strip().lower(), value.strip().lower()))
         return cls(**kwargs)  # type: ignore[arg-type]
 
+
+MAX_OPTION_CHARS = 40
 
 PHASE_LISTS: Mapping[str, tuple[int, ...]] = {
     "all": tuple(range(1, 11)),
@@ -178,7 +184,7 @@ def _flag(key: str, value: str) -> bool:
 
 
 def _count(key: str, value: str) -> int:
-    if not value.isdigit() or int(value) < 1:
+    if not (value.isascii() and value.isdigit()) or int(value) < 1:
         raise BadRules(f"{key}={value}: expected a whole number of at least 1")
     return int(value)
 

@@ -276,11 +276,26 @@ class TableState:
             raise unsigned(f"seat 1's sit-down: {err}") from None
         if not entry.verify(public_key(first.key)):
             raise unsigned("the table entry's signature does not verify for seat 1")
-        # Signed by seat 1 from here on.
-        if not MIN_PLAYERS <= len(body[1]) <= MAX_PLAYERS:
-            raise host(f"a table seats {MIN_PLAYERS} to {MAX_PLAYERS} players, not {len(body[1])}")
+        # Signed by seat 1 from here on: whatever is wrong with the table, foreseen or not, is
+        # seat 1's doing.
         try:
-            sit_downs = tuple(parse_sit_down(raw) for raw in body[1])
+            return cls._seated(entry, first, body[1])
+        except ProtocolViolation:
+            raise
+        except Exception as err:  # the header check is total
+            raise host(f"the table entry cannot be applied ({type(err).__name__})") from None
+
+    @classmethod
+    def _seated(cls, entry: Entry, first: SitDown, carried: list[Any]) -> TableState:
+        """The table the sit-downs ``carried`` by a table entry signed by seat 1 describe; every
+        refusal is blamed on seat 1 at entry 0."""
+        def host(reason: str) -> ProtocolViolation:
+            return ProtocolViolation(0, 0, reason)
+
+        if not MIN_PLAYERS <= len(carried) <= MAX_PLAYERS:
+            raise host(f"a table seats {MIN_PLAYERS} to {MAX_PLAYERS} players, not {len(carried)}")
+        try:
+            sit_downs = tuple(parse_sit_down(raw) for raw in carried)
         except BadSitDown as err:
             raise host(str(err)) from None
         players = len(sit_downs)

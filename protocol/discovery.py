@@ -192,7 +192,7 @@ def _check_address(address: object) -> None:
         try:
             ipaddress.ip_address(address[0])
         except ValueError as exc:
-            raise BadAdvertisement(f"{address[0]!r} is not an IP address") from exc
+            raise BadAdvertisement(f"{address[0][:45]!r} is not an IP address") from exc
 
 
 # ------------------------------------------------------------------------------ zeroconf glue

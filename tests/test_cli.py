@@ -41,10 +41,13 @@ def test_rules_solve_says_when_a_hand_does_not_make_the_phase() -> None:
 def test_bad_cards_and_options_exit_2_with_a_message_not_a_traceback() -> None:
     for args in (["rules", "solve", "--phase", "2", "X9"],
                  ["rules", "phases", "-o", "bogus"],
+                 ["rules", "phases", "-o", "hands=\u00b2"],
+                 ["rules", "phases", "-o", "x" * 5000],
                  ["rules", "solve", "--phase", "2"]):
         result = p2p10(*args)
         assert result.returncode == 2
         assert result.stderr.startswith("p2p10: ") and "Traceback" not in result.stderr
+        assert len(result.stderr) < 300  # an option is never repeated unbounded
 
 
 def test_json_mode_answers_every_line_and_survives_bad_ones() -> None:

@@ -31,7 +31,7 @@ from p2p10.sitdown import (
     parse_sit_down,
     sign_sit_down,
 )
-from p2p10.table import PROTOCOL_NAME, TableState
+from p2p10.table import PROTOCOL_NAME, TableState, fold
 from protocol.lobby import (
     LOBBY_PATH,
     LanError,
@@ -425,3 +425,24 @@ def test_any_signed_sit_down_is_accepted_or_blamed_on_seat_1(terms: tuple[object
         assert (err.seat, err.seq) == (0, 0)
     else:
         assert table.players == 2  # only with the right game id, which bytes(16) is not
+
+
+def test_whatever_fails_after_seat_1_signed_the_table_entry_is_blamed_on_seat_1(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The header check is total: once the table entry's signature verifies for seat 1, a
+    failure nobody foresaw (here the rules parser breaking) is seat 1's, at entry 0, not an
+    abort with nobody blamed."""
+    ann, bob = (Ed25519PrivateKey.from_private_bytes(bytes([i]) * 32) for i in (1, 2))
+    sits = [sign_sit_down(key, bytes(16), seat, name, SHORT) for seat, (key, name)
+            in enumerate(((ann, "Ann"), (bob, "Bob")))]
+    entry = make_entry(ann, TableState.game_id_for(sits), 0, bytes(32), 0, "table",
+                       [PROTOCOL_NAME, [s.raw for s in sits]])
+    assert TableState.from_header(entry).names == ("Ann", "Bob")
+
+    def broken(*_args: object) -> RuleSet:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(RuleSet, "parse", broken)
+    with pytest.raises(ProtocolViolation) as caught:
+        fold(None, entry)
+    assert (caught.value.seat, caught.value.seq) == (0, 0) and "RuntimeError" in caught.value.reason
