@@ -61,7 +61,7 @@ class AuditReport:
     @property
     def clean(self) -> bool:
         """True for a complete game in which every check passed and every step was checked."""
-        return self.violation is None and self.complete and not self.unchecked
+        return self.exit_status == CLEAN
 
     @property
     def exit_status(self) -> int:

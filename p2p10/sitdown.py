@@ -32,6 +32,7 @@ from p2p10.errors import ProtocolError
 from p2p10.log import GAME_ID_BYTES, PUBLIC_KEY_BYTES, SIGNATURE_BYTES, BadEntry, public_bytes, public_key
 from p2p10.rules import RuleSet
 from p2p10.signing import Domain, sign, verify
+from p2p10.wire import is_int
 
 GAME_ID_CONTEXT = b"p2p10/game-id"
 NONCE_BYTES = 16
@@ -67,10 +68,6 @@ class SitDown:
 def valid_name(name: object) -> bool:
     """True for a name a table can carry: 1 to 32 printable characters."""
     return isinstance(name, str) and 0 < len(name) <= MAX_NAME and name.isprintable()
-
-
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _pack(item: Any) -> bytes:
@@ -109,13 +106,13 @@ def parse_sit_down(raw: object) -> SitDown:
     table_id, seat, name, key, run_by, options, nonce = fields
     if not (isinstance(table_id, bytes) and len(table_id) == GAME_ID_BYTES):
         raise BadSitDown(f"a sit-down's table id is {GAME_ID_BYTES} bytes")
-    if not (_is_int(seat) and 0 <= seat < MAX_PLAYERS):
+    if not (is_int(seat) and 0 <= seat < MAX_PLAYERS):
         raise BadSitDown(f"a sit-down's seat is 0 to {MAX_PLAYERS - 1}")
     if not valid_name(name):
         raise BadSitDown(f"a sit-down's name is 1 to {MAX_NAME} printable characters")
     if not (isinstance(key, bytes) and len(key) == PUBLIC_KEY_BYTES):
         raise BadSitDown(f"a sit-down's key is {PUBLIC_KEY_BYTES} bytes")
-    if not (run_by is None or (_is_int(run_by) and 0 <= run_by < MAX_PLAYERS)):
+    if not (run_by is None or (is_int(run_by) and 0 <= run_by < MAX_PLAYERS)):
         raise BadSitDown("a sit-down's run_by (whose bot it is) is nil or a seat")
     if not (isinstance(options, list) and len(options) <= MAX_OPTIONS
             and all(isinstance(o, str) and o.isascii() and len(o) <= 64 for o in options)):
