@@ -15,9 +15,10 @@ from typing import Any
 from cli import UsageError
 from p2p10.bots import POLICIES
 from p2p10.engine import MAX_PLAYERS, MIN_PLAYERS
+from p2p10.peer import AWAY_AFTER
 from p2p10.table import MAX_NAME
 from protocol.discovery import TableAd, TableBrowser, list_tables
-from protocol.lan import Front, GameResult, Host, Joiner, LanError, LanSeat, Resumer, parse_address
+from protocol.lan import Front, GameResult, Host, Joiner, LanError, LanSeat, Resumer, Timing, parse_address
 
 
 def add_parsers(sub: Any, rule_options: argparse.ArgumentParser) -> None:
@@ -108,9 +109,16 @@ def _playing(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--autoplay", metavar="POLICY",
                         help=f"let a bot play this seat with no terminal ({', '.join(POLICIES)})")
     parser.add_argument("--ascii", action="store_true", help="draw the table with ASCII only")
+    parser.add_argument("--away-after", type=float, metavar="S", default=AWAY_AFTER,
+                        help="count a machine as away once no link to it has been up for S seconds "
+                             f"(default {AWAY_AFTER:.0f}); a player who is connected and thinking "
+                             "is never away")
+    parser.add_argument("--think", type=float, metavar="S", default=0.0,
+                        help="with --autoplay: the bot takes S seconds over each move (to watch it "
+                             "play, or to try the table's patience)")
     parser.add_argument("--go-on-after", type=float, metavar="S",
-                        help="when the table has waited S seconds for one machine, agree to go on "
-                             "without it (a bot takes its seats; default: wait, or ask on screen)")
+                        help="once a machine has been away S seconds, agree to go on without it "
+                             "(a bot takes its seats until it comes back; default: ask on screen)")
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
@@ -125,11 +133,15 @@ def _common(parser: argparse.ArgumentParser) -> None:
                              "where it listens (a forwarded port, a proxy)")
 
 
-def _go_on_after(args: argparse.Namespace) -> float | None:
-    value: float | None = args.go_on_after
-    if value is not None and value <= 0:
+def _timing(args: argparse.Namespace) -> Timing:
+    go_on_after: float | None = args.go_on_after
+    if go_on_after is not None and not go_on_after > 0:
         raise UsageError("--go-on-after must be positive")
-    return value
+    if not args.away_after > 0:
+        raise UsageError("--away-after must be positive")
+    if not args.think >= 0:
+        raise UsageError("--think must be 0 or more seconds")
+    return Timing(args.away_after, go_on_after, args.think)
 
 
 def _reachable_at(args: argparse.Namespace) -> tuple[str, int] | None:
@@ -182,7 +194,7 @@ def cmd_host(args: argparse.Namespace) -> int:
                     title=args.table, advertised=not args.quiet_network,
                     reachable_at=_reachable_at(args), bots=args.bots, bot_level=args.level,
                     start_when_full=starts_when_full(args.start_when_full), front=_front(policy, args.ascii),
-                    go_on_after=_go_on_after(args))
+                    timing=_timing(args))
     except LanError as err:
         raise UsageError(str(err)) from None
     return _finish(asyncio.run(_host(host)))
@@ -241,7 +253,7 @@ def cmd_join(args: argparse.Namespace) -> int:
         address = f"{found.address[0]}:{found.address[1]}"
     joiner = Joiner(address, args.name, policy, args.interface, args.save,
                     reachable_at=_reachable_at(args), front=_front(policy, args.ascii),
-                    go_on_after=_go_on_after(args),
+                    timing=_timing(args),
                     host_fingerprint=found.fingerprint if found is not None else None)
     return _finish(asyncio.run(joiner.run()))
 
@@ -250,7 +262,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
     """Start a seat again from its files and play it to the end."""
     policy = _check_autoplay(args)
     resumer = Resumer(args.file, policy, args.interface, front=_front(policy, args.ascii),
-                      bot_level=args.level, go_on_after=_go_on_after(args))
+                      bot_level=args.level, timing=_timing(args))
     return _finish(asyncio.run(resumer.run()))
 
 

@@ -274,6 +274,8 @@ def _report_json(path: Path, report: AuditReport) -> dict[str, Any]:
                       for u in report.unchecked],
         "takeovers": [{"seat": s + 1, "entry": t.seq, "agreed_by": [a + 1 for a in t.agreed_by],
                        "runner": t.runner + 1} for t in report.takeovers for s in t.seats],
+        "returns": [{"seat": s + 1, "entry": r.seq, "away": r.away, "hand": r.hand + 1}
+                    for r in report.returns for s in r.seats],
         "verdict": report.verdict(),
     }
 
@@ -309,6 +311,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
             print(f"Winner: {table.name(table.engine.winner)}")
         for takeover in report.takeovers:
             print(f"Went on without a machine: {report.takeover_text(takeover)}")
+        for back in report.returns:
+            print(f"Came back: {report.return_text(back)}")
     print(report.verdict())
     return report.exit_status
 

@@ -1525,13 +1525,20 @@ LAN_HELP = (
     *PLAY_HELP,
     "",
     " At a LAN table: c  chat (type a line, Enter sends it, Esc drops it).",
-    " g  go on without a player the table has waited for too long: when every",
-    " other player agrees, the hand is dealt again without them, and from the",
-    " next hand a bot run by the lowest other seat's machine plays their seat.",
+    " g  go on without a player whose machine has been out of reach for a while",
+    " (never one who is connected and thinking): when every other player agrees,",
+    " the hand is dealt again without them, and a bot run by the lowest other",
+    " seat's machine plays their seat until their machine comes back, at the",
+    " start of a hand.",
     " Every player's lines are signed with their key; chat is not in the log.",
     " The game goes on while a hand's summary is open: the others do not wait.",
     " Quit leaves the table; 'p2p10 resume LOG' takes you back to it.",
 )
+
+
+def _duration(seconds: float) -> str:
+    """``25 s``, ``2 min``: how long, as a title line says it."""
+    return f"{seconds:.0f} s" if seconds < 60 else f"{seconds // 60:.0f} min"
 
 
 class LanTableApp(TableApp):
@@ -1540,11 +1547,13 @@ class LanTableApp(TableApp):
     table has been waiting too long for somebody."""
 
     help_text: tuple[str, ...] = LAN_HELP
+    thinking_shown = 10.0  # seconds a player thinks before the title says so
 
     def __init__(self, seat: LanSeat, ascii_only: bool = False) -> None:
         self.typing: str | None = None  # the chat line being typed, or None
         super().__init__(seat, ascii_only)  # type: ignore[arg-type]
         self.lan = seat
+        self._taken_said: str | None = None
         seat.chat_listeners.append(self._heard)
         self.app.refresh_interval = 1.0  # the "waiting for" line changes with no new entry
 
@@ -1569,6 +1578,10 @@ class LanTableApp(TableApp):
             self.spoken = [spoken_name(n) for n in self.names]
             self.narrator.names = self.spoken
         super()._changed()
+        note = self.lan.taken_note()
+        if note is not None and note != self._taken_said:
+            self._taken_said = note
+            self.say(note)
 
     def over_lines(self, state: GameState) -> list[Line]:
         """The end of the game; or, for a table that froze, why, whom it blames, and where
@@ -1589,37 +1602,47 @@ class LanTableApp(TableApp):
         self.app.invalidate()
 
     def title(self, state: GameState | None) -> Line:
-        """As at home, and who the table is waiting for when somebody is overdue, and who
+        """As at home, and who the table is waiting for (thinking, or out of reach), and who
         has agreed to go on without them."""
         line = super().title(state)
-        missing = self.lan.missing()
-        if missing is not None:
-            line = [*line, ("class:error", f" Waiting for {missing}: not heard from for a while ")]
+        waiting = self.lan.waiting()
+        if waiting is not None:
+            who = self.spoken[waiting.person]
+            if waiting.away is None:
+                if waiting.waited >= self.thinking_shown:
+                    line = [*line, ("class:dim", f" {who} is thinking ({_duration(waiting.waited)}) ")]
+            else:
+                line = [*line, ("class:error", f" {who} is out of reach ({_duration(waiting.away)}) ")]
         for person, signers in self.lan.agreed().items():
             who = ", ".join("you" if s == self.seat else self.spoken[s] for s in signers)
             line = [*line, ("class:warn", f" {who} agreed to go on without {self.spoken[person]} ")]
         return line
 
     def footer(self) -> list[Line]:
-        """The keys, with chat, and going on without a missing player when there is one."""
+        """The keys, with chat, and going on without a player whose machine is away."""
         if self.typing is not None:
             return self.keys_lines([("Enter", "send", True), ("Esc", "cancel", True)])
         lines = super().footer()
         extra = [("c", "chat", True)]
-        person = self.lan.awaited()
-        if self.lan.missing() is not None and person is not None:
-            extra.append(("g", f"go on without {self.spoken[person]}", True))
+        waiting = self.lan.waiting()
+        if waiting is not None and waiting.offer:
+            extra.append(("g", f"go on without {self.spoken[waiting.person]}", True))
         return [*lines[:-1], *self.keys_lines(extra), lines[-1]]
 
     def table_keys(self, key: str) -> None:
-        """The table's keys, and g: go on without the player the table waits for."""
+        """The table's keys, and g: go on without the player whose machine is away."""
         if key != "g":
             super().table_keys(key)
             return
-        person = self.lan.awaited()
-        if person is None or self.lan.missing() is None:
-            self.refuse("nobody has kept the table waiting long enough to go on without them")
+        waiting = self.lan.waiting()
+        if waiting is None or not waiting.offer:
+            if waiting is not None and waiting.away is None:
+                self.refuse(f"{self.spoken[waiting.person]} is connected and thinking: "
+                            "the table waits for them")
+            else:
+                self.refuse("nobody's machine has been out of reach long enough to go on without them")
             return
+        person = waiting.person
         name = self.spoken[person]
         self.prompt = Prompt(f"Go on without {name}? The hand is dealt again without them.",
                              [Choice("y", "yes, go on", partial(self._go_on, person)),

@@ -23,7 +23,7 @@ from typing import BinaryIO
 from p2p10.engine import HandResult
 from p2p10.errors import ProtocolViolation
 from p2p10.log import BadEntry, RecordReader, parse_entry
-from p2p10.table import Expect, TableState, Takeover, UncheckedStep, fold
+from p2p10.table import Expect, Return, TableState, Takeover, UncheckedStep, fold
 
 CLEAN = 0
 """Exit status of a complete game in which every check passed and every step was checked."""
@@ -57,6 +57,18 @@ class AuditReport:
     def takeovers(self) -> tuple[Takeover, ...]:
         """Every time the table went on without a machine, in log order."""
         return self.table.takeovers if self.table is not None else ()
+
+    @property
+    def returns(self) -> tuple[Return, ...]:
+        """Every time a machine the table went on without took its seats back, in log order."""
+        return self.table.returns if self.table is not None else ()
+
+    def return_text(self, back: Return) -> str:
+        """One return in words: whose seats, at which entry, from which hand."""
+        names = self.table.given_names if self.table is not None else ()
+        seats = " and ".join(f"{names[s]} (seat {s + 1})" for s in back.seats)
+        return (f"at entry {back.seq} {seats} came back, undoing the takeover at entry {back.away}, "
+                f"and played again from hand {back.hand + 1}")
 
     @property
     def clean(self) -> bool:

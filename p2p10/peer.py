@@ -39,7 +39,7 @@ from p2p10.crypto.shuffle import apply_shuffle, commit_seed, new_seed, seed_matc
 from p2p10.engine import GameState
 from p2p10.errors import IllegalMove, ProtocolError, ProtocolViolation, SavedFileError
 from p2p10.events import Discard, DrawStock, Hit, LayDown, Reshuffle, SeatEvent, TakeDiscard
-from p2p10.log import BadEntry, Entry, make_entry, parse_entry, public_bytes
+from p2p10.log import BadEntry, Entry, make_entry, parse_entry, public_bytes, public_key
 from p2p10.rules import RuleSet
 from p2p10.signing import Domain, sign, verify
 from p2p10.sitdown import SitDown, sign_sit_down
@@ -50,11 +50,13 @@ from p2p10.table import (
     away_message,
     fold,
     key_context,
+    return_message,
     seed_context,
     shuffle_context,
     token_context,
 )
 from p2p10.wire import AGREE as AGREE
+from p2p10.wire import BACK as BACK
 from p2p10.wire import CHAT as CHAT
 from p2p10.wire import CHAT_LABEL as CHAT_LABEL
 from p2p10.wire import CHAT_NONCE_BYTES as CHAT_NONCE_BYTES
@@ -65,6 +67,7 @@ from p2p10.wire import WANT as WANT
 from p2p10.wire import (
     Agreement,
     AwayBody,
+    BackBody,
     Chat,
     KeyBody,
     MoveBody,
@@ -75,12 +78,14 @@ from p2p10.wire import (
     WireError,
     WireMeld,
     encode_agreement,
+    encode_back,
     encode_chat,
 )
 from p2p10.wire import decode_message as decode_message
 from p2p10.wire import encode_entry_message as encode_entry_message
 from p2p10.wire import encode_want as encode_want
 
+AWAY_AFTER = 30.0  # seconds with no link up before a machine counts as away (PROTOCOL §4.13)
 CHAT_KEPT = 500  # lines of chat a peer keeps to show (and hashes, to drop repeats)
 BUFFER_LIMIT = 4096
 WANT_BATCH = 256
@@ -106,6 +111,23 @@ class HandSecrets:
     hand: int
     secret: Scalar
     seed: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Waiting:
+    """Who the table is waiting for, as a screen shows it: ``person``'s machine must write the
+    next entry, and the table has waited ``waited`` seconds for it. ``away`` is how long that
+    machine has had no link to this peer (None while one is up: the player is thinking), and
+    ``offer`` whether this peer may agree to go on without it now."""
+
+    person: int
+    waited: float
+    away: float | None
+    offer: bool
+
+
+class OwnEntryRefused(IllegalMove):
+    """The fold refused an entry this peer was about to write: nothing was signed or sent."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,7 +158,7 @@ class Peer:
 
     def __init__(self, seat: int, identity: Ed25519PrivateKey, *, player: Player | None = None,
                  rng_bytes: RandomBytes = os.urandom, rng: random.Random | None = None,
-                 resend_after: float = 1.0, blame_after: float = 30.0,
+                 resend_after: float = 1.0, blame_after: float = 30.0, away_after: float = AWAY_AFTER,
                  on_entry: Callable[[Entry], None] | None = None,
                  on_secret: Callable[[HandSecrets], None] | None = None) -> None:
         self.seat = seat
@@ -146,6 +168,7 @@ class Peer:
         self.rng = rng or random.Random(int.from_bytes(rng_bytes(8), "big"))
         self.resend_after = resend_after
         self.blame_after = blame_after
+        self.away_after = away_after
         self.on_entry = on_entry
         self.on_secret = on_secret
         self.log: list[Entry] = []
@@ -173,6 +196,18 @@ class Peer:
         self.on_rollback: Callable[[int], None] | None = None
         self.agreements: dict[tuple[int, int, bytes], dict[int, bytes]] = {}
         self.delegated: dict[int, Ed25519PrivateKey] = {}
+        # Liveness, as the driver reports it (``linked``): the seats this peer has a link to,
+        # and since when each other seat has had none. Slow is not gone: only a machine with
+        # no link up for ``away_after`` seconds may be left behind (PROTOCOL §4.13).
+        self._links: set[int] = set()
+        self._unlinked_since: dict[int, float] = {}
+        self._started_at: float | None = None
+        # Coming back (§4.14): the requests heard from machines that want their seats back,
+        # by person, as (away entry, signature); and the last position this peer's own key
+        # signed before the others went on without it (it asks to come back only beyond it).
+        self.back_requests: dict[int, tuple[int, bytes]] = {}
+        self._signed_through = -1
+        self._asked_back_at = -1e9
         self._held: list[tuple[bytes, int | None]] = []
         self._agreed_at = 0.0
         self._now = 0.0
@@ -317,6 +352,7 @@ class Peer:
         except ProtocolError as err:
             self.faults.append(Fault(sender, None, str(err)))
             return
+        self._tick(now)
         if kind == WANT:
             if sender is None:
                 return  # only a seated peer is answered
@@ -326,17 +362,20 @@ class Peer:
         if kind == CHAT:
             self._hear(value, sender)
             return
-        self._now = now
         if kind == AGREE:
             self._heard_agreement(value, sender)
+            return
+        if kind == BACK:
+            self._heard_back(value, sender)
             return
         self._offer(value, sender, now)
         self._act()
 
     def poll(self, now: float) -> None:
         """Let time pass: act if it is this seat's turn, ask for missing entries, name a seat
-        that keeps everybody waiting."""
-        self._now = now
+        that keeps everybody waiting, and ask to come back if the table went on without this
+        machine."""
+        self._tick(now)
         self._act()
         if self._progress_at is None:
             self._progress_at = now  # nobody is overdue before this peer has waited at all
@@ -352,6 +391,65 @@ class Peer:
         if waited >= self.resend_after and now - self._wanted_at >= self.resend_after:
             self._wanted_at = now
             self._outbox.append((None, encode_want(len(self.log))))
+        if now - self._asked_back_at >= self.resend_after:
+            self._ask_back(now)
+
+    def _tick(self, now: float) -> None:
+        self._now = now
+        if self._started_at is None:
+            self._started_at = now  # a seat never linked has been out of reach since here
+
+    # ------------------------------------------------------------------- liveness
+
+    def linked(self, seat: int, up: bool, now: float) -> None:
+        """The driver's report that this peer's link to ``seat`` went up or down (a transport
+        link, or a seat in the same process). Only this decides whether a machine is *away*:
+        however long a player thinks, a machine with a link up is not (PROTOCOL §4.13)."""
+        self._tick(now)
+        if up:
+            self._links.add(seat)
+            self._unlinked_since.pop(seat, None)
+        elif seat in self._links or seat not in self._unlinked_since:
+            self._links.discard(seat)
+            self._unlinked_since[seat] = now
+
+    def away_for(self, person: int) -> float | None:
+        """How many seconds ``person``'s machine has counted as away for this peer, or None
+        while it does not (or it is this peer's own machine).
+
+        A machine with no link up to any of its seats is away from the moment the last link
+        went down. A machine with a link up is not away while the table waits for a move:
+        its player is thinking, for as long as they like. But the entries of the dealing
+        protocol (a key, a shuffle, tokens, a reveal) its software writes at once, by itself:
+        a connected machine that does not write one is broken or withholding it on purpose,
+        and counts as away from the moment the table began to wait for it."""
+        table = self._table()
+        seats = table.away_group(person)
+        if table.machine_of(self.seat) == person:
+            return None
+        if any(s in self._links for s in seats):
+            expect = table.expected()
+            if (expect is None or expect.kind == "move" or table.machine_of(expect.seat) != person
+                    or self._progress_at is None):
+                return None
+            return max(0.0, self._now - self._progress_at)
+        start = self._started_at if self._started_at is not None else self._now
+        since = max((self._unlinked_since.get(s, start) for s in seats), default=start)
+        return max(0.0, self._now - since)
+
+    def waiting(self) -> Waiting | None:
+        """Who the table waits for now, if it is another machine (see :class:`Waiting`)."""
+        table = self.table
+        if table is None or self.stopped:
+            return None
+        person = table.awaited_machine()
+        if person is None or person == table.machine_of(self.seat):
+            return None
+        away = self.away_for(person)
+        waited = self._now - (self._progress_at if self._progress_at is not None else self._now)
+        offer = (away is not None and away >= self.away_after and self.going_on is None
+                 and table.go_on_refusal(person) is None)
+        return Waiting(person, waited, away, offer)
 
     def play(self, move: SeatEvent) -> None:
         """Play a move for this seat (from a screen); raises :class:`IllegalMove` and changes
@@ -425,10 +523,18 @@ class Peer:
         table = self._table()
         if table.machine_of(self.seat) == person:
             raise IllegalMove("a seat cannot go on without itself", self.seat)
-        if self.stopped or table.awaited_machine() != person:
-            raise IllegalMove("the table is not waiting for that player", self.seat)
-        if table.runner_for(person) is None:
-            raise IllegalMove("nobody with a player of their own is left to go on", self.seat)
+        refusal = "the table has stopped" if self.stopped else table.go_on_refusal(person)
+        if refusal is not None:
+            raise IllegalMove(refusal, self.seat)
+        away = self.away_for(person)
+        who = table.names[person]
+        if away is None:
+            raise IllegalMove(f"{who} is still connected: they are thinking, not gone", self.seat)
+        if away < self.away_after:
+            raise IllegalMove(f"{who} has been out of reach for {away:.0f} s only; a machine is away "
+                              f"after {self.away_after:.0f} s", self.seat)  # or silent, connected
+        if self.going_on == (person, len(self.log), table.last_hash):
+            return  # agreed already
         self.going_on = (person, len(self.log), table.last_hash)
         self._agreed_at = self._now
         self._send_agreement()
@@ -490,7 +596,14 @@ class Peer:
             self.delegated[seat] = key  # before the entry: its log hook may save the key first
             delegates.append((seat, public_bytes(key)))
         agreements = tuple((s, signed[s]) for s in consenters)
-        self._write("away", AwayBody(person, tuple(delegates), agreements).to_wire())
+        try:
+            self._write("away", AwayBody(person, tuple(delegates), agreements).to_wire())
+        except OwnEntryRefused as err:
+            # Nothing was sent: the agreement stands, but this peer cannot write the entry.
+            self.faults.append(Fault(None, seq, f"this seat's away entry was refused: {err}"))
+            self.going_on, self._held = None, []
+            for taken, _key in delegates:
+                self.delegated.pop(taken, None)
 
     def _left_behind(self, away: Entry, now: float) -> bool:
         """This peer's machine was away, and the others went on without it at a position where
@@ -530,6 +643,65 @@ class Peer:
         self.overdue = None
         return True
 
+    def _own_tail(self) -> int:
+        """Where the run of this machine's own entries at the end of its log begins (the log's
+        length if the last entry is another machine's): the entries that, if the others went
+        on without this machine, nobody else has."""
+        table = self.table
+        if table is None:
+            return len(self.log)
+        mine = table.machine_of(self.seat)
+        start = len(self.log)
+        while start > 1 and table.machine_of(self.log[start - 1].author) == mine:
+            start -= 1
+        return start
+
+    # ------------------------------------------------------------------- coming back
+
+    def _ask_back(self, now: float) -> None:
+        """If the table went on without this machine and this is its player's own seat, ask
+        every seat to let it take its seats back (signed; sent again until it is written)."""
+        table = self.table
+        if (table is None or self.stopped or self.finished or table.keys[self.seat] != self._public
+                or table.sit_downs[self.seat].run_by is not None or len(self.log) <= self._signed_through):
+            return  # (never at a position its key signed before the others went on)
+        taken = table.taken_from(self.seat)
+        if taken is None:
+            return
+        self._asked_back_at = now
+        signature = sign(self.identity, Domain.RETURN, return_message(table.game_id, self.seat, taken.seq))
+        request = BackBody(self.seat, taken.seq, signature)
+        self._outbox.append((None, encode_back(request)))
+
+    def _heard_back(self, request: BackBody, sender: int | None) -> None:
+        table = self.table
+        if table is None:
+            return
+        taken = table.taken_from(request.person) if request.person < table.players else None
+        if taken is None or taken.seq != request.away:
+            return  # stale (the seat is back already, or was taken again since): nothing to do
+        if not table.return_signed(request.person, request.away, request.signature):
+            self.faults.append(Fault(sender, None, "a request to come back whose signature does not verify"))
+            return
+        if self.back_requests.get(request.person) != (request.away, request.signature):
+            self.back_requests[request.person] = (request.away, request.signature)
+            # Passed on once: the seat that writes the next hand's first key may be a bot that
+            # only hears what its machine passes on.
+            self._outbox.append((None, encode_back(request)))
+        self._act()
+
+    def _due_back(self, table: TableState) -> BackBody | None:
+        """The ``back`` entry this seat writes now, if it is to write the next hand's first key
+        and a machine asked to come back (§4.14)."""
+        if not self.back_requests:
+            return None
+        for person, (away, signature) in sorted(self.back_requests.items()):
+            if table.taken_from(person) is None:
+                del self.back_requests[person]
+            elif table.return_refusal(person, away, signature) is None:
+                return BackBody(person, away, signature)
+        return None
+
     def _withdraw(self) -> None:
         """Going on cannot happen: take back the entries held for it."""
         self.going_on = None
@@ -564,6 +736,8 @@ class Peer:
             # The one signature check of an entry from the wire; the fold is told it was made.
             key = table.verifiers[entry.author] if entry.author < table.players else None
             if key is None or not entry.verify(key):
+                if key is not None and self._signed_before_a_key_change(entry, table):
+                    return  # honest, just not checkable here: see the method
                 self.faults.append(Fault(sender, entry.seq, "an entry whose signature does not verify"))
                 return
         if entry.seq < len(self.log):
@@ -572,6 +746,12 @@ class Peer:
                 self._equivocate(mine, entry)
             elif entry.kind == "away" and self._left_behind(entry, now):
                 pass
+            elif entry.seq >= self._own_tail():
+                # The others wrote on at a position where this log holds only this machine's
+                # own entries: they went on without it (while it was cut off or asleep). That
+                # is nobody's fault; the away entry that explains it sits where this machine's
+                # own entries begin, so ask for the log from there (``_left_behind`` then takes it).
+                self._outbox.append((sender, encode_want(self._own_tail())))
             else:
                 self.faults.append(Fault(entry.author, entry.seq,
                                          "a signed entry for a position another seat wrote"))
@@ -593,10 +773,15 @@ class Peer:
             person, seq, _prev = self.going_on
             table = self.table
             if entry.seq == seq and table.machine_of(entry.author) == person:
-                if sender is None or table.machine_of(sender) == person:
-                    self._held.append((raw, sender))  # agreed to go on without it: hold it back
+                agreed = self.agreements.get(self.going_on, {})
+                if sender is None or table.machine_of(sender) in (person, *agreed):
+                    # Agreed to go on without it: hold it back. A player who agreed too never
+                    # takes it, so one passing it on proves nothing (and may be lying).
+                    self._held.append((raw, sender))
                     return
-                self._withdraw()  # a player who did not agree took it: going on cannot happen
+                # A player who did not agree took it, so that player never will agree: going
+                # on cannot happen at this position (§4.13, the safety rule).
+                self._withdraw()
                 self._offer(raw, sender, now)
                 return
         self._accept(entry, sender, key)
@@ -608,6 +793,18 @@ class Peer:
         self._progress_at = now
         self.overdue = None
 
+    def _signed_before_a_key_change(self, entry: Entry, table: TableState) -> bool:
+        """True for an entry whose signature this peer cannot check with the key it holds now
+        for its author, through nobody's fault: one beyond the end of the log (an ``away`` or
+        ``back`` entry before it may give its seat another key; it is fetched again when its
+        turn comes), or a machine's own late entry for a position at or after the takeover of
+        its seat (signed with the key the seat had: the others went on without it)."""
+        if entry.seq > len(self.log):
+            return True
+        taken = table.taken_from(entry.author)
+        return (taken is not None and entry.seq >= taken.seq
+                and entry.verify(public_key(table.keys[entry.author])))
+
     def _equivocate(self, first: Entry, second: Entry) -> None:
         if self.equivocation is not None:
             return
@@ -618,7 +815,8 @@ class Peer:
         for twin in (first, second):
             self._outbox.append((None, encode_entry_message(twin.raw)))
 
-    def _accept(self, entry: Entry, sender: int | None, verified_by: Ed25519PublicKey | None = None) -> bool:
+    def _accept(self, entry: Entry, sender: int | None, verified_by: Ed25519PublicKey | None = None,
+                own: bool = False) -> bool:
         if self.table is not None and entry.seq == self.table.seq and entry.prev_hash != self.table.last_hash:
             # The entry builds on another entry than ours at the previous position: either its
             # author forked, or the previous writer equivocated and this peer holds the other
@@ -640,6 +838,10 @@ class Peer:
         except ProtocolViolation as err:
             blame = err.seat if err.seat is not None else sender
             seq = err.seq if err.seq is not None else entry.seq  # the entry convicted
+            if own and seq >= entry.seq:
+                # This peer's own entry, refused before it was kept or sent: a refusal for the
+                # caller to show, never a violation of its own seat.
+                raise OwnEntryRefused(err.reason, self.seat) from None
             self.faults.append(Fault(blame, seq, err.reason))
             if err.seat is None:
                 return False
@@ -673,11 +875,19 @@ class Peer:
         table = self._table()
         entry = make_entry(self.identity, table.game_id, len(self.log), table.last_hash, self.seat,
                            kind, body)
-        if not self._accept(entry, self.seat):
-            raise AssertionError(f"own entry refused: {self.faults[-1]}")
+        self._accept(entry, self.seat, own=True)
+        self._signed_through = max(self._signed_through, entry.seq)
 
     def _act(self) -> None:
-        """Write every entry that is this seat's to write, until another seat is due."""
+        """Write every entry that is this seat's to write, until another seat is due. A refusal
+        of its own entry (a bug, or a bot's illegal move) is noted and stops it: never raised
+        into the driver."""
+        try:
+            self._write_due()
+        except OwnEntryRefused as err:
+            self.faults.append(Fault(None, len(self.log), f"this seat's own entry was refused: {err}"))
+
+    def _write_due(self) -> None:
         while self.table is not None and not self.stopped:
             table = self.table
             expect = table.expected()
@@ -685,6 +895,10 @@ class Peer:
                 return
             if table.signing_keys[self.seat] != self._public:
                 return  # the others went on without this machine: a bot has this seat now
+            back = self._due_back(table)
+            if back is not None:
+                self._write("back", back.to_wire())
+                continue
             if expect.kind == "move":
                 view = self.view()
                 move = self._exposing_move(table, view)

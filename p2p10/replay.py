@@ -58,6 +58,11 @@ class _Narrator:
         out: list[str] = []
         if kind == "away":
             return ["", *self._went_on(entry, before, after)]
+        if kind == "back":
+            back = after.returns[-1]
+            who = " and ".join(after.names[s] for s in back.seats)
+            return ["", f"** At entry {entry.seq} {who} came back: {who} plays again from hand "
+                        f"{back.hand + 1} **"]
         if kind == "key" and before.hand is None:
             self.deal_from = entry.seq
             out.append("")

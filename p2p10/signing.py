@@ -46,6 +46,7 @@ class Domain(Enum):
     HANDSHAKE = b"handshake"  # a mesh link's proof of the key (§6.1)
     CHAT = b"chat"            # a line of table chat (§6.2.1)
     AGREEMENT = b"agreement"  # an agreement to go on without a machine (§4.13)
+    RETURN = b"return"        # a machine's request to take its seats back (§4.14)
 
 
 # The Ed25519 encodings of the eight points of small order, with the sign bit cleared

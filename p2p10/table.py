@@ -64,6 +64,7 @@ from p2p10.sitdown import MAX_NAME as MAX_NAME
 from p2p10.sitdown import BadSitDown, SitDown, game_id_of, parse_sit_down
 from p2p10.wire import (
     AwayBody,
+    BackBody,
     KeyBody,
     MoveBody,
     RevealBody,
@@ -81,6 +82,7 @@ KEY_CONTEXT = b"p2p10/hand-key"
 SEED_CONTEXT = b"p2p10/seed"
 SHUFFLE_CONTEXT = b"p2p10/shuffle"
 AWAY_CONTEXT = b"p2p10/away"
+RETURN_CONTEXT = b"p2p10/return"
 
 
 def _num(value: int) -> bytes:
@@ -111,6 +113,13 @@ def away_message(game_id: bytes, seq: int, prev_hash: bytes, person: int) -> byt
     """What a player signs, under :attr:`~p2p10.signing.Domain.AGREEMENT`, to agree that the
     table goes on without ``person``'s machine at position ``seq`` (after the entry ``prev_hash``)."""
     return frame(AWAY_CONTEXT, game_id, _num(seq), prev_hash, _num(person))
+
+
+def return_message(game_id: bytes, person: int, away: int) -> bytes:
+    """What ``person``'s machine signs, under :attr:`~p2p10.signing.Domain.RETURN`, to take back
+    the seats the table went on without at the ``away`` entry ``away``. Bound to that entry, a
+    request cannot bring the machine back after a later takeover it did not ask to undo."""
+    return frame(RETURN_CONTEXT, game_id, _num(person), _num(away))
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,25 +204,40 @@ class UncheckedStep:
 class Takeover:
     """The table went on without ``person``'s machine at the ``away`` entry ``seq``: the
     ``seats`` of that machine are played from then on by ``runner``'s machine, as every seat
-    of ``agreed_by`` (the runner, who wrote the entry, and every cosigner) agreed."""
+    of ``agreed_by`` (the runner, who wrote the entry, and every cosigner) agreed. The hand
+    voided (and dealt again without them) is on row ``hand`` of the score sheet (0-based)."""
 
     person: int
     seats: tuple[int, ...]
     seq: int
     runner: int
     agreed_by: tuple[int, ...]
+    hand: int
+
+
+@dataclass(frozen=True, slots=True)
+class Return:
+    """``person``'s machine took its ``seats`` back at the ``back`` entry ``seq``, undoing the
+    takeover at the ``away`` entry ``away``; it plays them again from the hand on row ``hand``
+    of the score sheet (0-based)."""
+
+    person: int
+    seats: tuple[int, ...]
+    seq: int
+    away: int
+    hand: int
 
 
 class TableState:
     """The state of a table after a prefix of its log. Treat it as immutable.
 
-    Besides the game, it keeps what an audit must name: ``takeovers`` (every ``away`` entry)
-    and ``voided_unchecked`` (the shuffle steps of voided hands whose seeds were never
-    revealed, so that nobody could check them)."""
+    Besides the game, it keeps what an audit must name: ``takeovers`` (every ``away`` entry),
+    ``returns`` (every ``back`` entry) and ``voided_unchecked`` (the shuffle steps of voided
+    hands whose seeds were never revealed, so that nobody could check them)."""
 
     __slots__ = ("deal_engine", "engine", "game_id", "given_names", "hand", "hands_started", "keys",
-                 "last_hash", "names", "rules", "run_by", "seq", "signing_keys", "sit_downs",
-                 "table_id", "takeovers", "verifiers", "voided_unchecked")
+                 "last_hash", "names", "returns", "rules", "run_by", "seq", "signing_keys",
+                 "sit_downs", "table_id", "takeovers", "verifiers", "voided_unchecked")
 
     game_id: bytes
     table_id: bytes
@@ -232,6 +256,7 @@ class TableState:
     hand: HandCrypto | None
     hands_started: int
     takeovers: tuple[Takeover, ...]
+    returns: tuple[Return, ...]
     voided_unchecked: tuple[UncheckedStep, ...]
 
     # ---------------------------------------------------------------- the first entry
@@ -337,6 +362,7 @@ class TableState:
         state.hand = None
         state.hands_started = 0
         state.takeovers = ()
+        state.returns = ()
         state.voided_unchecked = ()
         return state
 
@@ -368,6 +394,65 @@ class TableState:
         runner = self.runner_for(person)
         return tuple(s for s in range(self.players)
                      if s not in (person, runner) and self.run_by[s] is None)
+
+    def home_seats(self, person: int) -> tuple[int, ...]:
+        """The seats ``person``'s machine sat down with: its own and the bots it brought."""
+        return tuple(s for s in range(self.players)
+                     if s == person or self.sit_downs[s].run_by == person)
+
+    def taken_from(self, person: int) -> Takeover | None:
+        """The takeover that holds ``person``'s own seat now, if the table went on without its
+        machine and it has not come back (the latest ``away`` entry naming that seat)."""
+        if self.signing_keys[person] == self.keys[person]:
+            return None
+        return next((t for t in reversed(self.takeovers) if person in t.seats), None)
+
+    def return_signed(self, person: int, away: int, signature: bytes) -> bool:
+        """True if ``signature`` is ``person``'s own request to undo the takeover at the
+        ``away`` entry ``away`` (signed with the key of its sit-down)."""
+        return (0 <= person < self.players
+                and verify(public_key(self.keys[person]), Domain.RETURN,
+                           return_message(self.game_id, person, away), signature))
+
+    def return_refusal(self, person: int, away: int, signature: bytes) -> str | None:
+        """Why ``person``'s signed request to take its seats back (undoing the takeover at the
+        ``away`` entry ``away``) cannot be written now, or None if it can: a request names the
+        takeover that holds the seat, is signed by the seat's own key, and takes effect only
+        between hands, once the seat is dealt in again (not in the voided hand's replay)."""
+        if not 0 <= person < self.players or self.sit_downs[person].run_by is not None:
+            return "only a player's own machine can come back"
+        taken = self.taken_from(person)
+        if taken is None:
+            return f"{self.name(person)} has not been taken over"
+        if taken.seq != away:
+            return (f"the request names entry {away}, but {self.name(person)} was taken over at "
+                    f"entry {taken.seq}")
+        if not self.return_signed(person, away, signature):
+            return f"{self.name(person)}'s request to come back does not verify"
+        if self.hand is not None or self.expected() is None:
+            return "a machine comes back only between hands"
+        if set(self.home_seats(person)) & self.engine.sitting_out:
+            return "a machine comes back only once its seats are dealt in again"
+        return None
+
+    def go_on_refusal(self, person: int) -> str | None:
+        """Why the table cannot go on without ``person``'s machine now, or None if it can
+        (whatever the liveness of that machine, which only a peer knows)."""
+        if self.expected() is None:
+            return "the game is over"
+        if self.awaited_machine() != person:
+            return "the table is not waiting for that player"
+        if self.runner_for(person) is None:
+            return "nobody with a player of their own is left to go on"
+        base = self.engine if self.engine.stage == "deal" else self.deal_engine
+        if base is None:
+            return "the table cannot go on here"
+        try:
+            for seat in self.away_group(person):
+                base = base.apply(SitOut(seat))
+        except IllegalMove as err:
+            return str(err)
+        return None
 
     def awaited_machine(self) -> int | None:
         """The player whose machine the table is waiting for now (None when over)."""
@@ -515,6 +600,14 @@ class TableState:
             new.seq = self.seq + 1
             new.last_hash = entry.hash
             _fold_blaming_author(entry, new._on_away, entry, self.machine_of(expect.seat))
+            return new
+        if entry.kind == "back" and entry.author == expect.seat:
+            # Written by whoever would write the next hand's first key, so no two seats race
+            # for the position (§4.14).
+            new = self._copy()
+            new.seq = self.seq + 1
+            new.last_hash = entry.hash
+            _fold_blaming_author(entry, new._on_back, entry)
             return new
         if entry.author != expect.seat or entry.kind != expect.kind:
             raise ProtocolViolation(
@@ -741,7 +834,8 @@ class TableState:
         # For the audit: who was taken over, where and by whose agreement, and the steps of the
         # voided hand that nobody can check (every revealed one was checked at its reveal).
         self.takeovers = (*self.takeovers, Takeover(person, group, entry.seq, entry.author,
-                                                    tuple(sorted((entry.author, *consenters)))))
+                                                    tuple(sorted((entry.author, *consenters))),
+                                                    len(base.sheet)))
         if self.hand is not None:
             self.voided_unchecked = (*self.voided_unchecked, *_unrevealed(self.hand, len(base.sheet)))
         self.verifiers = tuple(verifiers)
@@ -751,6 +845,25 @@ class TableState:
         self.engine = base.with_names(self.names)
         self.deal_engine = None
         self.hand = None
+
+    def _on_back(self, entry: Entry) -> None:
+        """``person``'s machine takes back the seats it sat down with that a takeover holds:
+        their keys, ``run_by`` and names become those of the sit-downs again, and the bots that
+        played them stop (their keys no longer sign for those seats)."""
+        body = decode_body("back", entry.body)
+        assert isinstance(body, BackBody)
+        refusal = self.return_refusal(body.person, body.away, body.signature)
+        if refusal is not None:
+            raise ProtocolError(refusal)
+        seats = tuple(s for s in self.home_seats(body.person) if self.signing_keys[s] != self.keys[s])
+        self.signing_keys = tuple(self.keys[s] if s in seats else k for s, k in enumerate(self.signing_keys))
+        self.verifiers = tuple(public_key(self.keys[s]) if s in seats else v
+                               for s, v in enumerate(self.verifiers))
+        self.run_by = tuple(self.sit_downs[s].run_by if s in seats else r for s, r in enumerate(self.run_by))
+        self.names = self._labels()
+        self.engine = self.engine.with_names(self.names)
+        self.returns = (*self.returns, Return(body.person, seats, entry.seq, body.away,
+                                              len(self.engine.sheet)))
 
     def _on_reveal(self, entry: Entry) -> None:
         body = self._hand_body(entry, RevealBody)

@@ -55,6 +55,7 @@ ENTRY = 0
 WANT = 1
 CHAT = 2
 AGREE = 3
+BACK = 4
 
 
 class WireError(ProtocolError):
@@ -407,12 +408,34 @@ class AwayBody:
         return [self.person, [list(d) for d in self.delegates], [list(a) for a in self.agreements]]
 
 
-Body = KeyBody | ShuffleBody | TokensBody | MoveBody | RevealBody | AwayBody
+@dataclass(frozen=True, slots=True)
+class BackBody:
+    """``back``: ``[person, away, signature]`` (PROTOCOL §4.14): ``person``'s machine, which the
+    table went on without at the ``away`` entry ``away``, takes its seats back; ``signature``
+    is its request, signed with its own identity key. The same triple is the request message."""
+
+    person: int
+    away: int
+    signature: bytes
+
+    @classmethod
+    def from_wire(cls, body: object) -> BackBody:
+        """Check and type a ``back`` body (or request)."""
+        f = _array(body, 3, "[person, away entry, signature]")
+        return cls(_int(f[0], 0, MAX_SEATS - 1, "the person"), _int(f[1], 0, MAX_SEQ, "the away entry"),
+                   _bytes(f[2], SIGNATURE_BYTES, "a signature"))
+
+    def to_wire(self) -> list[Any]:
+        """The body as written."""
+        return [self.person, self.away, self.signature]
+
+
+Body = KeyBody | ShuffleBody | TokensBody | MoveBody | RevealBody | AwayBody | BackBody
 
 BODIES: dict[str, type[KeyBody] | type[ShuffleBody] | type[TokensBody] | type[MoveBody]
-             | type[RevealBody] | type[AwayBody]] = {
+             | type[RevealBody] | type[AwayBody] | type[BackBody]] = {
     "key": KeyBody, "shuffle": ShuffleBody, "tokens": TokensBody, "move": MoveBody,
-    "reveal": RevealBody, "away": AwayBody,
+    "reveal": RevealBody, "away": AwayBody, "back": BackBody,
 }
 
 
@@ -500,7 +523,7 @@ class Chat:
 
 def decode_message(data: bytes) -> tuple[int, Any]:
     """``(ENTRY, envelope bytes)``, ``(WANT, seq)``, ``(CHAT, signed chat bytes)`` or
-    ``(AGREE, Agreement)``; raises :class:`ProtocolError` (PROTOCOL §6.2)."""
+    ``(AGREE, Agreement)`` or ``(BACK, BackBody)``; raises :class:`ProtocolError` (PROTOCOL §6.2)."""
     if len(data) > MAX_MESSAGE_BYTES:
         raise WireError(f"a message is at most {MAX_MESSAGE_BYTES} bytes")
     try:
@@ -517,7 +540,10 @@ def decode_message(data: bytes) -> tuple[int, Any]:
             return CHAT, value
         if kind == AGREE and isinstance(value, list):
             return AGREE, Agreement.from_wire(value)
-    raise WireError("a message is [0, entry], [1, sequence number], [2, chat] or [3, agreement]")
+        if kind == BACK and isinstance(value, list):
+            return BACK, BackBody.from_wire(value)
+    raise WireError("a message is [0, entry], [1, sequence number], [2, chat], [3, agreement] "
+                    "or [4, request to come back]")
 
 
 def encode_entry_message(raw: bytes) -> bytes:
@@ -538,3 +564,8 @@ def encode_chat(signed: bytes) -> bytes:
 def encode_agreement(agreement: Agreement) -> bytes:
     """The message that carries one agreement to go on."""
     return pack([AGREE, agreement.to_wire()])
+
+
+def encode_back(request: BackBody) -> bytes:
+    """The message that carries a machine's signed request to take its seats back."""
+    return pack([BACK, request.to_wire()])

@@ -44,7 +44,7 @@ from p2p10.engine import MAX_PLAYERS, MIN_PLAYERS
 from p2p10.errors import IllegalMove, ProtocolError
 from p2p10.events import SeatEvent
 from p2p10.log import GAME_ID_BYTES, Entry, fingerprint, public_bytes
-from p2p10.peer import ChatLine, Peer, Player
+from p2p10.peer import AWAY_AFTER, ChatLine, Peer, Player, Waiting
 from p2p10.rules import RuleSet
 from p2p10.sitdown import SitDown
 from protocol.discovery import Advertisement, TableAd, advertise
@@ -158,14 +158,29 @@ class LanSeat(SeatScreen):
         """While a hand is being set up: (entries written, entries needed)."""
         return dealing_progress(self.table, len(self.names))
 
-    def missing(self) -> str | None:
-        """Who the table has been waiting for too long (``blame_after``), if anybody."""
-        overdue = self.user.overdue
+    def waiting(self) -> Waiting | None:
+        """Who the table waits for, if it is another machine: how long, whether that machine
+        is out of reach or its player is thinking, and whether to offer going on without it
+        (see :meth:`Peer.waiting`)."""
+        return None if self.over else self.user.waiting()
+
+    def taken_note(self) -> str | None:
+        """What happened to this player's seat, if the table went on without this machine: a
+        bot plays it until the next hand, or it is this player's again (after a ``back``)."""
         table = self.table
-        if overdue is None or table is None or self.over:
+        if table is None:
             return None
-        expect = table.expected()
-        return self.names[overdue.seat] if expect is not None and expect.seat == overdue.seat else None
+        taken = next((t for t in reversed(table.takeovers) if self.seat in t.seats), None)
+        if taken is None:
+            return None
+        gone = f"The table went on without you at hand {taken.hand + 1}"
+        back = next((r for r in reversed(table.returns) if self.seat in r.seats and r.away == taken.seq),
+                    None)
+        if back is not None:
+            return f"{gone}; your seat is yours again from hand {back.hand + 1}."
+        if table.taken_from(self.seat) is not None:
+            return f"{gone}; a bot plays your seat until you take it back at the next hand."
+        return None
 
     def subscribe(self, listener: Callable[[], None]) -> None:
         """Call ``listener`` after every new entry in the user's log."""
@@ -250,119 +265,196 @@ class Machine:
         self.peers[0].go_on_without(person)
 
 
-async def play_seat(peer: Peer, table_id: bytes, roster: list[SeatInfo], rules: RuleSet,
-                    log_path: Path, mesh_slot: MeshSlot, *, listening: tuple[str, int],
-                    resumed: bool = False, sit_downs: Sequence[SitDown] | None = None,
-                    front: Front | None = None, machine: Machine | None = None,
-                    go_on_after: float | None = None,
-                    taken_over: Sequence[tuple[Peer, Path]] = ()) -> GameResult:
-    """Play ``peer``'s seat to the end over the mesh (``roster`` hosts resolved; this peer's
-    listener at ``listening``); seat 0 writes the table entry carrying every seat's
-    ``sit_downs`` unless its log has one. A ``resumed`` peer appends to its files. With a
-    ``front`` (the play screen), a person plays: the front is awaited once the table entry is
-    known, and if it returns before the end (the player quit), the seat leaves the table, its
-    files kept for resume.
+@dataclass(frozen=True, slots=True)
+class Timing:
+    """How this machine waits for the others (PROTOCOL §4.13), and how long its bot takes.
 
-    ``machine`` holds every peer of this process; the first one is the player's. With
-    ``go_on_after``, a machine the table has waited for that long is left behind (the agreement
-    of :meth:`Machine.go_on_without`). When the others go on without a machine and this peer is
-    the runner, it starts the bots it was given, with their own files, carried by this peer's
-    mesh; ``taken_over`` are such bots restored from their files after a restart."""
-    seat = peer.seat
-    machine = machine or Machine()
-    if peer not in machine.peers:
-        machine.peers.append(peer)
-    save_roster(SeatFiles(log_path).roster, table_id, rules, roster, listening)
-    log, secrets = attach_files(peer, log_path, identity_saved=resumed)
-    closers: list[LogWriter | SecretsWriter] = [log, secrets]
-    keys = [s.key for s in roster]
-    addresses = [None if i == seat else (s.host, s.port) for i, s in enumerate(roster)]
-    mesh = Mesh(peer, table_id)
-    mesh.seat_table(keys, addresses)
-    mesh_slot.fill(mesh)
-    named: list[object] = [None]
-    screen: list[LanSeat] = []
-    save_entry = peer.on_entry
+    A machine with no link up to any of its seats for ``away_after`` seconds is *away*: only
+    then is the player offered to go on without it. A player who is connected and thinking is
+    never away. With ``go_on_after``, this machine agrees by itself once a machine has been
+    away that long. A seat played by a bot (``--autoplay``) takes ``think`` seconds over each
+    move: to watch it play, or to try the table's patience."""
 
-    def take_over(bot: Peer, bot_path: Path, restored: bool) -> None:
-        closers.extend(attach_files(bot, bot_path, identity_saved=restored))
+    away_after: float = AWAY_AFTER
+    go_on_after: float | None = None
+    think: float = 0.0
+
+
+class SeatRunner:
+    """Plays one peer's seat to the end over the mesh (:meth:`run`), with its files, its
+    screen (a *front*) and the bots it takes over.
+
+    ``roster`` has every host resolved; this peer listens at ``listening``. Seat 0 writes the
+    table entry carrying every seat's ``sit_downs`` unless its log has one. A ``resumed`` peer
+    appends to its files. With a ``front`` (the play screen), a person plays: the front is
+    awaited once the table entry is known, and if it returns before the end (the player
+    quit), the seat leaves the table, its files kept for resume.
+
+    ``machine`` holds every peer of this process; the first one is the player's. When the
+    others go on without a machine and this peer is the runner, it starts the bots it was
+    given, with their own files, carried by this peer's mesh; ``taken_over`` are such bots
+    restored from their files after a restart."""
+
+    def __init__(self, peer: Peer, table_id: bytes, roster: list[SeatInfo], rules: RuleSet,
+                 log_path: Path, mesh_slot: MeshSlot, *, listening: tuple[str, int],
+                 resumed: bool = False, sit_downs: Sequence[SitDown] | None = None,
+                 front: Front | None = None, machine: Machine | None = None,
+                 timing: Timing = Timing(),
+                 taken_over: Sequence[tuple[Peer, Path]] = ()) -> None:
+        self.peer = peer
+        self.table_id = table_id
+        self.roster = roster
+        self.rules = rules
+        self.log_path = log_path
+        self.listening = listening
+        self.front = front
+        self.timing = timing
+        self.machine = machine or Machine()
+        if peer not in self.machine.peers:
+            self.machine.peers.append(peer)
+        self.keys = [s.key for s in roster]
+        save_roster(SeatFiles(log_path).roster, table_id, rules, roster, listening)
+        log, secrets = attach_files(peer, log_path, identity_saved=resumed)
+        self._save_entry = peer.on_entry
+        self.closers: list[LogWriter | SecretsWriter] = [log, secrets]
+        self.mesh = Mesh(peer, table_id)
+        self.mesh.seat_table(self.keys, [None if i == peer.seat else (s.host, s.port)
+                                         for i, s in enumerate(roster)])
+        mesh_slot.fill(self.mesh)
+        self.screen: LanSeat | None = None
+        # A bot that thinks (``timing.think``) moves from here, not from inside the peer: the
+        # position it is to move at, and since when.
+        self._paced, self._turn = (peer.player, (-1, 0.0)) if timing.think > 0 else (None, (-1, 0.0))
+        if self._paced is not None:
+            peer.player = None
+        self.table_known = asyncio.Event()  # set once the table entry is in the log
+        self._overdue_said: object = None  # the overdue seat last named on standard error
+        for bot, bot_path in taken_over:
+            self._take_over(bot, bot_path, restored=True)
+        peer.on_entry = self._entry_added
+        peer.on_chat = self._chat_heard
+        if peer.seat == 0 and not peer.log and sit_downs is not None:
+            peer.open_table(sit_downs)
+        if peer.table is not None:
+            self.table_known.set()
+
+    async def run(self) -> GameResult:
+        """Play to the end (or until the player quits); the result, files closed."""
+        playing = asyncio.ensure_future(self.mesh.run(self._done))
+        try:
+            if self.front is not None:
+                known = asyncio.ensure_future(self.table_known.wait())
+                await asyncio.wait([known, playing], return_when=asyncio.FIRST_COMPLETED)
+                known.cancel()
+                if self.peer.table is not None:
+                    self.screen = LanSeat(self.peer, self.mesh, self.rules, self.log_path, playing,
+                                          self.machine)
+                    await self.front(self.screen)
+                if not playing.done():
+                    playing.cancel()  # the player left mid-game: the files stay for resume
+            with contextlib.suppress(asyncio.CancelledError):
+                await playing
+        finally:
+            if not playing.done():
+                playing.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await playing
+            for closer in self.closers:
+                closer.close()
+        return GameResult(self.peer, self.log_path)
+
+    # ------------------------------------------------------------ the peer's hooks
+
+    def _entry_added(self, entry: Entry) -> None:
+        if self._save_entry is not None:
+            self._save_entry(entry)  # saved first: a screen's listener must never lose an entry
+        peer = self.peer
+        for taken, key in list(peer.delegated.items()):
+            carried = self.mesh.locals.get(taken)
+            if carried is None or carried.identity is not key:
+                # The others went on without a machine and this peer runs its seats now: the
+                # bot's key and log are saved before the away entry leaves this peer.
+                bot = Peer.restore(taken, key, [e.raw for e in peer.log], [],
+                                   player=POLICIES[self.machine.bot_level],
+                                   away_after=self.timing.away_after)
+                self._take_over(bot, log_path_for(self.log_path.parent, self.table_id, taken),
+                                restored=False)
+        if peer.table is not None:
+            self.table_known.set()
+        if self.screen is not None:
+            self.screen.entry_added()
+
+    def _chat_heard(self, line: ChatLine) -> None:
+        if self.screen is not None:
+            self.screen.chat_heard(line)
+
+    def _take_over(self, bot: Peer, bot_path: Path, restored: bool) -> None:
+        self.closers.extend(attach_files(bot, bot_path, identity_saved=restored))
         if not restored:
             assert bot.on_entry is not None
             for entry in bot.log:
                 bot.on_entry(entry)  # its log so far, saved before anything it writes
-        save_roster(SeatFiles(bot_path).roster, table_id, rules, roster, listening)
-        mesh.add_local(bot)
-        machine.peers.append(bot)
+        save_roster(SeatFiles(bot_path).roster, self.table_id, self.rules, self.roster, self.listening)
+        old = self.mesh.locals.get(bot.seat)
+        if old in self.machine.peers:
+            self.machine.peers.remove(old)  # a bot of an earlier takeover of that seat
+        self.mesh.add_local(bot)
+        self.machine.peers.append(bot)
 
-    for bot, bot_path in taken_over:
-        take_over(bot, bot_path, restored=True)
+    # ------------------------------------------------------------ every poll
 
-    def entry_added(entry: Entry) -> None:
-        if save_entry is not None:
-            save_entry(entry)  # saved first: a screen's listener must never lose an entry
-        for taken, key in list(peer.delegated.items()):
-            if taken not in mesh.locals:
-                # The others went on without a machine and this peer runs its seats now: the
-                # bot's key and log are saved before the away entry leaves this peer.
-                bot = Peer.restore(taken, key, [e.raw for e in peer.log], [],
-                                   player=POLICIES[machine.bot_level])
-                take_over(bot, log_path_for(log_path.parent, table_id, taken), restored=False)
-        for seat_view in screen:
-            seat_view.entry_added()
-
-    peer.on_entry = entry_added
-    if seat == 0 and not peer.log and sit_downs is not None:
-        peer.open_table(sit_downs)
-
-    def chat_heard(line: ChatLine) -> None:
-        for seat_view in screen:
-            seat_view.chat_heard(line)
-
-    peer.on_chat = chat_heard
-    stuck: list[float] = [-1, 0.0]  # the log length the table is stuck at, and since when
-
-    def done() -> bool:
+    def _done(self) -> bool:
+        """Checked by the mesh on every poll: whether the game is over for this seat."""
+        peer = self.peer
         table = peer.table
-        if table is not None and list(table.keys) != keys:
+        if table is not None and list(table.keys) != self.keys:
             raise LanError("the table entry names other keys than the roster: leaving this table")
-        if front is None and peer.overdue is not None and named[0] != peer.overdue:
-            named[0] = peer.overdue
+        if self.front is None and peer.overdue is not None and self._overdue_said != peer.overdue:
+            self._overdue_said = peer.overdue
             print(f"p2p10: waiting for {table.name(peer.overdue.seat) if table else '?'}",
                   file=sys.stderr)
-        if peer.stopped and not SeatFiles(log_path).evidence.exists():
-            save_evidence(peer, log_path)  # at once: the screen shows where it is
-        now = mesh.clock()
-        if len(peer.log) != stuck[0]:
-            stuck[:] = [len(peer.log), now]
-        elif (go_on_after is not None and table is not None and peer is machine.peers[0]
-              and peer.going_on is None and now - stuck[1] >= go_on_after):
-            person = table.awaited_machine()
-            if person is not None and person != table.machine_of(seat):
-                with contextlib.suppress(IllegalMove):
-                    machine.go_on_without(person)
-                    print(f"p2p10: going on without {table.name(person)}", file=sys.stderr)
+        if peer.stopped and not SeatFiles(self.log_path).evidence.exists():
+            save_evidence(peer, self.log_path)  # at once: the screen shows where it is
+        self._go_on_by_itself()
+        self._move_when_thought()
         return peer.finished or peer.stopped
 
-    playing = asyncio.ensure_future(mesh.run(done))
-    try:
-        if front is not None:
-            while peer.table is None and not playing.done():
-                await asyncio.sleep(0.05)
-            if peer.table is not None:
-                screen.append(LanSeat(peer, mesh, rules, log_path, playing, machine))
-                await front(screen[0])
-            if not playing.done():
-                playing.cancel()  # the player left mid-game: the files stay for resume
-        with contextlib.suppress(asyncio.CancelledError):
-            await playing
-    finally:
-        if not playing.done():
-            playing.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await playing
-        for closer in closers:
-            closer.close()
-    return GameResult(peer, log_path)
+    def _move_when_thought(self) -> None:
+        """A thinking bot's move, ``timing.think`` seconds after its turn came."""
+        peer, table = self.peer, self.peer.table
+        if self._paced is None or table is None or peer.stopped:
+            return
+        expect = table.expected()
+        if (expect is None or expect.seat != peer.seat or expect.kind != "move"
+                or table.signing_keys[peer.seat] != public_bytes(peer.identity)):
+            return
+        now = self.mesh.clock()
+        if self._turn[0] != len(peer.log):
+            self._turn = (len(peer.log), now)
+        elif now - self._turn[1] >= self.timing.think:
+            with contextlib.suppress(IllegalMove):  # (the peer plays a move exposing a cheat itself)
+                peer.play(self._paced(peer.view(), peer.seat, peer.rng))
+
+    def _go_on_by_itself(self) -> None:
+        """With ``go_on_after``: agree to go on without a machine away that long."""
+        after = self.timing.go_on_after
+        if after is None or self.peer is not self.machine.peers[0] or self.peer.going_on is not None:
+            return
+        waiting = self.peer.waiting()
+        if waiting is None or not waiting.offer or waiting.away is None or waiting.away < after:
+            return
+        try:
+            self.machine.go_on_without(waiting.person)
+        except IllegalMove:
+            return  # e.g. this machine's peers are not all at one position yet: next poll
+        assert self.peer.table is not None
+        print(f"p2p10: going on without {self.peer.table.name(waiting.person)}", file=sys.stderr)
+
+
+async def play_seat(peer: Peer, table_id: bytes, roster: list[SeatInfo], rules: RuleSet,
+                    log_path: Path, mesh_slot: MeshSlot, **options: Any) -> GameResult:
+    """Play ``peer``'s seat to the end over the mesh (see :class:`SeatRunner`)."""
+    return await SeatRunner(peer, table_id, roster, rules, log_path, mesh_slot, **options).run()
 
 
 def save_roster(path: Path, table_id: bytes, rules: RuleSet, roster: list[SeatInfo],
@@ -439,7 +531,7 @@ class Host:
                  say: Say = _say, title: str | None = None, advertised: bool = True,
                  reachable_at: tuple[str, int] | None = None, *, bots: int = 0,
                  bot_level: str = "normal", start_when_full: bool = True,
-                 front: Front | None = None, go_on_after: float | None = None) -> None:
+                 front: Front | None = None, timing: Timing = Timing()) -> None:
         if not MIN_PLAYERS <= seats <= MAX_PLAYERS:
             raise LanError(f"a table seats {MIN_PLAYERS} to {MAX_PLAYERS} players, not {seats}")
         if not 0 <= bots < seats:
@@ -451,7 +543,7 @@ class Host:
         self.peers: list[Peer] = []  # once the table starts: the host's own, then its bots
         self.start_when_full = start_when_full
         self.front = front
-        self.go_on_after = go_on_after
+        self.timing = timing
         self.name = valid_name(name)
         self.title = title or f"{self.name}'s table"
         self.advertised = advertised
@@ -519,13 +611,14 @@ class Host:
                 self._closing_ad = asyncio.ensure_future(self._ad.close())
                 self._ad = None
             bots = await self._seat_bots(runners)
-            peer = Peer(0, self.identity, player=player_for(self.policy))
+            away_after = self.timing.away_after
+            peer = Peer(0, self.identity, player=player_for(self.policy), away_after=away_after)
             machine = Machine(self.bot_level)
             machine.peers.append(peer)
             self.peers = machine.peers
             local = {0: peer.sit_down(self.table_id, self.name, self.rules)}
             for seat, (identity, _slot, _port) in bots.items():
-                bot = Peer(seat, identity, player=POLICIES[self.bot_level])
+                bot = Peer(seat, identity, player=POLICIES[self.bot_level], away_after=away_after)
                 machine.peers.append(bot)
                 local[seat] = bot.sit_down(self.table_id, self.roster[seat].name, self.rules, run_by=0)
             sit_downs = await self.lobby.gather(local)
@@ -533,7 +626,7 @@ class Host:
             playing = [play_seat(peer, self.table_id, self.roster, self.rules,
                                  log_path_for(self.save_dir, self.table_id, 0), self.slot,
                                  listening=(self.interface, port), sit_downs=sit_downs, front=self.front,
-                                 machine=machine, go_on_after=self.go_on_after)]
+                                 machine=machine, timing=self.timing)]
             for bot, (_identity, slot, bot_port) in zip(machine.peers[1:], bots.values(), strict=True):
                 playing.append(play_seat(bot, self.table_id, self.roster, self.rules,
                                          log_path_for(self.save_dir, self.table_id, bot.seat), slot,
@@ -597,7 +690,7 @@ class Joiner:
     def __init__(self, address: str, name: str, policy: str | None, interface: str = "0.0.0.0",
                  save_dir: Path | None = None, say: Say = _say,
                  reachable_at: tuple[str, int] | None = None, front: Front | None = None,
-                 go_on_after: float | None = None, host_fingerprint: str | None = None) -> None:
+                 timing: Timing = Timing(), host_fingerprint: str | None = None) -> None:
         self.host, self.port = parse_address(address, "join")
         self.name = valid_name(name)
         self.policy = policy
@@ -606,7 +699,7 @@ class Joiner:
         self.say = say
         self.reachable_at = reachable_at
         self.front = front
-        self.go_on_after = go_on_after
+        self.timing = timing
         # The host key's fingerprint the table was announced with (joining by name): the
         # roster's seat 1 must have that key, or this is not the table the player chose.
         self.host_fingerprint = host_fingerprint
@@ -636,13 +729,14 @@ class Joiner:
             return await play_seat(peer, table_id, roster, rules,
                                    log_path_for(self.save_dir, table_id, seat), self.slot,
                                    listening=(self.interface, port), front=self.front,
-                                   go_on_after=self.go_on_after)
+                                   timing=self.timing)
         finally:
             await runner.cleanup()
 
     def _sign(self, table_id: bytes, rules: RuleSet, roster: list[SeatInfo], seat: int) -> SitDown:
         """This player's peer, now that it has a seat, and its signed sit-down."""
-        self.peer = Peer(seat, self.identity, player=player_for(self.policy))
+        self.peer = Peer(seat, self.identity, player=player_for(self.policy),
+                         away_after=self.timing.away_after)
         return self.peer.sit_down(table_id, roster[seat].name, rules)
 
 
@@ -656,13 +750,13 @@ class Resumer:
 
     def __init__(self, log_path: Path, policy: str | None, interface: str | None = None,
                  front: Front | None = None, bot_level: str = "normal",
-                 go_on_after: float | None = None) -> None:
+                 timing: Timing = Timing()) -> None:
         self.log_path = log_path.absolute()
         self.policy = policy
         self.interface = interface
         self.front = front
         self.bot_level = bot_level
-        self.go_on_after = go_on_after
+        self.timing = timing
 
     async def run(self) -> GameResult:
         """Restore the peer (and its bots), listen where it listened, play to the end."""
@@ -682,10 +776,11 @@ class Resumer:
                 if table.signing_keys[seat] == table.keys[seat]:
                     hosted.append(await self._restore(bot_files.log, self.bot_level, runners))
                 else:  # taken over from a machine that went away: carried by this peer's mesh
-                    bot = resume_peer(bot_files.log, bot_files.secrets, player=POLICIES[self.bot_level])
+                    bot = resume_peer(bot_files.log, bot_files.secrets, player=POLICIES[self.bot_level],
+                                      away_after=self.timing.away_after)
                     taken_over.append((bot, bot_files.log))
             machine.peers.extend(bot for bot, _play in hosted)
-            started.append(play(machine=machine, front=self.front, go_on_after=self.go_on_after,
+            started.append(play(machine=machine, front=self.front, timing=self.timing,
                                 taken_over=taken_over))
             started.extend(bot_play(machine=machine) for _bot, bot_play in hosted)
             return await play_machine(started)
@@ -710,7 +805,8 @@ class Resumer:
         table_id, rules, roster, (listen_host, listen_port) = read_roster(files.roster)
         if not files.secrets.exists():
             raise LanError(f"no secrets file beside the log ({files.secrets.name}): this seat cannot go on")
-        peer = resume_peer(log_path, files.secrets, player=player_for(policy))
+        peer = resume_peer(log_path, files.secrets, player=player_for(policy),
+                           away_after=self.timing.away_after)
         if peer.seat >= len(roster) or roster[peer.seat].key != public_bytes(peer.identity):
             raise LanError("the saved roster does not seat this peer's key")
         if peer.table is not None and list(peer.table.keys) != [s.key for s in roster]:

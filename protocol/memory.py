@@ -3,6 +3,13 @@
 The network delivers every message after a small latency; under :class:`Faults` it also drops,
 duplicates, delays and reorders them, all drawn from one seeded ``random.Random``, so a failing
 run can be replayed exactly. ``tamper`` lets a test stand in the middle of every link.
+
+It also models the links themselves, and tells every peer when one goes up or down
+(:meth:`~p2p10.peer.Peer.linked`), as the LAN mesh does: :meth:`MemoryNetwork.split` cuts the
+table into groups that cannot reach each other (a partition) and :meth:`MemoryNetwork.heal`
+joins them again; :meth:`MemoryNetwork.pause` stops a machine as ``SIGSTOP`` or a closed laptop
+lid would (no polls, nothing delivered, every link to it down) until
+:meth:`MemoryNetwork.resume`.
 """
 
 from __future__ import annotations
@@ -78,6 +85,75 @@ class MemoryNetwork:
         self._queue: list[_Message] = []
         self._order = 0
         self._next_tick = tick
+        self._groups: list[frozenset[int]] = [frozenset(range(len(self.peers)))]
+        self._paused: set[int] = set()
+        self._up: set[tuple[int, int]] = set()
+        # Bots a machine runs for seats whose machine went away, by that machine's seat, as
+        # the mesh carries them (:meth:`carry`).
+        self.carried: dict[int, list[Peer]] = {}
+        self._report()
+
+    def carry(self, machine: int, peer: Peer) -> None:
+        """Run ``peer`` (a bot for a seat taken over) on ``machine``'s seat, as the LAN mesh
+        carries such a bot: it hears what that machine's peer sends, what it sends goes to that
+        peer (which relays its entries once accepted), and its links are that machine's."""
+        self.carried.setdefault(machine, []).append(peer)
+        for other in range(len(self.peers)):
+            peer.linked(other, other == machine or self.reachable(machine, other), self.now)
+
+    # ------------------------------------------------------------------ links
+
+    @property
+    def paused(self) -> frozenset[int]:
+        """The machines stopped now (:meth:`pause`)."""
+        return frozenset(self._paused)
+
+    def reachable(self, src: int, dst: int) -> bool:
+        """True while ``src`` and ``dst`` can reach each other."""
+        if src in self._paused or dst in self._paused:
+            return False
+        return any(src in group and dst in group for group in self._groups)
+
+    def split(self, *groups: set[int] | frozenset[int]) -> None:
+        """Cut the table into ``groups`` (every seat in exactly one); links across are down."""
+        seats = [s for g in groups for s in g]
+        if sorted(seats) != list(range(len(self.peers))):
+            raise ValueError("a split puts every seat in exactly one group")
+        self._groups = [frozenset(g) for g in groups]
+        self._report()
+
+    def heal(self) -> None:
+        """Join every group again."""
+        self.split(set(range(len(self.peers))))
+
+    def pause(self, seat: int) -> None:
+        """Stop ``seat``'s machine: it is not polled, hears nothing, and nobody reaches it."""
+        self._paused.add(seat)
+        self._report()
+
+    def resume(self, seat: int) -> None:
+        """Let a paused machine run again; its links come back up."""
+        self._paused.discard(seat)
+        self._report()
+
+    def _report(self) -> None:
+        """Tell every running peer of each link that changed (a paused one learns on resume)."""
+        for seat, peer in enumerate(self.peers):
+            if seat in self._paused:
+                continue
+            for other in range(len(self.peers)):
+                if other == seat:
+                    continue
+                up = self.reachable(seat, other)
+                if up != ((seat, other) in self._up):
+                    peer.linked(other, up, self.now)
+                    for bot in self.carried.get(seat, ()):
+                        if bot.seat != other:
+                            bot.linked(other, up, self.now)
+                if up:
+                    self._up.add((seat, other))
+                else:
+                    self._up.discard((seat, other))
 
     def _post(self, src: int, dst: int, data: bytes) -> None:
         faults, rng = self.faults, self.rng
@@ -88,6 +164,9 @@ class MemoryNetwork:
                 self.stats.dropped += 1
                 return
             data = tampered
+        if not self.reachable(src, dst):
+            self.stats.dropped += 1
+            return
         if faults.drop and rng.random() < faults.drop:
             self.stats.dropped += 1
             return
@@ -106,8 +185,36 @@ class MemoryNetwork:
     def flush_outboxes(self) -> None:
         """Move every peer's outgoing messages onto the wire."""
         for src, peer in enumerate(self.peers):
-            for target, data in addressed(peer.take_outbox(), src, len(self.peers)):
+            if src in self._paused:
+                continue  # a stopped machine sends nothing (what it had queued waits)
+            for target, data in addressed(self._pump_carried(src, peer), src, len(self.peers)):
                 self._post(src, target, data)
+
+    def _pump_carried(self, machine: int, host: Peer) -> list[tuple[int | None, bytes]]:
+        """Pass messages between ``machine``'s peer and the bots it carries, as the mesh does;
+        what is left for the wire (never a message only for a carried bot)."""
+        bots = self.carried.get(machine, [])
+        wire: list[tuple[int | None, bytes]] = []
+        for _ in range(64):  # a bound, as in the mesh
+            moved = False
+            for dest, data in host.take_outbox():
+                moved = True
+                for bot in bots:
+                    if dest is None or dest == bot.seat:
+                        bot.receive(data, machine, self.now)
+                if dest is None or all(b.seat != dest for b in bots):
+                    wire.append((dest, data))
+            for bot in bots:
+                for dest, data in bot.take_outbox():
+                    moved = True
+                    if dest is None or dest == machine:
+                        host.receive(data, bot.seat, self.now)
+                    for other in bots:
+                        if other is not bot and (dest is None or dest == other.seat):
+                            other.receive(data, bot.seat, self.now)
+            if not moved:
+                break
+        return wire
 
     def replace(self, seat: int, peer: Peer) -> None:
         """Put ``peer`` in ``seat``'s place, as after a crash and restart: whatever was on its
@@ -116,6 +223,8 @@ class MemoryNetwork:
         self._queue = [m for m in self._queue if m.dst != seat]
         heapq.heapify(self._queue)
         self.peers[seat] = peer
+        self._up = {(a, b) for a, b in self._up if a != seat}
+        self._report()
 
     def step(self) -> None:
         """Deliver the next message, or advance the clock one tick and poll every peer."""
@@ -123,14 +232,20 @@ class MemoryNetwork:
         if self._queue and self._queue[0].at <= self._next_tick:
             message = heapq.heappop(self._queue)
             self.now = max(self.now, message.at)
+            if not self.reachable(message.src, message.dst):
+                self.stats.dropped += 1  # the link went down while it was on its way
+                return
             self.stats.delivered += 1
             self.stats.bytes += len(message.data)
             self.peers[message.dst].receive(message.data, message.src, self.now)
             return
         self.now = self._next_tick
         self._next_tick += self.tick
-        for peer in self.peers:
-            peer.poll(self.now)
+        for seat, peer in enumerate(self.peers):
+            if seat not in self._paused:
+                peer.poll(self.now)
+                for bot in self.carried.get(seat, ()):
+                    bot.poll(self.now)
 
     def run(self, until: Callable[[], bool], max_seconds: float = 36_000.0) -> None:
         """Step until ``until()`` holds; raises :class:`NetworkStalled` after ``max_seconds`` of

@@ -256,8 +256,25 @@ class Mesh:
     def add_local(self, peer: Peer) -> None:
         """Carry messages for ``peer``, a bot this machine runs in place of a seat whose
         machine went away: it hears everything this peer sends, and what it sends goes to this
-        peer (which relays its entries once accepted, like any other)."""
+        peer (which relays its entries once accepted, like any other). Its links are this
+        machine's: up to this peer and the other bots it carries, and to every linked seat."""
+        now = self.clock()
         self.locals[peer.seat] = peer
+        for seat in (self.peer.seat, *self.locals, *self.links):
+            if seat != peer.seat:
+                peer.linked(seat, True, now)
+        for other in self.locals.values():
+            if other is not peer:
+                other.linked(peer.seat, True, now)
+
+    def _report_link(self, seat: int, up: bool) -> None:
+        """Tell the peer, and the bots it carries, that the link to ``seat`` went up or down:
+        this alone decides when a machine counts as away (PROTOCOL §4.13)."""
+        now = self.clock()
+        self.peer.linked(seat, up, now)
+        for local in self.locals.values():
+            if local.seat != seat:
+                local.linked(seat, up, now)
 
     def pump(self) -> None:
         """Queue the peer's outgoing messages on the links they are for, and pass messages
@@ -397,6 +414,7 @@ class Mesh:
         old = self.links.get(link.seat)
         self.links[link.seat] = link
         self.linked += 1
+        self._report_link(link.seat, True)
         if old is not None:
             await old.socket.close()
         # A fresh link catches this peer up at once rather than after its next resend (the
@@ -413,6 +431,7 @@ class Mesh:
             if self.links.get(link.seat) is link:
                 del self.links[link.seat]
                 self.unlinked_at[link.seat] = self.clock()
+                self._report_link(link.seat, False)
             if refused is not None:
                 self.refused += 1
                 self.peer.faults.append(Fault(link.seat, None, f"link closed: {refused}"))

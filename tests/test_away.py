@@ -43,10 +43,8 @@ class Table:
         self.caught: list[bytes] = []  # what the cut-off seat sent meanwhile
 
         def tamper(src: int, dst: int, data: bytes) -> bytes | None:
-            if self.gone and AWAY in (src, dst):
-                if src == AWAY:
-                    self.caught.append(data)
-                return None
+            if self.gone and src == AWAY:
+                self.caught.append(data)
             return data
 
         self.network = MemoryNetwork(self.peers, tamper=tamper)
@@ -58,16 +56,23 @@ class Table:
             table = self.peers[0].table
             expect = table.expected() if table else None
             return (expect is not None and expect.seat == AWAY and expect.kind == "move"
-                    and len(table.engine.history) >= 4)
+                    and len(table.engine.history) >= 4
+                    and len(self.peers[AWAY].log) > len(self.peers[0].log))  # its move, unsent
 
         self.network.run(its_turn)
-        self.gone = True
-        self.network.run(lambda: self.peers[0].overdue is not None and self.peers[1].overdue is not None)
+        self.cut_off()
 
     def stuck_at_the_reveal(self) -> None:
         """Play until the others wait for seat 2's reveal (it withholds it), then cut it off."""
         self.network.run(lambda: all(p.overdue is not None for p in self.peers[:AWAY]))
+        self.cut_off()
+
+    def cut_off(self) -> None:
+        """Seat 2's machine drops off the network; wait until the others count it away."""
         self.gone = True
+        self.network.split({0, 1}, {AWAY})
+        self.network.run(lambda: all(p.waiting() is not None and p.waiting().offer  # type: ignore[union-attr]
+                                     for p in self.peers[:AWAY]))
 
     def go_on(self) -> Entry:
         """Bob agrees, then Ann, who writes the away entry; returns it."""
@@ -96,6 +101,7 @@ def bring_in_the_bot(t: Table) -> Peer:
     t.network.replace(AWAY, bot)
     t.peers[AWAY] = bot
     t.gone = False
+    t.network.heal()  # the bot runs on Ann's machine
     return bot
 
 
@@ -131,7 +137,7 @@ def test_the_others_go_on_and_a_bot_takes_the_seat_from_the_next_hand(seed: int)
     report = audit_records(read_records(encode_log(t.peers[0].log)).items)
     assert report.violation is None and report.complete, report.verdict()
     assert report.exit_status == UNCHECKED and not report.clean  # the voided hand's shuffles
-    assert report.takeovers == (Takeover(AWAY, (AWAY,), away.seq, 0, (0, 1)),)
+    assert report.takeovers == (Takeover(AWAY, (AWAY,), away.seq, 0, (0, 1), hand_before),)
     assert not any(f.seat in (0, 1) for p in t.peers for f in p.faults)
 
 
@@ -149,6 +155,7 @@ def test_an_agreement_holds_back_the_late_entry_until_someone_who_did_not_agree_
     assert t.peers[1].log[-1].raw == decode_message(late)[1]  # Cyd's own entry, at its position
     # Nobody is blamed for anything: the table simply goes on with Cyd, to one history.
     t.gone = False
+    t.network.heal()
     t.network.run(lambda: all(p.finished for p in t.peers))
     assert all(p.log == t.peers[0].log and not p.stopped and not p.faults for p in t.peers)
     report = audit_records([e.raw for e in t.log()])
@@ -267,7 +274,7 @@ def test_a_hand_voided_at_its_reveal_leaves_only_the_unrevealed_seeds_unchecked(
     assert report.unchecked == tuple(UncheckedStep(row, AWAY, round_no, rnd.seqs[AWAY])
                                      for round_no, rnd in enumerate(hand.rounds))
     assert f"(hand {row + 1}: seat 3 in round 0" in report.verdict()
-    assert report.takeovers == (Takeover(AWAY, (AWAY,), away.seq, 0, (0, 1)),)
+    assert report.takeovers == (Takeover(AWAY, (AWAY,), away.seq, 0, (0, 1), row),)
 
 
 def test_a_machine_that_comes_back_takes_the_away_entry_and_follows_without_writing(
@@ -333,7 +340,8 @@ def test_a_void_at_any_position_leaves_exactly_the_unrevealed_steps_unchecked() 
             (e.author, e.body[1], e.seq) for e in so_far if e.kind == "shuffle" and e.author not in revealed]
         assert all(u.hand == len(table.engine.sheet) for u in after.voided_unchecked)
         assert after.takeovers == (Takeover(person, (person,), seq, runner,
-                                            tuple(sorted([runner, *table.consenters(person)]))),)
+                                            tuple(sorted([runner, *table.consenters(person)])),
+                                            len(table.engine.sheet)),)
         table = table.apply(log[seq])
     assert reveals_seen == {0, 1, 2}  # voided before, and between, the reveals
     assert table.expected() is None and not table.takeovers and not table.unchecked_steps()

@@ -15,7 +15,7 @@ from tests.test_lan_processes import TIMEOUT, start_table, stop
 
 def test_the_table_goes_on_without_a_machine_that_never_comes_back(tmp_path: Path) -> None:
     procs, dirs = start_table(tmp_path, options=("hands=2",), host=("--quiet-network",),
-                              play=("--autoplay", "greedy", "--go-on-after", "5"))
+                              play=("--autoplay", "greedy", "--away-after", "3", "--go-on-after", "3"))
     try:
         deadline = time.monotonic() + TIMEOUT
         while not any(f.stat().st_size > 15_000 for f in dirs[2].glob("*.p2p10")):

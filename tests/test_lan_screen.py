@@ -7,6 +7,7 @@ mid-game leaves with the way back printed."""
 from __future__ import annotations
 
 import asyncio
+import random
 from pathlib import Path
 
 from prompt_toolkit.application import create_app_session
@@ -14,10 +15,11 @@ from prompt_toolkit.input import create_pipe_input
 
 from cli.table_app import LanTableApp
 from p2p10.audit import audit_bytes
+from p2p10.bots import POLICIES
 from p2p10.peer import ChatLine
 from p2p10.rules import RuleSet
-from protocol.lan import GameResult, Host, Joiner, LanSeat
-from tests.test_play_app import Keyboard, Terminal, play_by_keys
+from protocol.lan import GameResult, Host, Joiner, LanSeat, Timing
+from tests.test_play_app import Keyboard, Terminal, play_by_keys, type_move
 
 TIMEOUT = 60.0
 
@@ -130,24 +132,24 @@ async def test_on_screen_the_players_go_on_without_one_who_left(tmp_path: Path) 
     with create_pipe_input() as pipe, create_app_session(input=pipe, output=Terminal(120, 30)):
         screens = Screens()
         apps = screens.apps
-        host, hosting, address, _said = await open_host(tmp_path, 3, None, front=screens.front)
+        host, hosting, address, _said = await open_host(tmp_path, 3, None, front=screens.front,
+                                                        timing=Timing(away_after=2.0))
         bob = Joiner(address, "Bob", "greedy", "127.0.0.1", tmp_path / "bob", say=lambda _: None,
-                     go_on_after=1.0)
+                     timing=Timing(away_after=2.0, go_on_after=1.0))
         cy = Joiner(address, "Cy", "greedy", "127.0.0.1", tmp_path / "cy", say=lambda _: None)
         tasks = [hosting, asyncio.ensure_future(bob.run()), asyncio.ensure_future(cy.run())]
         try:
             await until(lambda: apps)
             app = apps[0]
             kb = Keyboard(app, pipe)
-            host.peers[0].blame_after = 1.0  # name the missing one soon, for the test
             await until(kb.my_turn)
             tasks[2].cancel()  # Cy's machine is gone
             await asyncio.gather(tasks[2], return_exceptions=True)
             await kb.keys("g")
-            assert "Nobody has kept the table waiting" in kb.screen()  # it is Ann's own turn
+            assert "Nobody's machine has been out of reach" in kb.screen()  # it is Ann's own turn
             await kb.keys("d")  # a draw needs Cy's token: now the table waits for Cy
-            await until(lambda: "Waiting for Cy" in kb.screen())
-            assert "go on without Cy" in kb.screen()
+            await until(lambda: "Cy is out of reach" in kb.screen())
+            await until(lambda: "go on without Cy" in kb.screen())  # after away_after
             await kb.keys("g")
             assert "Go on without Cy?" in kb.screen()
             await kb.keys("y")
@@ -169,6 +171,43 @@ async def test_on_screen_the_players_go_on_without_one_who_left(tmp_path: Path) 
     # the takeover of Cy's seat is named.
     assert report.violation is None and report.complete, report.verdict()
     assert report.exit_status in (0, 3) and [t.seats for t in report.takeovers] == [(2,)]
+
+
+async def test_a_connected_player_who_thinks_is_shown_thinking_and_never_offered_away(tmp_path: Path) -> None:
+    """Bob is connected and takes his time over every move: Ann's title line says he is
+    thinking, the footer offers no "go on", and pressing g anyway says why, as a line on the
+    screen."""
+    with create_pipe_input() as pipe, create_app_session(input=pipe, output=Terminal(120, 30)):
+        screens = Screens()
+        apps = screens.apps
+        _host, hosting, address, _said = await open_host(tmp_path, 3, None, bots=1, front=screens.front,
+                                                         timing=Timing(away_after=1.0))
+        bob = Joiner(address, "Bob", "greedy", "127.0.0.1", tmp_path / "bob", say=lambda _: None,
+                     timing=Timing(away_after=1.0, think=30.0))
+        joining = asyncio.ensure_future(bob.run())
+        try:
+            await until(lambda: apps)
+            app = apps[0]
+            app.thinking_shown = 2.0
+            kb = Keyboard(app, pipe)
+            deadline = asyncio.get_running_loop().time() + TIMEOUT
+            rng = random.Random(1)
+            while "Bob is thinking (" not in kb.screen():  # Ann plays her turns meanwhile
+                assert asyncio.get_running_loop().time() < deadline, "Bob never thought"
+                if kb.my_turn():
+                    await type_move(kb, POLICIES["greedy"](kb.local.view(), 0, rng), [])
+                await asyncio.sleep(0.05)
+            assert "go on without" not in kb.screen()
+            await kb.keys("g")
+            assert "Bob is connected and thinking: the table waits for them" in kb.screen()
+            assert app.prompt is None and not any(e.kind == "away" for e in app.lan.user.log)
+            await kb.keys("q", "y")
+            result = await asyncio.wait_for(hosting, TIMEOUT)
+        finally:
+            hosting.cancel()
+            joining.cancel()
+            await asyncio.gather(hosting, joining, return_exceptions=True)
+    assert not result.peer.finished and not result.peer.faults
 
 
 async def test_a_host_who_quits_takes_their_bots_along(tmp_path: Path) -> None:

@@ -36,7 +36,8 @@ def test_no_two_tagged_messages_give_the_same_signed_bytes(
 
 
 def test_the_tags_are_the_registered_ones() -> None:
-    assert {d.value for d in Domain} == {b"entry", b"sit-down", b"lobby", b"handshake", b"chat", b"agreement"}
+    assert {d.value for d in Domain} == {b"entry", b"sit-down", b"lobby", b"handshake", b"chat", b"agreement",
+                                         b"return"}
 
 
 def test_a_signature_of_the_wrong_length_is_refused_not_raised() -> None:

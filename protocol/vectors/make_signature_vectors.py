@@ -30,7 +30,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 
 from p2p10.log import BadEntry, public_bytes, public_key
 from p2p10.signing import FIELD_PRIME, GROUP_ORDER, SIGNATURE_LABEL, Domain, sign, signed_bytes, verify_raw
-from p2p10.table import away_message
+from p2p10.table import away_message, return_message
 from protocol.mesh import hello_message
 from protocol.vectors.make_vectors import fixed_bytes
 
@@ -205,6 +205,8 @@ def domain_messages() -> dict[Domain, tuple[bytes, str]]:
         Domain.CHAT: (chat, "a chat body, PROTOCOL.md §6.2.1"),
         Domain.AGREEMENT: (away_message(game_id, 7, fixed_bytes("prev-hash"), 2),
                            "away_message(game_id, 7, prev_hash, 2), PROTOCOL.md §4.13"),
+        Domain.RETURN: (return_message(game_id, 2, 7),
+                        "return_message(game_id, 2, 7), PROTOCOL.md §4.14"),
     }
 
 

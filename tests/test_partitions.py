@@ -1,0 +1,240 @@
+"""Split-and-heal schedules through whole games (issue 11, item 7; PROTOCOL §4.13, §4.14).
+
+Hypothesis draws a schedule for 3 or 4 machines on the in-memory network: partitions (2|1,
+2|2, 1|1|1, ...) that heal after a while, machines paused as by ``SIGSTOP`` or a closed lid,
+players who think for a long time before they move, and players who press "go on" at random
+moments. Every machine's driver behaves as the LAN's does: it carries the bots it is given
+when the others go on without a machine, and a machine agrees for all the peers it runs.
+
+Whatever the schedule, at the end of the game there is one history (every honest log is a
+prefix of the longest), no honest seat is blamed for anything, and the log audits with exit 0,
+or 3 when a voided hand left steps nobody could check.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from dataclasses import dataclass, field
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from p2p10.audit import CLEAN, UNCHECKED, audit_records
+from p2p10.errors import IllegalMove
+from p2p10.peer import Peer
+from p2p10.rules import RuleSet
+from p2p10.simulate import greedy_player
+from protocol.memory import MemoryNetwork, make_peers, open_table
+
+RULES = RuleSet.parse(["hands=2"])
+AWAY_AFTER = 30.0
+NAMES = ["Ann", "Bob", "Cyd", "Dan"]
+# Schedules per run of the suite; P2P10_SCHEDULES=500 for a long trial.
+SCHEDULES = int(os.environ.get("P2P10_SCHEDULES", "15"))
+
+
+@dataclass(frozen=True)
+class Split:
+    """At ``at`` seconds, cut the table into ``groups`` for ``lasts`` seconds."""
+
+    at: float
+    groups: tuple[frozenset[int], ...]
+    lasts: float
+
+
+@dataclass(frozen=True)
+class Pause:
+    """At ``at`` seconds, stop ``seat``'s machine for ``lasts`` seconds."""
+
+    at: float
+    seat: int
+    lasts: float
+
+
+@dataclass(frozen=True)
+class GoOn:
+    """At ``at`` seconds, the player at ``seat`` presses "go on" (if the screen offers it)."""
+
+    at: float
+    seat: int
+
+
+@dataclass
+class Schedule:
+    """What happens to one table: events, and how long each person thinks before a move."""
+
+    seats: int
+    seed: int
+    events: list[Split | Pause | GoOn]
+    thinking: dict[int, float] = field(default_factory=dict)
+
+
+def groupings(seats: int) -> st.SearchStrategy[tuple[frozenset[int], ...]]:
+    """Every way to cut ``seats`` machines into two or three non-empty groups."""
+
+    def cut(labels: list[int]) -> tuple[frozenset[int], ...]:
+        groups = [frozenset(s for s in range(seats) if labels[s] == g) for g in sorted(set(labels))]
+        return tuple(groups)
+
+    return (st.lists(st.integers(0, 2), min_size=seats, max_size=seats)
+            .filter(lambda labels: len(set(labels)) >= 2).map(cut))
+
+
+@st.composite
+def schedules(draw: st.DrawFn) -> Schedule:
+    seats = draw(st.sampled_from([3, 4]))
+    seed = draw(st.integers(0, 2**16))
+    times = st.floats(0, 600, allow_nan=False)
+    split = st.builds(Split, times, groupings(seats), st.floats(1, 90))
+    pause = st.builds(Pause, times, st.integers(0, seats - 1), st.floats(1, 120))
+    go_on = st.builds(GoOn, times, st.integers(0, seats - 1))
+    events = draw(st.lists(st.one_of(split, pause, go_on, go_on), min_size=1, max_size=8))
+    thinking = draw(st.dictionaries(st.integers(0, seats - 1), st.floats(0, 90), max_size=seats))
+    return Schedule(seats, seed, sorted(events, key=lambda e: e.at), thinking)
+
+
+class Tables:
+    """The machines of one table and their drivers, on one in-memory network."""
+
+    def __init__(self, schedule: Schedule) -> None:
+        self.schedule = schedule
+        players = [None if s in schedule.thinking else greedy_player for s in range(schedule.seats)]
+        self.peers = make_peers(players, seed=schedule.seed, away_after=AWAY_AFTER)
+        self.network = MemoryNetwork(self.peers, rng=random.Random(schedule.seed))
+        self.rng = random.Random(f"{schedule.seed}/schedule")
+        self.turn_seen: dict[int, tuple[int, float]] = {}  # person: (position, since when)
+        self.heal_at: list[float] = []
+        self.resume_at: dict[int, float] = {}
+        open_table(self.peers, NAMES[:schedule.seats], RULES, seed=schedule.seed)
+
+    # ------------------------------------------------------------ the drivers
+
+    def machine(self, seat: int) -> list[Peer]:
+        """The peers ``seat``'s machine runs: its own, then the bots it carries."""
+        return [self.peers[seat], *self.network.carried.get(seat, [])]
+
+    def go_on(self, seat: int) -> None:
+        """The player at ``seat`` presses "go on", as the play screen offers it: for every peer
+        of the machine at once (bots first: they only hold back)."""
+        if seat in self.network.paused:
+            return
+        peer = self.peers[seat]
+        waiting = peer.waiting()
+        if waiting is None or not waiting.offer:
+            return  # the screen offers nothing to press
+        for each in reversed(self.machine(seat)):
+            try:
+                each.go_on_without(waiting.person)
+            except IllegalMove:
+                return  # a refusal is a line on the screen, never an exception
+
+    def carry_takeovers(self) -> None:
+        """A runner's machine starts the bots it was given, as ``play_seat`` does."""
+        for seat, peer in enumerate(self.peers):
+            carried = {b.seat: b for b in self.network.carried.get(seat, [])}
+            for taken, key in peer.delegated.items():
+                bot = carried.get(taken)
+                if bot is None or bot.identity is not key:
+                    bot = Peer.restore(taken, key, [e.raw for e in peer.log], [], player=greedy_player,
+                                       rng=random.Random(f"{self.schedule.seed}/bot{taken}"),
+                                       away_after=AWAY_AFTER)
+                    self.network.carry(seat, bot)
+
+    def think(self) -> None:
+        """Each thinking person moves ``thinking[seat]`` seconds after their turn comes."""
+        for seat, delay in self.schedule.thinking.items():
+            peer = self.peers[seat]
+            table = peer.table
+            if seat in self.network.paused or table is None or peer.stopped:
+                continue
+            expect = table.expected()
+            if expect is None or expect.seat != seat or expect.kind != "move":
+                continue
+            if table.signing_keys[seat] != table.keys[seat]:
+                continue  # the others went on without this machine: a bot plays the seat
+            position = len(peer.log)
+            since = self.turn_seen.setdefault(seat, (position, self.network.now))
+            if since[0] != position:
+                self.turn_seen[seat] = since = (position, self.network.now)
+            if self.network.now - since[1] >= delay:
+                peer.play(greedy_player(peer.view(), seat, peer.rng))
+
+    # ------------------------------------------------------------- the clock
+
+    def run(self, limit: float = 20_000.0) -> None:
+        events = list(self.schedule.events)
+        net = self.network
+        while not all(p.finished or p.stopped for p in self.peers if p.seat not in net.paused):
+            if net.now > limit:
+                raise AssertionError(f"no end after {limit:.0f} s of virtual time: "
+                                     f"logs {[len(p.log) for p in self.peers]}")
+            while events and events[0].at <= net.now:
+                self.start(events.pop(0))
+            if self.heal_at and net.now >= max(self.heal_at):
+                self.heal_at = []
+                net.heal()
+            for seat, at in list(self.resume_at.items()):
+                if net.now >= at:
+                    del self.resume_at[seat]
+                    net.resume(seat)
+            self.think()
+            self.carry_takeovers()
+            net.step()
+        # The end: everything heals, and every machine catches up.
+        net.heal()
+        for seat in list(self.resume_at):
+            net.resume(seat)
+        end = net.now + 120
+        net.run(lambda: net.now >= end
+                or all(len(p.log) == max(len(q.log) for q in self.peers) for p in self.peers))
+
+    def start(self, event: Split | Pause | GoOn) -> None:
+        net = self.network
+        if isinstance(event, Split):
+            net.split(*event.groups)
+            self.heal_at.append(net.now + event.lasts)
+        elif isinstance(event, Pause):
+            if event.seat not in net.paused:
+                net.pause(event.seat)
+                self.resume_at[event.seat] = net.now + event.lasts
+        else:
+            self.go_on(event.seat)
+
+
+def check_one_history(tables: Tables) -> None:
+    peers = [*tables.peers, *(b for bots in tables.network.carried.values() for b in bots)]
+    longest = max((p.log for p in peers), key=len)
+    for peer in peers:
+        assert [e.hash for e in peer.log] == [e.hash for e in longest[:len(peer.log)]], (
+            f"seat {peer.seat + 1}'s log forks from the longest")
+        assert not peer.stopped, peer.stop_reason()
+        blamed = [f for f in peer.faults if f.seat is not None]
+        assert not blamed, blamed
+    assert all(p.finished for p in tables.peers)
+    report = audit_records([e.raw for e in longest])
+    assert report.violation is None, report.verdict()
+    assert report.exit_status in (CLEAN, UNCHECKED), report.verdict()
+
+
+@pytest.mark.slow
+@settings(max_examples=SCHEDULES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(schedules())
+def test_any_split_and_heal_schedule_ends_in_one_history_with_nobody_blamed(schedule: Schedule) -> None:
+    tables = Tables(schedule)
+    tables.run()
+    check_one_history(tables)
+
+
+@pytest.mark.parametrize("seats, groups", [
+    (3, ({0, 1}, {2})), (4, ({0, 1}, {2, 3})), (3, ({0}, {1}, {2})), (4, ({0, 1, 2}, {3})),
+])
+def test_each_kind_of_split_lasting_past_away_after_with_everybody_pressing_go_on(
+        seats: int, groups: tuple[set[int], ...]) -> None:
+    """The named shapes, each long enough for every side to be offered "go on" and press it."""
+    events: list[Split | Pause | GoOn] = [Split(20.0, tuple(frozenset(g) for g in groups), 200.0)]
+    events += [GoOn(20.0 + AWAY_AFTER + 5 + k, s) for k in range(0, 40, 4) for s in range(seats)]
+    tables = Tables(Schedule(seats, 1000 + seats, events, {seats - 1: 20.0}))
+    tables.run()
+    check_one_history(tables)
