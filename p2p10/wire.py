@@ -73,7 +73,10 @@ def shown(value: object) -> str:
         return str(value) if value.bit_length() <= 64 else f"a {value.bit_length()}-bit number"
     if isinstance(value, str):
         text = repr(value[:MAX_SHOWN])
-        return text if len(value) <= MAX_SHOWN else f"{text[:-1]}...{text[-1]}"
+        if len(value) <= MAX_SHOWN and len(text) <= MAX_SHOWN + 2:
+            return text
+        # Cut the repr itself: an escape makes one character up to 10 long ('\U0001089f').
+        return f"{text[:MAX_SHOWN]}...{text[-1]}"
     if isinstance(value, bytes | bytearray):
         return f"{len(value)} bytes"
     if isinstance(value, list | tuple):

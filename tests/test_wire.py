@@ -8,7 +8,7 @@ from typing import Any
 
 import msgpack
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from p2p10.errors import ProtocolViolation
@@ -98,6 +98,8 @@ def test_a_body_nested_too_deep_is_refused_without_recursion() -> None:
 @settings(max_examples=200, deadline=None)
 @given(st.recursive(st.none() | st.booleans() | st.integers() | st.text() | st.binary() | st.floats(),
                     lambda inner: st.lists(inner) | st.dictionaries(st.text(), inner), max_leaves=40))
+@example("0\x1f\x1f\U0001089f\U00018cd6\U00018d09\U00018d09\U0001b2fc")  # short, but escaped long
+@example("\x00" * 41)
 def test_shown_is_short_for_any_value(value: Any) -> None:
     assert len(shown(value)) <= 60
 
