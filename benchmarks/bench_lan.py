@@ -252,7 +252,7 @@ def check_peers(peers: Sequence[Peer], what: str) -> None:
 
 
 class DrawWatch:
-    """Hooked on the drawer's ``on_entry`` for one draw: the moment the drawer has folded the
+    """Listening to the drawer's entries for one draw (inert after it): the moment the drawer has folded the
     last token of its draw (the table back in play, no draw pending) and opened the card with
     its secret (``view()``, one variable-base multiplication), stamped in the hook itself."""
 
@@ -319,15 +319,12 @@ class DrawTable:
             raise BenchFailure(f"{self.transport}: seat {drawer.seat + 1} cannot draw from the stock now")
         held = len(view.hand_cards(drawer.seat))
         watch = DrawWatch(drawer)
-        drawer.on_entry = watch
+        drawer.hooks.listen(entry=watch)
         gc.collect()
-        try:
-            t0 = time.perf_counter()
-            drawer.play(DrawStock(drawer.seat))
-            self.sent(drawer.seat)
-            await self.until_drawn(watch)
-        finally:
-            drawer.on_entry = None
+        t0 = time.perf_counter()
+        drawer.play(DrawStock(drawer.seat))
+        self.sent(drawer.seat)
+        await self.until_drawn(watch)
         assert watch.at is not None
         if watch.cards != held + 1:
             raise BenchFailure(f"{self.transport}: the drawer cannot see the card it drew")

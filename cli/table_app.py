@@ -54,11 +54,12 @@ from p2p10.events import Discard, DrawStock, Hit, LayDown, SeatEvent, TakeDiscar
 from p2p10.log import BadEntry, NotALog, parse_entry
 from p2p10.melds import End, Meld, hit_ends, label_text
 from p2p10.moves import plan_to_event
-from p2p10.peer import MAX_CHAT, ChatLine
+from p2p10.peer import ChatLine
 from p2p10.replay import revealed_secrets
 from p2p10.rules import OPTION_HELP, RuleSet, describe_phase
 from p2p10.solver import LayDownPlan, solve
 from p2p10.table import TableState, fold
+from p2p10.wire import MAX_CHAT
 from protocol.local import LocalTable
 from protocol.storage import evidence_path
 

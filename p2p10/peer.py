@@ -16,9 +16,15 @@ by one author for one position freeze the peer with both kept as evidence (:attr
 
 Messages: msgpack ``[0, envelope]`` (an entry), ``[1, seq]`` (want entries from ``seq``),
 ``[2, chat]`` (a line of table chat: signed by its seat like an entry, relayed once, shown to
-the players, and never part of the log; see :meth:`Peer.say`) or ``[3, agreement]`` (to go on
-without a machine). Every message and every body is read and written through
-:mod:`p2p10.wire`.
+the players, and never part of the log; see :meth:`Peer.say`), ``[3, agreement]`` (to go on
+without a machine) or ``[4, request]`` (a machine that was away asks for its seats back). Every
+message and every body is read and written through :mod:`p2p10.wire`.
+
+The peer is the front of small state machines, each in a module of its own: which machines it
+can reach (:class:`~p2p10.liveness.Links`: slow is not gone), going on without a machine and its
+coming back (:class:`~p2p10.going_on.GoingOn`), and table chat
+(:class:`~p2p10.chatroom.ChatRoom`); log sync and the bodies this seat writes are its own. It
+tells its driver what happened through one :class:`PeerHooks`, taken at construction.
 """
 
 from __future__ import annotations
@@ -32,6 +38,10 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from p2p10.cards import is_skip, points
+from p2p10.chatroom import CHAT_KEPT as CHAT_KEPT
+from p2p10.chatroom import ChatLine as ChatLine
+from p2p10.chatroom import ChatRefused, ChatRoom, check_chat, sign_chat
+from p2p10.chatroom import chat_text as chat_text
 from p2p10.crypto.elgamal import initial_deck, token
 from p2p10.crypto.group import Point, RandomBytes, Scalar, base_mul, random_scalar
 from p2p10.crypto.proofs import prove_equal_logs, prove_knowledge
@@ -39,6 +49,9 @@ from p2p10.crypto.shuffle import apply_shuffle, commit_seed, new_seed, seed_matc
 from p2p10.engine import GameState
 from p2p10.errors import IllegalMove, ProtocolError, ProtocolViolation, SavedFileError
 from p2p10.events import Discard, DrawStock, Hit, LayDown, Reshuffle, SeatEvent, TakeDiscard
+from p2p10.going_on import GoingOn
+from p2p10.liveness import Links
+from p2p10.liveness import Waiting as Waiting
 from p2p10.log import BadEntry, Entry, make_entry, parse_entry, public_bytes, public_key
 from p2p10.rules import RuleSet
 from p2p10.signing import Domain, sign, verify
@@ -61,14 +74,12 @@ from p2p10.wire import CHAT as CHAT
 from p2p10.wire import CHAT_LABEL as CHAT_LABEL
 from p2p10.wire import CHAT_NONCE_BYTES as CHAT_NONCE_BYTES
 from p2p10.wire import ENTRY as ENTRY
-from p2p10.wire import MAX_CHAT as MAX_CHAT
 from p2p10.wire import MAX_MESSAGE_BYTES as MAX_MESSAGE_BYTES
 from p2p10.wire import WANT as WANT
 from p2p10.wire import (
     Agreement,
     AwayBody,
     BackBody,
-    Chat,
     KeyBody,
     MoveBody,
     RevealBody,
@@ -86,7 +97,6 @@ from p2p10.wire import encode_entry_message as encode_entry_message
 from p2p10.wire import encode_want as encode_want
 
 AWAY_AFTER = 30.0  # seconds with no link up before a machine counts as away (PROTOCOL §4.13)
-CHAT_KEPT = 500  # lines of chat a peer keeps to show (and hashes, to drop repeats)
 BUFFER_LIMIT = 4096
 WANT_BATCH = 256
 
@@ -113,37 +123,60 @@ class HandSecrets:
     seed: bytes
 
 
-@dataclass(frozen=True, slots=True)
-class Waiting:
-    """Who the table is waiting for, as a screen shows it: ``person``'s machine must write the
-    next entry, and the table has waited ``waited`` seconds for it. ``away`` is how long that
-    machine has had no link to this peer (None while one is up: the player is thinking), and
-    ``offer`` whether this peer may agree to go on without it now."""
-
-    person: int
-    waited: float
-    away: float | None
-    offer: bool
-
-
 class OwnEntryRefused(IllegalMove):
     """The fold refused an entry this peer was about to write: nothing was signed or sent."""
 
 
-@dataclass(frozen=True, slots=True)
-class ChatLine:
-    """A line of table chat, signed by ``seat``."""
+class PeerHooks:
+    """How a peer tells its driver what happened, as it happens: a peer takes one at
+    construction, and calls every listener added with :meth:`listen`, in the order they were
+    added. A driver adds its files first, so that an entry or a secret is saved before a screen
+    sees it, and always before the peer sends anything that depends on it."""
 
-    seat: int
-    text: str
+    __slots__ = ("_chat", "_entry", "_rollback", "_secret")
 
+    def __init__(self) -> None:
+        self._entry: list[Callable[[Entry], None]] = []
+        self._secret: list[Callable[[HandSecrets], None]] = []
+        self._chat: list[Callable[[ChatLine], None]] = []
+        self._rollback: list[Callable[[int], None]] = []
 
-def chat_text(text: str) -> str:
-    """``text`` as a line of chat, or :class:`IllegalMove` saying why it cannot be one."""
-    text = text.strip()
-    if not 0 < len(text) <= MAX_CHAT or not text.isprintable():
-        raise IllegalMove(f"a chat line is 1 to {MAX_CHAT} printable characters")
-    return text
+    def listen(self, *, entry: Callable[[Entry], None] | None = None,
+               secret: Callable[[HandSecrets], None] | None = None,
+               chat: Callable[[ChatLine], None] | None = None,
+               rollback: Callable[[int], None] | None = None) -> None:
+        """Add listeners: ``entry`` for every entry the log takes (the peer's own and the
+        others'), ``secret`` for every new hand secret, ``chat`` for every chat line shown,
+        ``rollback`` with a count when the log is cut back to that many entries (only when the
+        others went on without this machine, over entries nobody else ever accepted)."""
+        if entry is not None:
+            self._entry.append(entry)
+        if secret is not None:
+            self._secret.append(secret)
+        if chat is not None:
+            self._chat.append(chat)
+        if rollback is not None:
+            self._rollback.append(rollback)
+
+    def entry_added(self, entry: Entry) -> None:
+        """The log took ``entry``."""
+        for listener in self._entry:
+            listener(entry)
+
+    def secret_made(self, secrets: HandSecrets) -> None:
+        """This seat made its secrets for a hand."""
+        for listener in self._secret:
+            listener(secrets)
+
+    def chat_heard(self, line: ChatLine) -> None:
+        """A chat line to show."""
+        for listener in self._chat:
+            listener(line)
+
+    def rolled_back(self, length: int) -> None:
+        """The log was cut back to ``length`` entries."""
+        for listener in self._rollback:
+            listener(length)
 
 
 def addressed(outgoing: list[Outgoing], sender: int, seats: int) -> list[tuple[int, bytes]]:
@@ -159,8 +192,7 @@ class Peer:
     def __init__(self, seat: int, identity: Ed25519PrivateKey, *, player: Player | None = None,
                  rng_bytes: RandomBytes = os.urandom, rng: random.Random | None = None,
                  resend_after: float = 1.0, blame_after: float = 30.0, away_after: float = AWAY_AFTER,
-                 on_entry: Callable[[Entry], None] | None = None,
-                 on_secret: Callable[[HandSecrets], None] | None = None) -> None:
+                 hooks: PeerHooks | None = None) -> None:
         self.seat = seat
         self.identity = identity
         self.player = player
@@ -169,8 +201,7 @@ class Peer:
         self.resend_after = resend_after
         self.blame_after = blame_after
         self.away_after = away_after
-        self.on_entry = on_entry
-        self.on_secret = on_secret
+        self.hooks = hooks if hooks is not None else PeerHooks()
         self.log: list[Entry] = []
         self.table: TableState | None = None
         self.secrets: dict[int, HandSecrets] = {}
@@ -181,35 +212,19 @@ class Peer:
         # The signed entries that froze this peer, as received: anybody can check them with
         # the author's key from the table entry.
         self.evidence: list[bytes] = []
-        self.chat: list[ChatLine] = []
-        self.on_chat: Callable[[ChatLine], None] | None = None
-        self._chat_seen: dict[bytes, None] = {}  # insertion-ordered, so the oldest go first
-        # Going on without a machine that stays away (see go_on_without): what this peer
-        # agreed to (person, position, previous hash), the entries it holds back meanwhile,
-        # the agreements heard for the current position, and the keys of the bots it was
-        # given to run (as the runner).
-        self.going_on: tuple[int, int, bytes] | None = None
+        self.chatroom = ChatRoom()
         # This seat's sit-down for the table it is about to join (``sit_down``), if it signed one.
         self.own_sit_down: SitDown | None = None
-        # Called with a count when this peer cuts its log back to that many entries: only when
-        # the others went on without its machine, over entries nobody else ever accepted.
-        self.on_rollback: Callable[[int], None] | None = None
-        self.agreements: dict[tuple[int, int, bytes], dict[int, bytes]] = {}
+        # Going on without a machine that stays away, and its coming back (§4.13, §4.14); and
+        # the keys of the bots this peer was given to run (as the runner).
+        self.away = GoingOn()
         self.delegated: dict[int, Ed25519PrivateKey] = {}
-        # Liveness, as the driver reports it (``linked``): the seats this peer has a link to,
-        # and since when each other seat has had none. Slow is not gone: only a machine with
-        # no link up for ``away_after`` seconds may be left behind (PROTOCOL §4.13).
-        self._links: set[int] = set()
-        self._unlinked_since: dict[int, float] = {}
-        self._started_at: float | None = None
-        # Coming back (§4.14): the requests heard from machines that want their seats back,
-        # by person, as (away entry, signature); and the last position this peer's own key
-        # signed before the others went on without it (it asks to come back only beyond it).
-        self.back_requests: dict[int, tuple[int, bytes]] = {}
+        # Liveness, as the driver reports it (``linked``). Slow is not gone: only a machine
+        # with no link up for ``away_after`` seconds may be left behind (PROTOCOL §4.13).
+        self.links = Links()
+        # The last position this peer's own key signed (it asks to come back only beyond it).
         self._signed_through = -1
         self._asked_back_at = -1e9
-        self._held: list[tuple[bytes, int | None]] = []
-        self._agreed_at = 0.0
         self._now = 0.0
         self._public = public_bytes(identity)
         self._private: dict[int, int] = {}
@@ -301,6 +316,23 @@ class Peer:
         return None
 
     @property
+    def plays_its_seat(self) -> bool:
+        """True while this peer's key signs for its seat: False once the others went on without
+        its machine (a bot has the seat), or for such a bot once the seat was taken back."""
+        return self.table is None or self.table.signing_keys[self.seat] == self._public
+
+    @property
+    def chat(self) -> list[ChatLine]:
+        """The chat lines to show, oldest first."""
+        return self.chatroom.lines
+
+    @property
+    def going_on(self) -> tuple[int, int, bytes] | None:
+        """What this peer agreed to: going on without ``person``'s machine at (``seq``,
+        ``prev_hash``); None while it has not."""
+        return self.away.agreed
+
+    @property
     def finished(self) -> bool:
         """True once the game in the log is over."""
         return self.table is not None and self.table.expected() is None
@@ -381,8 +413,8 @@ class Peer:
             self._progress_at = now  # nobody is overdue before this peer has waited at all
         if self.stopped or self.finished:
             return
-        if self.going_on is not None and now - self._agreed_at >= self.resend_after:
-            self._agreed_at = now
+        if self.away.agreed is not None and now - self.away.agreed_at >= self.resend_after:
+            self.away.agreed_at = now
             self._send_agreement()  # a peer that was behind, or lost it, hears it again
         expect = self.table.expected() if self.table else None
         waited = now - self._progress_at
@@ -396,8 +428,7 @@ class Peer:
 
     def _tick(self, now: float) -> None:
         self._now = now
-        if self._started_at is None:
-            self._started_at = now  # a seat never linked has been out of reach since here
+        self.links.start(now)  # a seat never linked has been out of reach since here
 
     # ------------------------------------------------------------------- liveness
 
@@ -406,12 +437,7 @@ class Peer:
         link, or a seat in the same process). Only this decides whether a machine is *away*:
         however long a player thinks, a machine with a link up is not (PROTOCOL §4.13)."""
         self._tick(now)
-        if up:
-            self._links.add(seat)
-            self._unlinked_since.pop(seat, None)
-        elif seat in self._links or seat not in self._unlinked_since:
-            self._links.discard(seat)
-            self._unlinked_since[seat] = now
+        self.links.report(seat, up, now)
 
     def away_for(self, person: int) -> float | None:
         """How many seconds ``person``'s machine has counted as away for this peer, or None
@@ -427,15 +453,13 @@ class Peer:
         seats = table.away_group(person)
         if table.machine_of(self.seat) == person:
             return None
-        if any(s in self._links for s in seats):
+        if self.links.any_up(seats):
             expect = table.expected()
             if (expect is None or expect.kind == "move" or table.machine_of(expect.seat) != person
                     or self._progress_at is None):
                 return None
             return max(0.0, self._now - self._progress_at)
-        start = self._started_at if self._started_at is not None else self._now
-        since = max((self._unlinked_since.get(s, start) for s in seats), default=start)
-        return max(0.0, self._now - since)
+        return self.links.down_for(seats, self._now)
 
     def waiting(self) -> Waiting | None:
         """Who the table waits for now, if it is another machine (see :class:`Waiting`)."""
@@ -447,7 +471,7 @@ class Peer:
             return None
         away = self.away_for(person)
         waited = self._now - (self._progress_at if self._progress_at is not None else self._now)
-        offer = (away is not None and away >= self.away_after and self.going_on is None
+        offer = (away is not None and away >= self.away_after and self.away.agreed is None
                  and table.go_on_refusal(person) is None)
         return Waiting(person, waited, away, offer)
 
@@ -470,43 +494,25 @@ class Peer:
         text = chat_text(text)
         if self.table is None:
             raise IllegalMove("there is no table to talk to yet", self.seat)
-        body = Chat.body_bytes(self.table.game_id, self.seat, self.rng_bytes(CHAT_NONCE_BYTES), text)
-        signed = Chat.signed_bytes(body, sign(self.identity, Domain.CHAT, body))
-        line = ChatLine(self.seat, text)
+        signed, line = sign_chat(self.identity, self.table, self.seat, self.rng_bytes(CHAT_NONCE_BYTES), text)
         self._keep_chat(signed, line)
         return line
 
     def _hear(self, signed: bytes, sender: int | None) -> None:
         """A chat message from the wire: checked, kept, passed on once, or a fault."""
-        if signed in self._chat_seen:
-            return
-        table = self.table
-        if table is None:
-            return  # nobody's key is known yet: it cannot be checked
+        if self.chatroom.seen(signed) or self.table is None:
+            return  # (before the table, nobody's key is known: it cannot be checked)
         try:
-            chat = Chat.from_wire(signed)
-            if chat.seat >= table.players:
-                raise WireError("no such seat")
-            text = chat_text(chat.text)
-        except (WireError, IllegalMove):
-            self.faults.append(Fault(sender, None, "a malformed chat message"))
+            line = check_chat(self.table, signed)
+        except ChatRefused as err:
+            self.faults.append(Fault(sender, None, str(err)))
             return
-        if chat.game_id != table.game_id:
-            self.faults.append(Fault(sender, None, "a chat message of another game"))
-            return
-        if not verify(table.verifiers[chat.seat], Domain.CHAT, chat.body, chat.signature):
-            self.faults.append(Fault(sender, None, "a chat message whose signature does not verify"))
-            return
-        self._keep_chat(signed, ChatLine(chat.seat, text))
+        self._keep_chat(signed, line)
 
     def _keep_chat(self, signed: bytes, line: ChatLine) -> None:
-        self._chat_seen[signed] = None
-        if len(self._chat_seen) > CHAT_KEPT:
-            del self._chat_seen[next(iter(self._chat_seen))]
-        self.chat = [*self.chat[-(CHAT_KEPT - 1):], line]
-        self._outbox.append((None, encode_chat(signed)))
-        if self.on_chat is not None:
-            self.on_chat(line)
+        self.chatroom.keep(signed, line)
+        self._outbox.append((None, encode_chat(signed)))  # passed on once
+        self.hooks.chat_heard(line)
 
     # ------------------------------------------------- going on without a machine that left
 
@@ -533,30 +539,24 @@ class Peer:
         if away < self.away_after:
             raise IllegalMove(f"{who} has been out of reach for {away:.0f} s only; a machine is away "
                               f"after {self.away_after:.0f} s", self.seat)  # or silent, connected
-        if self.going_on == (person, len(self.log), table.last_hash):
+        if not self.away.agree((person, len(self.log), table.last_hash), self._now):
             return  # agreed already
-        self.going_on = (person, len(self.log), table.last_hash)
-        self._agreed_at = self._now
         self._send_agreement()
         self._maybe_go_on()
 
     def agreed(self) -> dict[int, tuple[int, ...]]:
         """For the current position: each machine that players agreed to go on without, and
         who agreed (for a screen to show)."""
-        seq = len(self.log)
-        out: dict[int, tuple[int, ...]] = {}
-        for (person, at, _prev), signers in self.agreements.items():
-            if at == seq:
-                out[person] = tuple(sorted(signers))
-        return out
+        return self.away.at(len(self.log))
 
     def _send_agreement(self) -> None:
         table = self.table
-        if self.going_on is None or table is None or table.run_by[self.seat] is not None:
+        position = self.away.agreed
+        if position is None or table is None or table.run_by[self.seat] is not None:
             return  # a bot's machine speaks for it
-        person, seq, prev_hash = self.going_on
+        person, seq, prev_hash = position
         signature = sign(self.identity, Domain.AGREEMENT, away_message(table.game_id, seq, prev_hash, person))
-        self.agreements.setdefault(self.going_on, {})[self.seat] = signature
+        self.away.add(position, self.seat, signature)
         self._outbox.append((None, encode_agreement(Agreement(person, seq, prev_hash, self.seat, signature))))
 
     def _heard_agreement(self, agreement: Agreement, sender: int | None) -> None:
@@ -575,33 +575,32 @@ class Peer:
                       away_message(table.game_id, seq, prev_hash, person), signature):
             self.faults.append(Fault(sender, None, "an agreement to go on whose signature does not verify"))
             return
-        self.agreements.setdefault((person, seq, prev_hash), {})[signer] = signature
+        self.away.add((person, seq, prev_hash), signer, signature)
         self._maybe_go_on()
 
     def _maybe_go_on(self) -> None:
         """The runner writes the away entry once every player has agreed."""
         table = self.table
-        if self.going_on is None or table is None or self.stopped:
+        position = self.away.agreed
+        if position is None or table is None or self.stopped:
             return
-        person, seq, _prev = self.going_on
+        person, seq, _prev = position
         if seq != len(self.log) or table.runner_for(person) != self.seat:
             return
-        signed = self.agreements.get(self.going_on, {})
-        consenters = table.consenters(person)
-        if any(s not in signed for s in consenters):
+        agreements = self.away.complete(table.consenters(person))
+        if agreements is None:
             return
         delegates = []
         for seat in table.away_group(person):
             key = Ed25519PrivateKey.from_private_bytes(self.rng_bytes(32))
             self.delegated[seat] = key  # before the entry: its log hook may save the key first
             delegates.append((seat, public_bytes(key)))
-        agreements = tuple((s, signed[s]) for s in consenters)
         try:
             self._write("away", AwayBody(person, tuple(delegates), agreements).to_wire())
         except OwnEntryRefused as err:
             # Nothing was sent: the agreement stands, but this peer cannot write the entry.
             self.faults.append(Fault(None, seq, f"this seat's away entry was refused: {err}"))
-            self.going_on, self._held = None, []
+            self.away.withdraw()
             for taken, _key in delegates:
                 self.delegated.pop(taken, None)
 
@@ -629,15 +628,14 @@ class Peer:
             table = table.apply(away)
         except ProtocolViolation:
             return False
-        if self.on_rollback is not None:
-            self.on_rollback(seq)
+        self.hooks.rolled_back(seq)
         del self.log[seq:]
         self._buffer.clear()
-        self.going_on, self._held = None, []
+        self.away.withdraw()
         self.table = table
         self.log.append(away)
-        if self.on_entry is not None:
-            self.on_entry(away)
+        self.away.moved(len(self.log))
+        self.hooks.entry_added(away)
         self._outbox.append((None, encode_entry_message(away.raw)))
         self._progress_at = now
         self.overdue = None
@@ -683,8 +681,9 @@ class Peer:
         if not table.return_signed(request.person, request.away, request.signature):
             self.faults.append(Fault(sender, None, "a request to come back whose signature does not verify"))
             return
-        if self.back_requests.get(request.person) != (request.away, request.signature):
-            self.back_requests[request.person] = (request.away, request.signature)
+        requests = self.away.back_requests
+        if requests.get(request.person) != (request.away, request.signature):
+            requests[request.person] = (request.away, request.signature)
             # Passed on once: the seat that writes the next hand's first key may be a bot that
             # only hears what its machine passes on.
             self._outbox.append((None, encode_back(request)))
@@ -693,20 +692,17 @@ class Peer:
     def _due_back(self, table: TableState) -> BackBody | None:
         """The ``back`` entry this seat writes now, if it is to write the next hand's first key
         and a machine asked to come back (§4.14)."""
-        if not self.back_requests:
-            return None
-        for person, (away, signature) in sorted(self.back_requests.items()):
+        requests = self.away.back_requests
+        for person, (away, signature) in sorted(requests.items()):
             if table.taken_from(person) is None:
-                del self.back_requests[person]
+                del requests[person]
             elif table.return_refusal(person, away, signature) is None:
                 return BackBody(person, away, signature)
         return None
 
     def _withdraw(self) -> None:
         """Going on cannot happen: take back the entries held for it."""
-        self.going_on = None
-        held, self._held = self._held, []
-        for raw, sender in held:
+        for raw, sender in self.away.withdraw():
             self._offer(raw, sender, self._now)
 
     # ----------------------------------------------------------------- sync and folding
@@ -769,16 +765,14 @@ class Peer:
                     return
             waiting[entry.hash] = (entry, sender, key)
             return
-        if self.going_on is not None and self.table is not None and entry.kind != "away":
-            person, seq, _prev = self.going_on
+        if self.table is not None and entry.kind != "away":
             table = self.table
-            if entry.seq == seq and table.machine_of(entry.author) == person:
-                agreed = self.agreements.get(self.going_on, {})
-                if sender is None or table.machine_of(sender) in (person, *agreed):
-                    # Agreed to go on without it: hold it back. A player who agreed too never
-                    # takes it, so one passing it on proves nothing (and may be lying).
-                    self._held.append((raw, sender))
-                    return
+            held = self.away.holds_back(entry.seq, table.machine_of(entry.author),
+                                        None if sender is None else table.machine_of(sender))
+            if held:
+                self.away.hold(raw, sender)  # agreed to go on without its machine
+                return
+            if held is False:
                 # A player who did not agree took it, so that player never will agree: going
                 # on cannot happen at this position (§4.13, the safety rule).
                 self._withdraw()
@@ -861,13 +855,8 @@ class Peer:
             table = self.table
         self.log.append(entry)
         self.table = table
-        if self.going_on is not None and self.going_on[1] != len(self.log):
-            self.going_on = None  # the table moved on (without that machine, or with it)
-            self._held = []
-        if self.agreements:  # those for an earlier position are void now
-            self.agreements = {k: v for k, v in self.agreements.items() if k[1] == len(self.log)}
-        if self.on_entry is not None:
-            self.on_entry(entry)
+        self.away.moved(len(self.log))  # the table moved on (without that machine, or with it)
+        self.hooks.entry_added(entry)
         self._outbox.append((None, encode_entry_message(entry.raw)))
         return True
 
@@ -893,7 +882,7 @@ class Peer:
             expect = table.expected()
             if expect is None or expect.seat != self.seat:
                 return
-            if table.signing_keys[self.seat] != self._public:
+            if not self.plays_its_seat:
                 return  # the others went on without this machine: a bot has this seat now
             back = self._due_back(table)
             if back is not None:
@@ -951,8 +940,7 @@ class Peer:
         if secrets is None:
             secrets = HandSecrets(number, random_scalar(self.rng_bytes), new_seed(self.rng_bytes))
             self.secrets[number] = secrets
-            if self.on_secret is not None:
-                self.on_secret(secrets)  # stored before anything that depends on it is sent
+            self.hooks.secret_made(secrets)  # stored before anything that depends on it is sent
         return secrets
 
     def _current(self, table: TableState) -> HandCrypto:

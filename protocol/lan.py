@@ -47,6 +47,7 @@ from p2p10.log import GAME_ID_BYTES, Entry, fingerprint, public_bytes
 from p2p10.peer import AWAY_AFTER, ChatLine, Peer, Player, Waiting
 from p2p10.rules import RuleSet
 from p2p10.sitdown import SitDown
+from p2p10.table import TableState
 from protocol.discovery import Advertisement, TableAd, advertise
 from protocol.lobby import (
     JOIN_TIMEOUT,
@@ -126,6 +127,22 @@ def _say(line: str) -> None:
     print(line, flush=True)  # flushed: a parent process may be waiting for the line
 
 
+def taken_note(table: TableState, seat: int) -> str | None:
+    """For the player at ``seat``, if the table went on without their machine: a bot plays the
+    seat until the next hand, or (after their ``back`` entry) it is theirs again. None if it
+    never did."""
+    taken = next((t for t in reversed(table.takeovers) if seat in t.seats), None)
+    if taken is None:
+        return None
+    gone = f"The table went on without you at hand {taken.hand + 1}"
+    back = next((r for r in reversed(table.returns) if seat in r.seats and r.away == taken.seq), None)
+    if back is not None:
+        return f"{gone}; your seat is yours again from hand {back.hand + 1}."
+    if table.taken_from(seat) is not None:
+        return f"{gone}; a bot plays your seat until you take it back at the next hand."
+    return None
+
+
 class LanSeat(SeatScreen):
     """A seat at a LAN table as a screen sees it: the reading and playing interface of
     :class:`~protocol.local.LocalTable` (so the same play screen serves both), but driven by
@@ -165,22 +182,9 @@ class LanSeat(SeatScreen):
         return None if self.over else self.user.waiting()
 
     def taken_note(self) -> str | None:
-        """What happened to this player's seat, if the table went on without this machine: a
-        bot plays it until the next hand, or it is this player's again (after a ``back``)."""
-        table = self.table
-        if table is None:
-            return None
-        taken = next((t for t in reversed(table.takeovers) if self.seat in t.seats), None)
-        if taken is None:
-            return None
-        gone = f"The table went on without you at hand {taken.hand + 1}"
-        back = next((r for r in reversed(table.returns) if self.seat in r.seats and r.away == taken.seq),
-                    None)
-        if back is not None:
-            return f"{gone}; your seat is yours again from hand {back.hand + 1}."
-        if table.taken_from(self.seat) is not None:
-            return f"{gone}; a bot plays your seat until you take it back at the next hand."
-        return None
+        """What happened to this player's seat, if the table went on without this machine (see
+        :func:`taken_note`)."""
+        return None if self.table is None else taken_note(self.table, self.seat)
 
     def subscribe(self, listener: Callable[[], None]) -> None:
         """Call ``listener`` after every new entry in the user's log."""
@@ -257,10 +261,12 @@ class Machine:
     def go_on_without(self, person: int) -> None:
         """Agree to go on without ``person``'s machine; :class:`IllegalMove` if the table is not
         waiting for it, or if this machine's peers are not all at the same position yet."""
-        positions = {(len(p.log), p.table.last_hash if p.table else b"") for p in self.peers}
+        # (A bot whose seat was taken back by its own machine plays no more: left out.)
+        bots = [bot for bot in self.peers[1:] if bot.plays_its_seat]
+        positions = {(len(p.log), p.table.last_hash if p.table else b"") for p in (self.peers[0], *bots)}
         if len(positions) != 1:
             raise IllegalMove("the table is moving: try again in a moment")
-        for bot in self.peers[1:]:
+        for bot in bots:
             bot.go_on_without(person)  # holds back only: the player's agreement speaks for it
         self.peers[0].go_on_without(person)
 
@@ -314,8 +320,7 @@ class SeatRunner:
             self.machine.peers.append(peer)
         self.keys = [s.key for s in roster]
         save_roster(SeatFiles(log_path).roster, table_id, rules, roster, listening)
-        log, secrets = attach_files(peer, log_path, identity_saved=resumed)
-        self._save_entry = peer.on_entry
+        log, secrets = attach_files(peer, log_path, identity_saved=resumed)  # heard first
         self.closers: list[LogWriter | SecretsWriter] = [log, secrets]
         self.mesh = Mesh(peer, table_id)
         self.mesh.seat_table(self.keys, [None if i == peer.seat else (s.host, s.port)
@@ -331,8 +336,7 @@ class SeatRunner:
         self._overdue_said: object = None  # the overdue seat last named on standard error
         for bot, bot_path in taken_over:
             self._take_over(bot, bot_path, restored=True)
-        peer.on_entry = self._entry_added
-        peer.on_chat = self._chat_heard
+        peer.hooks.listen(entry=self._entry_added, chat=self._chat_heard)
         if peer.seat == 0 and not peer.log and sit_downs is not None:
             peer.open_table(sit_downs)
         if peer.table is not None:
@@ -366,9 +370,7 @@ class SeatRunner:
     # ------------------------------------------------------------ the peer's hooks
 
     def _entry_added(self, entry: Entry) -> None:
-        if self._save_entry is not None:
-            self._save_entry(entry)  # saved first: a screen's listener must never lose an entry
-        peer = self.peer
+        peer = self.peer  # (the entry is saved already: the files listen first)
         for taken, key in list(peer.delegated.items()):
             carried = self.mesh.locals.get(taken)
             if carried is None or carried.identity is not key:
@@ -391,9 +393,8 @@ class SeatRunner:
     def _take_over(self, bot: Peer, bot_path: Path, restored: bool) -> None:
         self.closers.extend(attach_files(bot, bot_path, identity_saved=restored))
         if not restored:
-            assert bot.on_entry is not None
             for entry in bot.log:
-                bot.on_entry(entry)  # its log so far, saved before anything it writes
+                bot.hooks.entry_added(entry)  # its log so far, saved before anything it writes
         save_roster(SeatFiles(bot_path).roster, self.table_id, self.rules, self.roster, self.listening)
         old = self.mesh.locals.get(bot.seat)
         if old in self.machine.peers:
@@ -425,8 +426,7 @@ class SeatRunner:
         if self._paced is None or table is None or peer.stopped:
             return
         expect = table.expected()
-        if (expect is None or expect.seat != peer.seat or expect.kind != "move"
-                or table.signing_keys[peer.seat] != public_bytes(peer.identity)):
+        if expect is None or expect.seat != peer.seat or expect.kind != "move" or not peer.plays_its_seat:
             return
         now = self.mesh.clock()
         if self._turn[0] != len(peer.log):

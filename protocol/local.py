@@ -103,8 +103,7 @@ class LocalTable(SeatScreen):
         self._secrets = SecretsWriter(SeatFiles(self.log_path).secrets)
         user = self.peers[USER]
         self._secrets.add_identity(USER, user.identity.private_bytes_raw())
-        user.on_entry = self._saved
-        user.on_secret = self._keep_secret
+        user.hooks.listen(entry=self._saved, secret=self._keep_secret)
         self._listeners: list[Callable[[], None]] = []
         self._changed = asyncio.Event() if _loop_running() else None
         self.started = False

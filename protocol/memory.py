@@ -25,7 +25,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p10.crypto.group import RandomBytes
 from p2p10.log import GAME_ID_BYTES, Entry
-from p2p10.peer import HandSecrets, Peer, Player, addressed
+from p2p10.peer import Peer, Player, addressed
 from p2p10.rules import DEFAULT, RuleSet
 from p2p10.sitdown import NONCE_BYTES, SitDown
 from protocol.storage import LogWriter, SecretsWriter
@@ -309,16 +309,12 @@ def save_to(peers: Sequence[Peer], log_path: Path) -> list[LogWriter | SecretsWr
     writers: list[LogWriter | SecretsWriter] = []
     log = LogWriter(log_path)
     writers.append(log)
-    peers[0].on_entry = log.add
+    peers[0].hooks.listen(entry=log.add)
     for peer in peers:
         secrets = SecretsWriter(log_path.with_name(f"{log_path.stem}.seat{peer.seat + 1}.p2p10-secrets"))
         secrets.add_identity(peer.seat, peer.identity.private_bytes_raw())
         writers.append(secrets)
-
-        def keep(item: HandSecrets, store: SecretsWriter = secrets) -> None:
-            store.add_hand(item)
-
-        peer.on_secret = keep
+        peer.hooks.listen(secret=secrets.add_hand)
     return writers
 
 

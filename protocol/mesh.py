@@ -48,7 +48,7 @@ from aiohttp import web
 
 from p2p10.errors import ProtocolError
 from p2p10.log import PUBLIC_KEY_BYTES, SIGNATURE_BYTES, BadEntry, parse_entry, public_bytes, public_key
-from p2p10.peer import ENTRY, MAX_MESSAGE_BYTES, WANT, Fault, HandSecrets, Peer, decode_message, encode_want
+from p2p10.peer import ENTRY, MAX_MESSAGE_BYTES, WANT, Fault, Peer, decode_message, encode_want
 from p2p10.signing import Domain, sign, verify
 from protocol.storage import LogWriter, SeatFiles, SecretsWriter
 
@@ -129,20 +129,15 @@ class Link:
 def attach_files(peer: Peer, log_path: Path, durable: bool = True,
                  identity_saved: bool = False) -> tuple[LogWriter, SecretsWriter]:
     """Save ``peer``'s log at ``log_path`` and its secrets beside it, as they happen (before
-    anything that depends on them is sent, since the peer calls back before it relays). A
-    restarted peer (``identity_saved``) appends to the files it has."""
+    anything that depends on them is sent, since the peer calls back before it relays): the
+    first listeners of its hooks, so that its files have an entry before anybody else hears of
+    it. A restarted peer (``identity_saved``) appends to the files it has."""
     # The identity first: once the log exists, ``p2p10 resume`` must find the seat's key.
     secrets = SecretsWriter(SeatFiles(log_path).secrets, durable=durable)
     if not identity_saved:
         secrets.add_identity(peer.seat, peer.identity.private_bytes_raw())
     log = LogWriter(log_path, durable=durable)
-    peer.on_entry = log.add
-    peer.on_rollback = log.keep_first
-
-    def keep(item: HandSecrets) -> None:
-        secrets.add_hand(item)
-
-    peer.on_secret = keep
+    peer.hooks.listen(entry=log.add, rollback=log.keep_first, secret=secrets.add_hand)
     return log, secrets
 
 

@@ -290,7 +290,7 @@ def test_bad_shuffle_with_a_withheld_partner_reveal() -> None:
         with pytest.raises(IllegalMove):
             peer.go_on_without(person)
     network.run(lambda: network.now > 120.0, MAX_SECONDS)  # long after anyone would go on
-    assert all(p.going_on is None and not p.agreements for p in peers)
+    assert all(p.going_on is None and not p.away.signatures for p in peers)
     assert all(e.kind != "away" for p in peers for e in p.log)
     assert_audit_blames(log, 1, r"not the one its revealed seed dictates", seq)
 

@@ -10,10 +10,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from p2p10.errors import IllegalMove
-from p2p10.peer import CHAT, CHAT_LABEL, MAX_CHAT, ChatLine, Peer
+from p2p10.peer import CHAT, CHAT_LABEL, ChatLine, Peer
 from p2p10.rules import RuleSet
 from p2p10.signing import Domain, sign
 from p2p10.simulate import greedy_player
+from p2p10.wire import MAX_CHAT
 from protocol.memory import MemoryNetwork, make_peers, open_table
 
 

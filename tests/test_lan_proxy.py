@@ -214,7 +214,7 @@ async def test_a_peer_that_misses_the_last_entry_still_finishes() -> None:
             dark.set()
 
     for peer in peers:
-        peer.on_entry = watch
+        peer.hooks.listen(entry=watch)
     for mesh in meshes:
         mesh.seat_table(keys, [None, ("127.0.0.1", proxy.port)])
     rules = RuleSet.parse(["hands=1"])

@@ -23,6 +23,7 @@ from p2p10.rules import RuleSet
 from p2p10.signing import Domain, sign
 from p2p10.simulate import greedy_player
 from p2p10.table import Return, TableState, return_message
+from protocol.lan import Machine, taken_note
 from protocol.memory import MemoryNetwork, make_peers, open_table
 
 RULES = RuleSet.parse(["hands=3"])
@@ -218,6 +219,14 @@ def test_a_machine_that_comes_back_takes_its_seat_back_at_the_next_hand(seed: in
     text = "\n".join(transcript([e.raw for e in log]))
     assert (f"** At entry {back.seq} Cyd came back: Cyd plays again from hand "
             f"{table.returns[0].hand + 1} **") in text
+    # What Cyd's screen says, before and after the back entry.
+    before = TableState.from_header(log[0])
+    for entry in log[1:back.seq]:
+        before = before.apply(entry)
+    gone = f"The table went on without you at hand {row.hand + 1}; "
+    assert taken_note(before, CYD) == f"{gone}a bot plays your seat until you take it back at the next hand."
+    assert taken_note(table, CYD) == f"{gone}your seat is yours again from hand {table.returns[0].hand + 1}."
+    assert taken_note(table, 0) is None and row.hand == voided_row
 
 
 def forged_backs(seed: int) -> tuple[TableState, list[Entry], dict[str, tuple[Entry, int]]]:
@@ -282,3 +291,30 @@ def test_no_back_entry_mid_hand_or_while_the_seat_sits_out() -> None:
                         list(peers[1].secrets.values()))
     live.receive(encode_entry_message(early.raw), writer, network.now)
     assert live.violation is not None and (live.violation.seat, live.violation.seq) == (writer, table.seq)
+
+
+def test_a_machine_that_came_back_can_be_left_behind_again() -> None:
+    """Cyd comes back, then its machine stops again: Ann's machine, which still runs the bot
+    that played Cyd's seat before (it plays no more), agrees for its peers at once, and the
+    table goes on without Cyd a second time, to one history with nobody blamed."""
+    peers, bot, network, _away = come_back_game(35)
+    network.run(lambda: any(e.kind == "back" for e in peers[0].log) and moved_unseen(peers, CYD))
+    network.pause(CYD)
+    network.run(lambda: all(p.waiting() is not None and p.waiting().offer  # type: ignore[union-attr]
+                            for p in peers[:CYD]))
+    ann = Machine()
+    ann.peers += [peers[0], bot]
+    assert not bot.plays_its_seat and peers[0].plays_its_seat
+    peers[1].go_on_without(CYD)
+    network.run(lambda: bool(peers[0].agreed()))
+    ann.go_on_without(CYD)  # (the retired bot is left out: it would refuse)
+    assert [e.kind for e in peers[0].log].count("away") == 2
+    second = bot_for(peers[0], CYD)
+    network.carry(0, second)
+    network.resume(CYD)
+    everyone = (*peers, bot, second)
+    network.run(lambda: all(p.finished for p in everyone))
+    assert all(p.log == peers[0].log for p in everyone)
+    assert not any(f.seat is not None for p in everyone for f in p.faults)
+    report = audit_records([e.raw for e in peers[0].log])
+    assert report.violation is None and len(report.takeovers) == 2, report.verdict()

@@ -44,12 +44,7 @@ class Disk:
         if first_time:
             self.secrets.add_identity(peer.seat, peer.identity.private_bytes_raw())
         log, secrets = self.log, self.secrets
-        peer.on_entry = log.add
-
-        def keep(item: HandSecrets) -> None:
-            secrets.add_hand(item)
-
-        peer.on_secret = keep
+        peer.hooks.listen(entry=log.add, secret=secrets.add_hand)
 
     def close(self) -> None:
         assert self.log is not None and self.secrets is not None

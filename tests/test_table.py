@@ -33,7 +33,7 @@ def record_digests(peers: list[Peer]) -> list[list[tuple[object, ...]]]:
         def hook(_entry: object, peer: Peer = peer, out: list[tuple[object, ...]] = out) -> None:
             assert peer.table is not None
             out.append(public_digest(peer.table))
-        peer.on_entry = hook
+        peer.hooks.listen(entry=hook)
     return seen
 
 

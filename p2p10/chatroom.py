@@ -1,0 +1,85 @@
+"""Table chat (PROTOCOL §6.2.1): lines signed by their seat and bound to the game, passed on
+once, shown to the players, and never part of the log.
+
+A :class:`ChatRoom` keeps the lines a peer shows and the signed messages it has seen (so that
+each is passed on once and a repeat is dropped). :func:`check_chat` reads a message from the
+wire against the table; :func:`sign_chat` makes this seat's own. Pure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from p2p10.errors import IllegalMove, ProtocolError
+from p2p10.signing import Domain, sign, verify
+from p2p10.table import TableState
+from p2p10.wire import MAX_CHAT, Chat, WireError
+
+CHAT_KEPT = 500  # lines of chat a peer keeps to show (and signed messages, to drop repeats)
+
+
+@dataclass(frozen=True, slots=True)
+class ChatLine:
+    """A line of table chat, signed by ``seat``."""
+
+    seat: int
+    text: str
+
+
+class ChatRefused(ProtocolError):
+    """A chat message from the wire that cannot be shown; the reason names no peer data."""
+
+
+def chat_text(text: str) -> str:
+    """``text`` as a line of chat, or :class:`IllegalMove` saying why it cannot be one."""
+    text = text.strip()
+    if not 0 < len(text) <= MAX_CHAT or not text.isprintable():
+        raise IllegalMove(f"a chat line is 1 to {MAX_CHAT} printable characters")
+    return text
+
+
+def sign_chat(identity: Ed25519PrivateKey, table: TableState, seat: int, nonce: bytes,
+              text: str) -> tuple[bytes, ChatLine]:
+    """This seat's line ``text`` (already :func:`chat_text`), signed: the message and the line."""
+    body = Chat.body_bytes(table.game_id, seat, nonce, text)
+    return Chat.signed_bytes(body, sign(identity, Domain.CHAT, body)), ChatLine(seat, text)
+
+
+def check_chat(table: TableState, signed: bytes) -> ChatLine:
+    """The line a signed chat message from the wire says; :class:`ChatRefused` if it is
+    malformed, of another game, or not signed by the seat it names."""
+    try:
+        chat = Chat.from_wire(signed)
+        if chat.seat >= table.players:
+            raise WireError("no such seat")
+        text = chat_text(chat.text)
+    except (WireError, IllegalMove):
+        raise ChatRefused("a malformed chat message") from None
+    if chat.game_id != table.game_id:
+        raise ChatRefused("a chat message of another game")
+    if not verify(table.verifiers[chat.seat], Domain.CHAT, chat.body, chat.signature):
+        raise ChatRefused("a chat message whose signature does not verify")
+    return ChatLine(chat.seat, text)
+
+
+class ChatRoom:
+    """The lines a peer shows, oldest first (at most :data:`CHAT_KEPT`), and the messages seen."""
+
+    __slots__ = ("_seen", "lines")
+
+    def __init__(self) -> None:
+        self.lines: list[ChatLine] = []
+        self._seen: dict[bytes, None] = {}  # insertion-ordered, so the oldest go first
+
+    def seen(self, signed: bytes) -> bool:
+        """True for a message this peer has kept already (it was passed on then)."""
+        return signed in self._seen
+
+    def keep(self, signed: bytes, line: ChatLine) -> None:
+        """Keep a new line (the caller passes the message on, once)."""
+        self._seen[signed] = None
+        if len(self._seen) > CHAT_KEPT:
+            del self._seen[next(iter(self._seen))]
+        self.lines = [*self.lines[-(CHAT_KEPT - 1):], line]

@@ -1,0 +1,27 @@
+"""Suite-wide hooks."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+LIVENESS = "tests/test_lan_liveness.py"
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Start the liveness trial (minutes of real time, nearly all of it waiting) as soon as the
+    tests are known, so that it runs beside the rest of the suite rather than after it."""
+    if session.config.option.collectonly:
+        return
+    if any(item.nodeid.startswith(LIVENESS) for item in session.items):
+        from tests.test_lan_liveness import start_trial
+
+        start_trial()
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """However the run ends (a failure with -x, Ctrl-C), the trial's processes go with it."""
+    module = sys.modules.get("tests.test_lan_liveness")
+    if module is not None and module.TRIAL is not None:
+        module.TRIAL.close()
