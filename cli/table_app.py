@@ -1499,7 +1499,7 @@ class TableApp(Board):
             skipped = f"You skipped {self.spoken[targets[0]]}."
             self.play_move(Discard(self.seat, slot, card, targets[0]), skipped)
         else:
-            choices = [Choice(str(t), self.spoken[t],
+            choices = [Choice(str(t + 1), self.spoken[t],  # seats are numbered from 1, as everywhere
                               partial(self.play_move, Discard(self.seat, slot, card, t),
                                       f"You skipped {self.spoken[t]}."))
                        for t in targets]

@@ -133,7 +133,8 @@ async def type_move(kb: Keyboard, move: SeatEvent, asked: list[str]) -> None:
         if app.prompt is not None:
             assert move.target is not None and "Skip whom?" in app.prompt.question
             asked.append("whom")
-            await kb.keys(str(move.target))
+            assert f"{move.target + 1} {app.spoken[move.target]}" in kb.screen()  # numbered from 1
+            await kb.keys(str(move.target + 1))
 
 
 async def play_by_keys(kb: Keyboard, moves: list[str], asked: list[str]) -> None:
