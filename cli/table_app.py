@@ -1582,7 +1582,8 @@ class LanTableApp(TableApp):
         note = self.lan.taken_note()
         if note is not None and note != self._taken_said:
             self._taken_said = note
-            self.say(note)
+            self.say(note, "class:warn")
+            self.narrator.lines.append(note)  # kept in the Moves panel once the status moves on
 
     def over_lines(self, state: GameState) -> list[Line]:
         """The end of the game; or, for a table that froze, why, whom it blames, and where

@@ -435,9 +435,14 @@ class Peer:
     def linked(self, seat: int, up: bool, now: float) -> None:
         """The driver's report that this peer's link to ``seat`` went up or down (a transport
         link, or a seat in the same process). Only this decides whether a machine is *away*:
-        however long a player thinks, a machine with a link up is not (PROTOCOL §4.13)."""
+        however long a player thinks, a machine with a link up is not (PROTOCOL §4.13). A new
+        link catches this peer up at once, rather than after its next resend: the other side
+        may have written entries while the link was down (§6.6)."""
         self._tick(now)
         self.links.report(seat, up, now)
+        if up:
+            # First in the outbox, so that it is the first message on the new link.
+            self._outbox.insert(0, (seat, encode_want(len(self.log))))
 
     def away_for(self, person: int) -> float | None:
         """How many seconds ``person``'s machine has counted as away for this peer, or None

@@ -28,8 +28,9 @@ with a fault against that seat in :attr:`Peer.faults`; the peer itself goes on.
 
 The mesh pumps :meth:`Peer.take_outbox` to the links after every frame received and on a
 timer that also calls :meth:`Peer.poll`. Messages for a seat with no link are dropped: the
-peer that misses them asks for them again (``want``), and on every new link each side at once
-asks for the entries from the end of its log.
+peer that misses them asks for them again (``want``). Every link that comes up or goes down is
+reported to the peer (:meth:`Peer.linked`): that alone decides when a machine is away, and on
+every new link each side at once asks for the entries from the end of its log.
 """
 
 from __future__ import annotations
@@ -409,12 +410,10 @@ class Mesh:
         old = self.links.get(link.seat)
         self.links[link.seat] = link
         self.linked += 1
-        self._report_link(link.seat, True)
+        self._report_link(link.seat, True)  # the peer asks for what it missed (a want) ...
+        self.pump()  # ... at once: the first frame on a fresh link
         if old is not None:
             await old.socket.close()
-        # A fresh link catches this peer up at once rather than after its next resend (the
-        # other side may have written entries while the link was down).
-        link.queue.put_nowait(encode_want(len(self.peer.log)))
         writer = asyncio.ensure_future(self._write(link))
         refused: str | None = None
         try:

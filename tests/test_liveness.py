@@ -318,3 +318,33 @@ def test_a_machine_that_came_back_can_be_left_behind_again() -> None:
     assert not any(f.seat is not None for p in everyone for f in p.faults)
     report = audit_records([e.raw for e in peers[0].log])
     assert report.violation is None and len(report.takeovers) == 2, report.verdict()
+
+
+def test_a_machine_restarted_from_its_files_comes_back_too() -> None:
+    """As ``p2p10 resume`` does: Cyd's process dies mid-hand, with its move unsent; the others go
+    on; Cyd starts again from its saved log and secrets, takes the away entry in place of its
+    unsent move, and takes its seat back at the next hand."""
+    peers = make_peers([greedy_player] * 3, seed=36)
+    network = table_of(peers, 36, ["Ann", "Bob", "Cyd"])
+    network.run(lambda: moved_unseen(peers, CYD))
+    saved, secrets = [e.raw for e in peers[CYD].log], list(peers[CYD].secrets.values())
+    network.pause(CYD)  # the process is gone; its files stay
+    network.run(lambda: all(p.waiting() is not None and p.waiting().offer  # type: ignore[union-attr]
+                            for p in peers[:CYD]))
+    peers[1].go_on_without(CYD)
+    network.run(lambda: bool(peers[0].agreed()))
+    peers[0].go_on_without(CYD)
+    bot = bot_for(peers[0], CYD)
+    network.carry(0, bot)
+    network.run(lambda: peers[0].table is not None and peers[0].table.hand is not None
+                and peers[0].table.engine.stage in ("draw", "play"))
+    cyd = Peer.restore(CYD, peers[CYD].identity, saved, secrets, player=greedy_player)
+    network.replace(CYD, cyd)
+    peers[CYD] = cyd
+    network.resume(CYD)
+    network.run(lambda: all(p.finished for p in (*peers, bot)))
+    log = peers[0].log
+    assert all(p.log == log for p in (*peers, bot))
+    assert [e.kind for e in log].count("back") == 1
+    assert peers[0].table is not None and peers[0].table.names[CYD] == "Cyd"
+    assert not any(f.seat is not None for p in (*peers, bot) for f in p.faults)
