@@ -701,7 +701,7 @@ class Peer:
         for person, (away, signature) in sorted(requests.items()):
             if table.taken_from(person) is None:
                 del requests[person]
-            elif table.return_refusal(person, away, signature) is None:
+            elif table.return_not_due(person, away) is None:  # (its signature checked on arrival)
                 return BackBody(person, away, signature)
         return None
 

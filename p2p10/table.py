@@ -416,8 +416,17 @@ class TableState:
 
     def return_refusal(self, person: int, away: int, signature: bytes) -> str | None:
         """Why ``person``'s signed request to take its seats back (undoing the takeover at the
-        ``away`` entry ``away``) cannot be written now, or None if it can: a request names the
-        takeover that holds the seat, is signed by the seat's own key, and takes effect only
+        ``away`` entry ``away``) cannot be written now, or None if it can: it must be due now
+        (:meth:`return_not_due`) and signed by the seat's own key."""
+        refusal = self.return_not_due(person, away)
+        if refusal is None and not self.return_signed(person, away, signature):
+            return f"{self.name(person)}'s request to come back does not verify"
+        return refusal
+
+    def return_not_due(self, person: int, away: int) -> str | None:
+        """Why a request of ``person``'s to undo the takeover at the ``away`` entry ``away``
+        cannot be written now, its signature aside (a peer checks that once, on arrival), or
+        None if it can: it names the takeover that holds the seat, and takes effect only
         between hands, once the seat is dealt in again (not in the voided hand's replay)."""
         if not 0 <= person < self.players or self.sit_downs[person].run_by is not None:
             return "only a player's own machine can come back"
@@ -427,8 +436,6 @@ class TableState:
         if taken.seq != away:
             return (f"the request names entry {away}, but {self.name(person)} was taken over at "
                     f"entry {taken.seq}")
-        if not self.return_signed(person, away, signature):
-            return f"{self.name(person)}'s request to come back does not verify"
         if self.hand is not None or self.expected() is None:
             return "a machine comes back only between hands"
         if set(self.home_seats(person)) & self.engine.sitting_out:

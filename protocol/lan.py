@@ -329,7 +329,8 @@ class SeatRunner:
         self.screen: LanSeat | None = None
         # A bot that thinks (``timing.think``) moves from here, not from inside the peer: the
         # position it is to move at, and since when.
-        self._paced, self._turn = (peer.player, (-1, 0.0)) if timing.think > 0 else (None, (-1, 0.0))
+        self._paced = peer.player if timing.think > 0 else None
+        self._turn = (-1, 0.0)
         if self._paced is not None:
             peer.player = None
         self.table_known = asyncio.Event()  # set once the table entry is in the log
