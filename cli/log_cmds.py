@@ -270,8 +270,6 @@ def _report_json(path: Path, report: AuditReport) -> dict[str, Any]:
         "violation": None if violation is None else {
             "seat": violation.seat + 1 if violation.seat is not None else None,
             "entry": violation.seq, "reason": violation.reason},
-        "unchecked": [{"hand": u.hand + 1, "seat": u.seat + 1, "step": u.round, "entry": u.seq}
-                      for u in report.unchecked],
         "takeovers": [{"seat": s + 1, "entry": t.seq, "agreed_by": [a + 1 for a in t.agreed_by],
                        "runner": t.runner + 1} for t in report.takeovers for s in t.seats],
         "returns": [{"seat": s + 1, "entry": r.seq, "away": r.away, "hand": r.hand + 1}
@@ -281,8 +279,7 @@ def _report_json(path: Path, report: AuditReport) -> dict[str, Any]:
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
-    """Audit a log; exit 0 clean, 1 violation or incomplete, 2 not a log, 3 complete with no
-    violation but with unchecked steps."""
+    """Audit a log; exit 0 clean, 1 violation or incomplete, 2 not a log."""
     with _opened(args.file) as stream:
         try:
             report = audit_stream(stream)

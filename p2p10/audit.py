@@ -6,38 +6,35 @@ shuffle against its revealed seed, every move against the rules, and every hand 
 (:meth:`p2p10.table.TableState.apply`). The first failure is the verdict, pinned on a seat
 where the evidence allows.
 
-Every revealed shuffle step is checked when its seed is revealed. A hand voided because the
-table went on without a machine (an ``away`` entry) may leave steps whose seeds were never
-revealed: nobody can check those, so a complete game with no violation is CLEAN only when there
-are none; otherwise the verdict lists them. Every takeover is named: whose seats, at which
+It checks what it must and no more: a shuffle step whose seed is revealed is checked by
+re-deriving it from the seed (which also proves it a shuffle), so its proof of shuffle is not
+checked as well; a step whose seed never comes (a hand voided because the table went on without
+a machine, or the hand under way where the log ends or breaks) is checked through its proof.
+So every step is checked, and CLEAN means it. Every takeover is named: whose seats, at which
 entry, and who agreed.
 """
 
 from __future__ import annotations
 
 import io
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import BinaryIO
 
 from p2p10.engine import HandResult
 from p2p10.errors import ProtocolViolation
 from p2p10.log import BadEntry, RecordReader, parse_entry
-from p2p10.table import Expect, Return, TableState, Takeover, UncheckedStep, fold
+from p2p10.table import Expect, Return, TableState, Takeover, fold
 
 CLEAN = 0
-"""Exit status of a complete game in which every check passed and every step was checked."""
+"""Exit status of a complete game in which every check passed."""
 FAILED = 1
 """Exit status of a violation, or of a log that ends before the game does."""
-UNCHECKED = 3
-"""Exit status of a complete game with no violation in which some shuffle steps were never
-checked (their hands were voided before their seeds were revealed)."""
 
 
 @dataclass(frozen=True, slots=True)
 class AuditReport:
-    """The verdict on a log. ``clean`` only for a complete game with no violation in which
-    every step was checked."""
+    """The verdict on a log. ``clean`` only for a complete game with no violation."""
 
     entries: int
     table: TableState | None
@@ -47,11 +44,6 @@ class AuditReport:
     def complete(self) -> bool:
         """True when the log reaches the end of the game."""
         return self.table is not None and self.table.expected() is None
-
-    @property
-    def unchecked(self) -> tuple[UncheckedStep, ...]:
-        """The shuffle steps nobody could check: their seeds were never revealed."""
-        return self.table.unchecked_steps() if self.table is not None else ()
 
     @property
     def takeovers(self) -> tuple[Takeover, ...]:
@@ -72,16 +64,13 @@ class AuditReport:
 
     @property
     def clean(self) -> bool:
-        """True for a complete game in which every check passed and every step was checked."""
+        """True for a complete game in which every check passed."""
         return self.exit_status == CLEAN
 
     @property
     def exit_status(self) -> int:
-        """``CLEAN`` (0), ``UNCHECKED`` (3) for a complete game with no violation but some
-        unchecked steps, else ``FAILED`` (1)."""
-        if self.violation is None and self.complete:
-            return UNCHECKED if self.unchecked else CLEAN
-        return FAILED
+        """``CLEAN`` (0) for a complete game with no violation, else ``FAILED`` (1)."""
+        return CLEAN if self.violation is None and self.complete else FAILED
 
     @property
     def waiting_for(self) -> Expect | None:
@@ -103,14 +92,7 @@ class AuditReport:
         if expect is not None:
             return (f"INCOMPLETE: the log ends after entry {self.entries - 1}; "
                     f"{self.table.name(expect.seat)} was to write {expect.what}")
-        steps = self.unchecked
-        if not steps:
-            return "CLEAN: every signature, shuffle, token, proof, move and score checks out"
-        count = f"{len(steps)} SHUFFLE STEP{'S' if len(steps) > 1 else ''}"
-        return (f"COMPLETE, NO VIOLATION, {count} UNCHECKED ({unchecked_text(steps)}): their "
-                "seeds were never revealed, as their hands were voided when the table went on "
-                "without a seat; every other signature, shuffle, token, proof, move and score "
-                "checks out")
+        return "CLEAN: every signature, shuffle, token, proof, move and score checks out"
 
     def takeover_text(self, takeover: Takeover) -> str:
         """One takeover in words: who was taken over, at which entry, and who agreed."""
@@ -125,25 +107,6 @@ class AuditReport:
         return (f"at entry {takeover.seq} the table went on without {gone}, agreed by {agreed}; "
                 f"{who[takeover.runner]}'s machine plays {'them' if len(takeover.seats) > 1 else 'it'}"
                 " from then on")
-
-
-def unchecked_text(steps: Sequence[UncheckedStep]) -> str:
-    """Unchecked steps, by hand and round, numbered as players see them:
-    ``hand 2: seats 1, 2 and 3 in round 0``."""
-    groups: dict[int, dict[int, list[int]]] = {}
-    for step in steps:
-        groups.setdefault(step.hand, {}).setdefault(step.round, []).append(step.seat)
-    return "; ".join(
-        f"hand {hand + 1}: " + ", ".join(
-            f"{_seats(seats)} in round {round_no}" for round_no, seats in rounds.items())
-        for hand, rounds in groups.items())
-
-
-def _seats(seats: Sequence[int]) -> str:
-    numbers = [str(s + 1) for s in seats]
-    if len(numbers) == 1:
-        return f"seat {numbers[0]}"
-    return f"seats {', '.join(numbers[:-1])} and {numbers[-1]}"
 
 
 def audit_records(records: Iterable[bytes], torn: int = 0, table: TableState | None = None,
@@ -164,17 +127,31 @@ def _audit(records: Iterable[bytes], torn: Callable[[], int], table: TableState 
             if entry.seq != index:
                 raise ProtocolViolation(None, index, f"entry {index} of the file says it is entry "
                                         f"{entry.seq} (a replayed, dropped or reordered entry)")
-            table = fold(table, entry)
+            table = fold(table, entry, defer_proofs=True)
         except BadEntry as err:
-            return AuditReport(index, table, ProtocolViolation(None, index, f"a malformed entry: {err}"))
+            return _stopped(index, table, ProtocolViolation(None, index, f"a malformed entry: {err}"))
         except ProtocolViolation as err:
-            return AuditReport(index, table, err)
+            return _stopped(index, table, err)
     cut = torn()
     if cut:
-        return AuditReport(end, table, ProtocolViolation(
+        return _stopped(end, table, ProtocolViolation(
             None, end, f"entry {end} is cut short or damaged: the last {cut} bytes of "
             "the file are not a whole entry"))
-    return AuditReport(end, table, None)
+    return _stopped(end, table, None)
+
+
+def _stopped(entries: int, table: TableState | None, violation: ProtocolViolation | None) -> AuditReport:
+    """The report on a log that stops after ``entries`` entries, at ``violation`` or at its end.
+    The fold deferred the proofs of shuffle of the hand under way to its reveals, which now
+    never come: they are checked here, and a bad one is the verdict, as it was for the peers
+    that checked it on arrival and stopped there (before any later violation)."""
+    if table is not None:
+        try:
+            # Proofs a peer would have checked before it reached the entry that broke.
+            table.check_unrevealed_proofs(None if violation is None else entries)
+        except ProtocolViolation as err:
+            return AuditReport(entries, table, err)
+    return AuditReport(entries, table, violation)
 
 
 def audit_stream(stream: BinaryIO) -> AuditReport:

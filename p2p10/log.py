@@ -39,7 +39,7 @@ from p2p10.wire import SIGNATURE_BYTES as SIGNATURE_BYTES
 from p2p10.wire import WireError, is_int, shown
 from p2p10.wire import unpack as wire_unpack
 
-VERSION = 2
+VERSION = 3
 GENESIS = bytes(HASH_BYTES)
 PUBLIC_KEY_BYTES = 32
 LOG_MAGIC = b"P2P10LOG"

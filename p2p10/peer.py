@@ -45,7 +45,7 @@ from p2p10.chatroom import chat_text as chat_text
 from p2p10.crypto.elgamal import initial_deck, token
 from p2p10.crypto.group import Point, RandomBytes, Scalar, base_mul, random_scalar
 from p2p10.crypto.proofs import prove_equal_logs, prove_knowledge
-from p2p10.crypto.shuffle import apply_shuffle, commit_seed, new_seed, seed_matches
+from p2p10.crypto.shuffle import commit_seed, new_seed, seed_matches, shuffle_and_prove
 from p2p10.engine import GameState
 from p2p10.errors import IllegalMove, ProtocolError, ProtocolViolation, SavedFileError
 from p2p10.events import Discard, DrawStock, Hit, LayDown, Reshuffle, SeatEvent, TakeDiscard
@@ -961,7 +961,8 @@ class Peer:
                        commit_seed(s.seed, seed_context(table.game_id, s.hand, self.seat))).to_wire()
 
     def build_shuffle(self, table: TableState) -> list[Any]:
-        """``[hand, round, deck]``: the current deck permuted and re-randomised by the seed."""
+        """``[hand, round, deck, proof]``: the current deck permuted and re-randomised by the seed,
+        with the proof of shuffle every peer checks before any card of it is opened."""
         hand = self._current(table)
         s = self._hand_secrets(table)
         assert hand.joint is not None
@@ -971,8 +972,9 @@ class Peer:
         else:
             round_no, before = len(hand.rounds) - 1, hand.rounds[-1].final
         context = shuffle_context(table.game_id, hand.number, round_no, self.seat)
-        deck = apply_shuffle(before, s.seed, hand.joint, context)
-        return ShuffleBody(hand.number, round_no, b"".join(c.to_bytes() for c in deck)).to_wire()
+        deck, proof = shuffle_and_prove(before, s.seed, hand.joint, context)
+        cards = b"".join(c.to_bytes() for c in deck)
+        return ShuffleBody(hand.number, round_no, cards, proof.to_bytes()).to_wire()
 
     def _token_items(self, table: TableState, slots: list[int] | tuple[int, ...]) -> tuple[TokenItem, ...]:
         hand = self._current(table)

@@ -134,12 +134,6 @@ class _Narrator:
                  f"{', '.join(after.names[s] for s in takeover.seats)} "
                  f"{'play' if len(gone) > 1 else 'plays'} as a bot **",
                  f"   ({names[takeover.runner]} wrote the away entry, {agreement})"]
-        steps: dict[int, list[str]] = {}
-        for step in after.voided_unchecked[len(before.voided_unchecked):]:
-            steps.setdefault(step.round, []).append(names[step.seat])
-        if steps:
-            shuffles = "; ".join(f"round {round_no}: {', '.join(who)}" for round_no, who in steps.items())
-            lines.append(f"   Never checked, as their seeds were not revealed: the shuffles of {shuffles}")
         return lines
 
     def _dealt(self, entry: Entry, after: TableState) -> str:
@@ -191,7 +185,7 @@ def transcript(records: Sequence[bytes], viewer: int | None = None,
         try:
             entry = parse_entry(raw)
             if table is None:
-                table = fold(None, entry)
+                table = fold(None, entry, defer_proofs=True)
                 players = ", ".join(table.name(s) for s in range(table.players))
                 yield f"Game {table.game_id.hex()[:16]}: {players}"
                 yield f"Rules: {table.rules.describe()}"
@@ -201,19 +195,39 @@ def transcript(records: Sequence[bytes], viewer: int | None = None,
                 yield f"Seen {who}; hidden cards appear at each hand's end-of-hand reveal."
                 continue
             after = table.apply(entry)
-        except BadEntry as err:
+        except (BadEntry, ProtocolViolation) as err:
+            bad = _first_bad_proof(table, index)
+            if bad is not None:
+                yield f"VIOLATION at entry {bad.seq}: {bad}"
+                return bad
+            if isinstance(err, ProtocolViolation):
+                yield f"VIOLATION at entry {index}: {err}"
+                return err
             yield f"VIOLATION at entry {index}: a malformed entry: {err}"
             return ProtocolViolation(None, index, f"a malformed entry: {err}")
-        except ProtocolViolation as err:
-            yield f"VIOLATION at entry {index}: {err}"
-            return err
         number = table.hand.number + 1 if table.hand is not None else table.hands_started + 1
         lines = narrator.lines(entry, table, after)
         table = after
         if hand is None or number == hand:
             yield from lines
     if table is not None and table.expected() is not None:
+        bad = _first_bad_proof(table, None)
+        if bad is not None:
+            yield f"VIOLATION at entry {bad.seq}: {bad}"
+            return bad
         expect = table.expected()
         assert expect is not None
         yield f"(The log ends here: {table.name(expect.seat)} was to write {expect.what}.)"
+    return None
+
+
+def _first_bad_proof(table: TableState | None, before: int | None) -> ProtocolViolation | None:
+    """The replay folds as the audit does, deferring proofs of shuffle to the reveals: where the
+    log breaks or ends mid-hand, a bad proof before that point is what the peers stopped at."""
+    if table is None:
+        return None
+    try:
+        table.check_unrevealed_proofs(before)
+    except ProtocolViolation as err:
+        return err
     return None

@@ -41,6 +41,7 @@ from p2p10.crypto.elgamal import Ciphertext, Deck, initial_deck, joint_key, open
 from p2p10.crypto.group import NotACard, Point, Scalar, base_mul, frame
 from p2p10.crypto.proofs import verify_equal_logs, verify_knowledge
 from p2p10.crypto.shuffle import seed_matches, verify_shuffle
+from p2p10.crypto.shuffle_proof import verify_shuffle_proof
 from p2p10.engine import HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS, GameState
 from p2p10.errors import BadRules, IllegalMove, ProtocolError, ProtocolViolation
 from p2p10.events import (
@@ -76,7 +77,7 @@ from p2p10.wire import (
     shown,
 )
 
-PROTOCOL_NAME = "p2p10/2"
+PROTOCOL_NAME = "p2p10/3"
 TOKEN_CONTEXT = b"p2p10/token"
 KEY_CONTEXT = b"p2p10/hand-key"
 SEED_CONTEXT = b"p2p10/seed"
@@ -141,6 +142,7 @@ class Round:
     base: Deck
     decks: tuple[Deck, ...] = ()
     seqs: tuple[int, ...] = ()
+    proofs: tuple[bytes, ...] = ()
 
     @property
     def final(self) -> Deck:
@@ -188,19 +190,6 @@ class HandCrypto:
 
 
 @dataclass(frozen=True, slots=True)
-class UncheckedStep:
-    """A shuffle step that was never checked: its hand was voided (or is unfinished) before
-    its shuffler revealed the seed. ``hand`` is the hand's row of the score sheet (0-based; a
-    voided deal has the row of the hand it was dealt for, which is dealt again), ``round`` the
-    shuffle round (0 the deal, then one per reshuffle), ``seq`` the step's ``shuffle`` entry."""
-
-    hand: int
-    seat: int
-    round: int
-    seq: int
-
-
-@dataclass(frozen=True, slots=True)
 class Takeover:
     """The table went on without ``person``'s machine at the ``away`` entry ``seq``: the
     ``seats`` of that machine are played from then on by ``runner``'s machine, as every seat
@@ -231,13 +220,18 @@ class Return:
 class TableState:
     """The state of a table after a prefix of its log. Treat it as immutable.
 
-    Besides the game, it keeps what an audit must name: ``takeovers`` (every ``away`` entry),
-    ``returns`` (every ``back`` entry) and ``voided_unchecked`` (the shuffle steps of voided
-    hands whose seeds were never revealed, so that nobody could check them)."""
+    Besides the game, it keeps what an audit must name: ``takeovers`` (every ``away`` entry)
+    and ``returns`` (every ``back`` entry).
 
-    __slots__ = ("deal_engine", "engine", "game_id", "given_names", "hand", "hands_started", "keys",
-                 "last_hash", "names", "returns", "rules", "run_by", "seq", "signing_keys",
-                 "sit_downs", "table_id", "takeovers", "verifiers", "voided_unchecked")
+    ``defer_proofs``: a peer checks every proof of shuffle on arrival (False). An audit or a
+    replay (True) checks a step whose seed is revealed by re-deriving it from the seed, which
+    is cheaper and stronger, and checks the proofs only of the steps whose seeds never come:
+    those of a voided hand (at the ``away`` entry) and, through :meth:`check_unrevealed_proofs`,
+    those of the hand under way where the log ends or breaks."""
+
+    __slots__ = ("deal_engine", "defer_proofs", "engine", "game_id", "given_names", "hand",
+                 "hands_started", "keys", "last_hash", "names", "returns", "rules", "run_by", "seq",
+                 "signing_keys", "sit_downs", "table_id", "takeovers", "verifiers")
 
     game_id: bytes
     table_id: bytes
@@ -257,7 +251,7 @@ class TableState:
     hands_started: int
     takeovers: tuple[Takeover, ...]
     returns: tuple[Return, ...]
-    voided_unchecked: tuple[UncheckedStep, ...]
+    defer_proofs: bool
 
     # ---------------------------------------------------------------- the first entry
 
@@ -273,7 +267,7 @@ class TableState:
         return game_id_of(sit_downs[0].table_id, [s.nonce for s in sit_downs])
 
     @classmethod
-    def from_header(cls, entry: Entry) -> TableState:
+    def from_header(cls, entry: Entry, *, defer_proofs: bool = False) -> TableState:
         """The table that the log's first entry describes; raises :class:`ProtocolViolation`.
 
         The entry is signed by the key of seat 1's sit-down, which it carries: until that
@@ -304,14 +298,14 @@ class TableState:
         # Signed by seat 1 from here on: whatever is wrong with the table, foreseen or not, is
         # seat 1's doing.
         try:
-            return cls._seated(entry, first, body[1])
+            return cls._seated(entry, first, body[1], defer_proofs)
         except ProtocolViolation:
             raise
         except Exception as err:  # the header check is total
             raise host(f"the table entry cannot be applied ({type(err).__name__})") from None
 
     @classmethod
-    def _seated(cls, entry: Entry, first: SitDown, carried: list[Any]) -> TableState:
+    def _seated(cls, entry: Entry, first: SitDown, carried: list[Any], defer_proofs: bool) -> TableState:
         """The table the sit-downs ``carried`` by a table entry signed by seat 1 describe; every
         refusal is blamed on seat 1 at entry 0."""
         def host(reason: str) -> ProtocolViolation:
@@ -363,7 +357,7 @@ class TableState:
         state.hands_started = 0
         state.takeovers = ()
         state.returns = ()
-        state.voided_unchecked = ()
+        state.defer_proofs = defer_proofs
         return state
 
     def _labels(self) -> tuple[str, ...]:
@@ -465,15 +459,6 @@ class TableState:
         """The player whose machine the table is waiting for now (None when over)."""
         expect = self.expected()
         return None if expect is None else self.machine_of(expect.seat)
-
-    def unchecked_steps(self) -> tuple[UncheckedStep, ...]:
-        """Every shuffle step so far whose seed was never revealed, so that nobody could check
-        it: those of the hands voided by an ``away`` entry, then those of the hand under way.
-        Every other step was checked when its shuffler revealed its seed."""
-        hand = self.hand
-        if hand is None:
-            return self.voided_unchecked
-        return (*self.voided_unchecked, *_unrevealed(hand, len(self.engine.sheet)))
 
     @property
     def players(self) -> int:
@@ -720,7 +705,14 @@ class TableState:
         if len(body.deck) != size * Ciphertext.WIRE_BYTES:
             raise ProtocolError(f"a shuffled deck of {size} cards is {size * Ciphertext.WIRE_BYTES} bytes")
         deck = tuple(Ciphertext.from_bytes(c) for c in body.ciphertexts())
-        rnd = replace(rnd, decks=(*rnd.decks, deck), seqs=(*rnd.seqs, entry.seq))
+        if len({c.a for c in deck}) != size:
+            # Honest re-randomisers never collide; one scalar for two cards links them, and
+            # shows as equal A components wherever the input's are equal (the initial deck's).
+            raise ProtocolError("two cards of the shuffled deck share their randomness (equal A components)")
+        rnd = replace(rnd, decks=(*rnd.decks, deck), seqs=(*rnd.seqs, entry.seq),
+                      proofs=(*rnd.proofs, body.proof))
+        if not self.defer_proofs:
+            self._check_proof(hand, round_no, rnd, entry.author)
         hand = replace(hand, rounds=(*hand.rounds[:-1], rnd))
         if len(rnd.decks) == self.players:
             hand = replace(hand, stage="deal_tokens" if round_no == 0 else "play", batches=0)
@@ -838,13 +830,14 @@ class TableState:
         assert base is not None and base.stage == "deal"
         for seat in group:
             base = base.apply(SitOut(seat))  # raises IllegalMove when too few would be left
-        # For the audit: who was taken over, where and by whose agreement, and the steps of the
-        # voided hand that nobody can check (every revealed one was checked at its reveal).
+        if self.defer_proofs:
+            # The voided hand's unrevealed steps will never be re-derived from their seeds:
+            # their proofs are all that checks them (a peer checked them on arrival).
+            self.check_unrevealed_proofs()
+        # For the audit: who was taken over, where and by whose agreement.
         self.takeovers = (*self.takeovers, Takeover(person, group, entry.seq, entry.author,
                                                     tuple(sorted((entry.author, *consenters))),
                                                     len(base.sheet)))
-        if self.hand is not None:
-            self.voided_unchecked = (*self.voided_unchecked, *_unrevealed(self.hand, len(base.sheet)))
         self.verifiers = tuple(verifiers)
         self.signing_keys = tuple(new_keys.get(s, k) for s, k in enumerate(self.signing_keys))
         self.run_by = tuple(runner if s in new_keys else r for s, r in enumerate(self.run_by))
@@ -891,6 +884,34 @@ class TableState:
         if len(hand.claims) == self.players:
             self._finish_hand(hand)
 
+    def _check_proof(self, hand: HandCrypto, round_no: int, rnd: Round, seat: int) -> None:
+        """Check ``seat``'s proof of shuffle in round ``round_no``: its deck is a permutation
+        and re-encryption of the deck before it. Raises a violation of ``seat`` at its
+        ``shuffle`` entry (where a peer checks it, on arrival, that is the entry under way)."""
+        assert hand.joint is not None
+        before = rnd.decks[seat - 1] if seat else rnd.base
+        context = shuffle_context(self.game_id, hand.number, round_no, seat)
+        if not verify_shuffle_proof(before, rnd.decks[seat], hand.joint, rnd.proofs[seat], context):
+            raise ProtocolViolation(seat, rnd.seqs[seat], f"{self.name(seat)}'s proof of shuffle in round "
+                                    f"{round_no} does not verify: its deck is not a shuffle of the one "
+                                    "before it")
+
+    def check_unrevealed_proofs(self, before: int | None = None) -> None:
+        """Check the proofs of shuffle of the hand under way whose seeds have not been revealed
+        (those of ``shuffle`` entries before ``before`` only, if given), in log order; raises
+        :class:`ProtocolViolation` for the first that fails, blaming its shuffler at its entry.
+
+        A fold that defers proofs (the audit, the replay) calls this where a seed will never
+        come to check a step by itself: when a hand is voided, when the log ends mid-hand, and
+        before it reports a later violation (a peer would have stopped at the bad proof)."""
+        hand = self.hand
+        if hand is None:
+            return
+        for round_no, rnd in enumerate(hand.rounds):
+            for seat, seq in enumerate(rnd.seqs):
+                if seat >= len(hand.claims) and (before is None or seq < before):
+                    self._check_proof(hand, round_no, rnd, seat)
+
     def _check_shuffles(self, hand: HandCrypto, seat: int, seed: bytes) -> None:
         """Check every shuffle step of ``seat`` in this hand against its revealed ``seed``, as
         soon as the seed is out: a hand voided later (``away``) then hides no revealed step.
@@ -931,15 +952,16 @@ class TableState:
 
 
 def fold(table: TableState | None, entry: Entry, *,
-         verified_by: Ed25519PublicKey | None = None) -> TableState:
+         verified_by: Ed25519PublicKey | None = None, defer_proofs: bool = False) -> TableState:
     """The state after ``entry``: the table it opens (``table`` None) or ``table.apply(entry)``.
     Raises :class:`ProtocolViolation` and nothing else, whatever the entry holds: a table entry
     that makes the header check fail in a way it did not foresee is refused with no seat
-    blamed (the table entry's checks blame nobody)."""
+    blamed (the table entry's checks blame nobody). ``defer_proofs`` (read with the table
+    entry, kept by every state after it) is for an audit or a replay: see :class:`TableState`."""
     if table is not None:
         return table.apply(entry, verified_by=verified_by)
     try:
-        return TableState.from_header(entry)
+        return TableState.from_header(entry, defer_proofs=defer_proofs)
     except ProtocolViolation as err:
         # Its reasons may quote the entry (a rule option it does not know): keep them short.
         raise ProtocolViolation(err.seat, err.seq, bounded(err.reason)) from None
@@ -952,14 +974,6 @@ def _deal_owner(order: tuple[int, ...], slot: int) -> int | None:
     # Slot i of the deal goes to order[i % k]; the first discard and the stock to nobody.
     k = len(order)
     return order[slot % k] if slot < HAND_SIZE * k else None
-
-
-def _unrevealed(hand: HandCrypto, row: int) -> tuple[UncheckedStep, ...]:
-    # Reveals come in seat order, so the seats from len(claims) on have not revealed. ``row``
-    # is the hand's row of the score sheet (the sheet grows only when a hand ends).
-    return tuple(UncheckedStep(row, seat, round_no, seq)
-                 for round_no, rnd in enumerate(hand.rounds)
-                 for seat, seq in enumerate(rnd.seqs) if seat >= len(hand.claims))
 
 
 def _fold_blaming_author(entry: Entry, step: Callable[..., None], *args: Any) -> None:

@@ -23,6 +23,7 @@ from p2p10.cards import DECK_SIZE
 from p2p10.crypto.elgamal import Ciphertext
 from p2p10.crypto.proofs import DleqProof, SchnorrProof
 from p2p10.crypto.shuffle import COMMITMENT_BYTES, SEED_BYTES
+from p2p10.crypto.shuffle_proof import ShuffleProof
 from p2p10.engine import MAX_PLAYERS
 from p2p10.errors import ProtocolError
 
@@ -215,28 +216,34 @@ class KeyBody:
 
 @dataclass(frozen=True, slots=True)
 class ShuffleBody:
-    """``shuffle``: ``[hand, round, deck]`` (PROTOCOL §4.4.3); the deck is ``64·m`` bytes."""
+    """``shuffle``: ``[hand, round, deck, proof]`` (PROTOCOL §4.4.3); the deck is ``64·m`` bytes
+    and the proof of shuffle ``128·m + 160``."""
 
     hand: int
     round: int
     deck: bytes
+    proof: bytes
 
     @classmethod
     def from_wire(cls, body: object) -> ShuffleBody:
         """Check and type a ``shuffle`` body."""
-        f = _array(body, 3, "[hand, round, deck]")
+        f = _array(body, 4, "[hand, round, deck, proof]")
         hand = _int(f[0], 0, MAX_HAND, "the hand")
         round_no = _int(f[1], 0, MAX_HAND, "the shuffle round")
-        deck = f[2]
+        deck, proof = f[2], f[3]
         if not (isinstance(deck, bytes) and 0 < len(deck) <= DECK_SIZE * Ciphertext.WIRE_BYTES
                 and len(deck) % Ciphertext.WIRE_BYTES == 0):
             raise WireError(f"a shuffled deck is 1 to {DECK_SIZE} ciphertexts of {Ciphertext.WIRE_BYTES} "
                             f"bytes, not {shown(deck)}")
-        return cls(hand, round_no, deck)
+        size = len(deck) // Ciphertext.WIRE_BYTES
+        if not (isinstance(proof, bytes) and len(proof) == ShuffleProof.wire_bytes(size)):
+            raise WireError(f"the proof of shuffle of {size} cards is {ShuffleProof.wire_bytes(size)} bytes, "
+                            f"not {shown(proof)}")
+        return cls(hand, round_no, deck, proof)
 
     def to_wire(self) -> list[Any]:
         """The body as written."""
-        return [self.hand, self.round, self.deck]
+        return [self.hand, self.round, self.deck, self.proof]
 
     def ciphertexts(self) -> tuple[bytes, ...]:
         """The deck cut into its ciphertexts' encodings."""

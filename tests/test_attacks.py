@@ -33,7 +33,8 @@ from p2p10.audit import audit_bytes, audit_records
 from p2p10.crypto.elgamal import Ciphertext, rerandomise, token
 from p2p10.crypto.group import GENERATOR, GROUP_ORDER, Point, Scalar, base_mul, mul
 from p2p10.crypto.proofs import SchnorrProof, prove_equal_logs, prove_knowledge
-from p2p10.crypto.shuffle import apply_shuffle, commit_seed
+from p2p10.crypto.shuffle import commit_seed, derive_permutation, derive_rerandomisers, shuffle_and_prove
+from p2p10.crypto.shuffle_proof import prove_shuffle
 from p2p10.errors import IllegalMove, ProtocolViolation
 from p2p10.events import Discard, DrawStock, SeatEvent
 from p2p10.log import Entry, encode_log, file_header, make_entry, parse_entry, public_bytes, record
@@ -147,12 +148,36 @@ def plus_one_order(encoding: bytes) -> bytes:
 
 
 def swap_two(body: list[Any]) -> list[Any]:
-    """A shuffle body with cards 0 and 5 of its deck swapped: a genuine deck, but not the one
-    the shuffler's seed dictates."""
+    """A shuffle body with cards 0 and 5 of its deck swapped after the proof was made: a
+    genuine deck, but not the one the proof is about."""
     deck = bytearray(body[2])
     w = Ciphertext.WIRE_BYTES
     deck[0:w], deck[5 * w:6 * w] = deck[5 * w:6 * w], deck[0:w]
-    return [*body[:2], bytes(deck)]
+    return [*body[:2], bytes(deck), body[3]]
+
+
+def proved_shuffle(peer: Peer, table: TableState, seed: bytes, *, swap: tuple[int, int] | None = None,
+                   same_randomness: bool = False, context: bytes | None = None) -> list[Any]:
+    """A genuine shuffle of the deck under way with a proof that verifies: its permutation and
+    re-randomisers come from ``seed``, with outputs ``swap`` exchanged, or with one
+    re-randomiser for every card (``same_randomness``). Unless ``seed`` is the peer's own and
+    nothing is changed, it is not the shuffle the committed seed dictates. ``context`` proves
+    it for another context than its own (another hand, say)."""
+    hand = table.hand
+    assert hand is not None and hand.joint is not None and hand.stage == "shuffle"
+    round_no = len(hand.rounds) - 1
+    before = hand.rounds[-1].final
+    own = shuffle_context(table.game_id, hand.number, round_no, peer.seat)
+    perm = list(derive_permutation(seed, len(before), own))
+    rs = [int.from_bytes(r.to_bytes(), "little") for r in derive_rerandomisers(seed, len(before), own)]
+    if swap is not None:
+        i, j = swap
+        perm[i], perm[j], rs[i], rs[j] = perm[j], perm[i], rs[j], rs[i]
+    if same_randomness:
+        rs = [rs[0]] * len(rs)
+    after = [rerandomise(before[p], Scalar.from_int(r), hand.joint) for p, r in zip(perm, rs, strict=True)]
+    proof = prove_shuffle(before, after, perm, rs, hand.joint, context or own, seed)
+    return [hand.number, round_no, b"".join(c.to_bytes() for c in after), proof.to_bytes()]
 
 
 def first_bad(peer: Peer) -> Entry:
@@ -173,10 +198,11 @@ def honest_log() -> list[Entry]:
 # ------------------------------------------------------------------------ bad shuffles
 
 class Swapper(Peer):
-    """A seat that shuffles as its seed says, then swaps two cards of its output."""
+    """A seat that shuffles as its seed says, but swaps two cards of its output, and proves
+    that shuffle: a genuine shuffle, but not the one its committed seed dictates."""
 
     def build_shuffle(self, table: TableState) -> list[Any]:
-        return swap_two(super().build_shuffle(table))
+        return proved_shuffle(self, table, self._hand_secrets(table).seed, swap=(0, 5))
 
 
 class Withholder(Peer):
@@ -190,11 +216,12 @@ class Withholder(Peer):
 
 
 def test_card_swapped_in_shuffle() -> None:
-    """Attack: seat 2 shuffles as its seed says, then swaps two cards of its output (it moves
-    cards where its committed permutation does not put them). Defence: each seat's shuffle
-    steps are re-derived from its seed as soon as its reveal brings it; the swap is found at
-    seat 2's own reveal and pinned on seat 2's shuffle entry, by every honest peer and by the
-    audit of the log."""
+    """Attack: seat 2 shuffles as its seed says, but swaps two cards of its output (it moves
+    cards where its committed permutation does not put them), and proves that shuffle: its
+    proof verifies, as the deck is a genuine shuffle. Defence: each seat's shuffle steps are
+    re-derived from its seed as soon as its reveal brings it; the swap is found at seat 2's
+    own reveal and pinned on seat 2's shuffle entry, by every honest peer and by the audit of
+    the log."""
     peers = seat_peers(3, 1, Swapper, seed=101)
     play(peers, 1, 101)
     seq = assert_caught(peers, 1, r"shuffle in round 0 is not the one its revealed seed dictates")
@@ -206,14 +233,64 @@ def test_card_swapped_in_shuffle() -> None:
     assert_audit_blames(log, 1, r"not the one its revealed seed dictates", seq)
 
 
-def test_card_duplicated_in_shuffle() -> None:
-    """Attack: seat 2, shuffling last, replaces the card that will be turned up to start the
-    discard pile with a re-randomised copy of a card dealt to seat 1, so one card is on the
-    table twice (and another is gone); re-randomisation makes the copy look unrelated.
-    Defence: seat 1 opens its own card privately and sees that it cannot be there (it is the
-    card face up on the discard pile). Only seat 1 can see that, so it plays the card to open
-    it for everybody; the table stops the hand (a dispute) and goes to the reveal, whose
-    re-derivation of every shuffle pins the copy on seat 2's shuffle entry."""
+@pytest.mark.parametrize("proof", ["honest", "forged"])
+def test_copied_ciphertext_is_refused_before_any_card_is_opened(proof: str) -> None:
+    """Attack (A39, the attack of issue 12): seat 2, shuffling last, copies the ciphertext of a
+    slot dealt to seat 1 onto a slot dealt to itself (re-randomised, so it looks unrelated):
+    when its own slot is opened to it, it would read seat 1's card. It publishes the proof of
+    its honest shuffle, or one it makes for the copied deck with a "permutation" that sends two
+    outputs to one input. Defence: every peer checks the proof of shuffle on arrival; it does
+    not verify, the shuffle entry is refused and pinned on seat 2, and no peer ever writes a
+    token for that deck: no card of it is opened, to anybody."""
+    copied_from, copied_to = 1, 2
+
+    class Copier(Cheat):
+        def build_shuffle(self, table: TableState) -> list[Any]:
+            hand = table.hand
+            assert hand is not None and hand.joint is not None
+            assert table.deal_owner(copied_from) == 0 and table.deal_owner(copied_to) == 1
+            context = shuffle_context(table.game_id, hand.number, 0, self.seat)
+            seed = self._hand_secrets(table).seed
+            before = hand.rounds[-1].final
+            perm = list(derive_permutation(seed, len(before), context))
+            rs = [int.from_bytes(r.to_bytes(), "little")
+                  for r in derive_rerandomisers(seed, len(before), context)]
+            honest_after = [rerandomise(before[p], Scalar.from_int(r), hand.joint)
+                            for p, r in zip(perm, rs, strict=True)]
+            after = list(honest_after)
+            after[copied_to] = rerandomise(after[copied_from], Scalar.from_int(12345), hand.joint)
+            if proof == "honest":
+                made = prove_shuffle(before, honest_after, perm, rs, hand.joint, context, seed)
+            else:
+                perm[copied_to] = perm[copied_from]
+                rs[copied_to] = (rs[copied_from] + 12345) % GROUP_ORDER
+                made = prove_shuffle(before, after, perm, rs, hand.joint, context, seed)
+            return [hand.number, 0, b"".join(c.to_bytes() for c in after), made.to_bytes()]
+
+    peers = seat_peers(2, 1, Copier, seed=102)
+    play(peers, 1, 102)
+    seq = assert_caught(peers, 1, r"proof of shuffle in round 0 does not verify")
+    bad = first_bad(peers[1])
+    assert bad.seq == seq and bad.kind == "shuffle" and bad.author == 1
+    log = peers[0].log
+    assert len(log) == seq  # refused: the last entry is the shuffle before it
+    assert all(e.kind != "tokens" for p in peers for e in p.log)  # no token for this deck, anywhere
+    assert_audit_blames([*log, bad], 1, r"proof of shuffle in round 0 does not verify", seq)
+
+
+def test_card_duplicated_with_a_proof_that_passes_is_still_caught_at_the_reveal(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Defence in depth (A2): were the proof of shuffle ever broken (here every peer's check is
+    made to pass), the copy of A39 would go through. Seat 2, shuffling last, replaces the card
+    that will be turned up to start the discard pile with a re-randomised copy of a card dealt
+    to seat 1, so one card is on the table twice. Seat 1 opens its own card privately and sees
+    that it cannot be there (it is the card face up on the discard pile). Only seat 1 can see
+    that, so it plays the card to open it for everybody; the table stops the hand (a dispute)
+    and goes to the reveal, whose re-derivation of every shuffle pins the copy on seat 2's
+    shuffle entry. The audit, which defers proofs to the reveals, reaches the same verdict."""
+    import p2p10.table
+
+    monkeypatch.setattr(p2p10.table, "verify_shuffle_proof", lambda *args: True)
 
     class Duplicator(Peer):
         def build_shuffle(self, table: TableState) -> list[Any]:
@@ -225,7 +302,7 @@ def test_card_duplicated_in_shuffle() -> None:
             deck = [Ciphertext.from_bytes(body[2][i:i + w]) for i in range(0, len(body[2]), w)]
             deck[20] = rerandomise(deck[1], Scalar.from_int(12345), hand.joint)
             assert deck[20] != deck[1]
-            return [*body[:2], b"".join(c.to_bytes() for c in deck)]
+            return [*body[:2], b"".join(c.to_bytes() for c in deck), body[3]]
 
     peers = seat_peers(2, 1, Duplicator, seed=102)
     play(peers, 1, 102)
@@ -241,6 +318,76 @@ def test_card_duplicated_in_shuffle() -> None:
     assert_audit_blames(log, 1, r"not the one its revealed seed dictates", seq)
 
 
+def test_swapped_pair_is_refused_on_arrival() -> None:
+    """Attack (A40): seat 2 proves its honest shuffle, then swaps two ciphertexts of the deck
+    it publishes (the proof is of the other order). Defence: the proof covers the output deck
+    exactly; it does not verify, and the entry is refused on arrival, pinned on seat 2."""
+
+    class PairSwapper(Cheat):
+        def build_shuffle(self, table: TableState) -> list[Any]:
+            return swap_two(super().build_shuffle(table))
+
+    peers = seat_peers(3, 1, PairSwapper, seed=101)
+    play(peers, 1, 101)
+    seq = assert_caught(peers, 1, r"proof of shuffle in round 0 does not verify")
+    bad = first_bad(peers[1])
+    assert (bad.seq, bad.kind) == (seq, "shuffle") and len(peers[0].log) == seq
+    assert_audit_blames([*peers[0].log, bad], 1, r"proof of shuffle in round 0 does not verify", seq)
+
+
+def test_reused_randomness_is_refused_where_it_shows_and_caught_by_the_seed_elsewhere() -> None:
+    """Attack (A41): a shuffler re-randomises every card with one scalar, and proves it (a
+    permutation and re-encryption it is). Then ``after[i] − after[j] = before[π(i)] − before[π(j)]``
+    for all cards, which links its outputs to its inputs: its permutation hides nothing.
+    Defence: seat 1, shuffling the initial deck (every ``A`` the identity), would publish 108
+    equal ``A`` components, and a deck with two equal ``A`` components is refused on arrival;
+    any later shuffler's re-used scalar is not the seed's and is caught at its reveal."""
+
+    class Reuser(Cheat):
+        def build_shuffle(self, table: TableState) -> list[Any]:
+            return proved_shuffle(self, table, self._hand_secrets(table).seed, same_randomness=True)
+
+    peers = seat_peers(3, 0, Reuser, seed=104)
+    play(peers, 0, 104)
+    seq = assert_caught(peers, 0, r"share their randomness")
+    bad = first_bad(peers[0])
+    assert (bad.seq, bad.kind, bad.author) == (seq, "shuffle", 0)
+    assert_audit_blames([*peers[1].log, bad], 0, r"share their randomness", seq)
+
+    peers = seat_peers(3, 1, type("LaterReuser", (Peer,), {"build_shuffle": Reuser.build_shuffle}), seed=104)
+    play(peers, 1, 104)
+    seq = assert_caught(peers, 1, r"not the one its revealed seed dictates")
+    assert peers[0].log[seq].kind == "shuffle" and peers[0].log[seq].author == 1
+
+
+@pytest.mark.parametrize("made_for", ["another hand", "another deck"])
+def test_proof_for_another_hand_or_deck_is_refused(made_for: str) -> None:
+    """Attack (A42): seat 2 publishes a proof made for another statement: the same shuffle
+    proved under the context of another hand, or the proof of a genuine shuffle of its deck
+    beside another genuine shuffle of it (made with another seed). Defence: the proof's
+    generators and challenges are bound to game, hand, round and seat, and its challenges
+    cover both decks and the joint key: it does not verify, and the entry is refused on
+    arrival, pinned on seat 2."""
+
+    class Misprover(Cheat):
+        def build_shuffle(self, table: TableState) -> list[Any]:
+            hand = table.hand
+            assert hand is not None
+            seed = self._hand_secrets(table).seed
+            if made_for == "another hand":
+                other = shuffle_context(table.game_id, hand.number + 1, 0, self.seat)
+                return proved_shuffle(self, table, seed, context=other)
+            honest = super().build_shuffle(table)
+            return [*proved_shuffle(self, table, bytes(range(32)))[:3], honest[3]]
+
+    peers = seat_peers(3, 1, Misprover, seed=105)
+    play(peers, 1, 105)
+    seq = assert_caught(peers, 1, r"proof of shuffle in round 0 does not verify")
+    bad = first_bad(peers[1])
+    assert (bad.seq, bad.kind) == (seq, "shuffle") and len(peers[0].log) == seq
+    assert_audit_blames([*peers[0].log, bad], 1, r"proof of shuffle in round 0 does not verify", seq)
+
+
 def test_shuffle_does_not_match_revealed_seed() -> None:
     """Attack: seat 2 commits to one seed but shuffles, honestly in form, with another (one
     it could have chosen after seeing the others' keys), then reveals the committed seed.
@@ -252,8 +399,8 @@ def test_shuffle_does_not_match_revealed_seed() -> None:
             hand = table.hand
             assert hand is not None and hand.joint is not None
             context = shuffle_context(table.game_id, hand.number, 0, self.seat)
-            deck = apply_shuffle(hand.rounds[-1].final, bytes(range(32)), hand.joint, context)
-            return [hand.number, 0, b"".join(c.to_bytes() for c in deck)]
+            deck, proof = shuffle_and_prove(hand.rounds[-1].final, bytes(range(32)), hand.joint, context)
+            return [hand.number, 0, b"".join(c.to_bytes() for c in deck), proof.to_bytes()]
 
     peers = seat_peers(3, 1, OtherSeed, seed=103)
     play(peers, 1, 103)
@@ -303,12 +450,13 @@ def test_bad_shuffle_with_a_withheld_partner_reveal() -> None:
     assert_audit_blames([*log, away], 1, r"not the one its revealed seed dictates", seq)
 
 
-def test_bad_shuffle_whose_seed_is_never_revealed_is_listed_unchecked() -> None:
+def test_bad_shuffle_whose_seed_is_never_revealed_is_checked_by_its_proof() -> None:
     """The limit of A25: the partner, seat 2, reveals before the shuffler, seat 3, and withholds
     its reveal, so seat 3's seed is never revealed either; the others go on without seat 2 and
-    the hand is voided. Nobody can check seat 3's step any more, and nothing else shows the swap,
-    so nobody is blamed; but the audit does not call the game clean: it exits 3, listing seat 3's
-    step (and seat 2's) as unchecked, and names the takeover."""
+    the hand is voided. Nobody can re-derive seat 3's step, so its swap (of two cards it has
+    shuffled genuinely, and proved) is never shown; but its proof of shuffle was checked on
+    arrival, and the audit checks it again at the away entry: every step of the game is checked,
+    and the audit is CLEAN (issue 12: no more unchecked steps), naming the takeover."""
     swapped: list[int] = []
 
     class SwapOnce(Swapper):
@@ -339,10 +487,7 @@ def test_bad_shuffle_whose_seed_is_never_revealed_is_listed_unchecked() -> None:
     network.run(lambda: all(p.finished for p in peers), MAX_SECONDS)
     assert all(p.violation is None and p.log == ann.log for p in peers)
     report = audit_records([e.raw for e in ann.log])
-    assert report.violation is None and report.complete and report.exit_status == 3, report.verdict()
-    assert [(u.seat, u.round, u.seq) for u in report.unchecked] == [
-        (1, 0, hand.rounds[0].seqs[1]), (2, 0, swapped[0])]
-    assert "(hand 1: seats 2 and 3 in round 0)" in report.verdict()
+    assert report.clean, report.verdict()
     assert [(t.seats, t.seq, t.agreed_by) for t in report.takeovers] == [((1,), away.seq, (0, 2))]
 
 
@@ -358,8 +503,8 @@ def test_seed_does_not_match_commitment() -> None:
             hand = table.hand
             assert hand is not None and hand.joint is not None
             context = shuffle_context(table.game_id, hand.number, 0, self.seat)
-            deck = apply_shuffle(hand.rounds[-1].final, other, hand.joint, context)
-            return [hand.number, 0, b"".join(c.to_bytes() for c in deck)]
+            deck, proof = shuffle_and_prove(hand.rounds[-1].final, other, hand.joint, context)
+            return [hand.number, 0, b"".join(c.to_bytes() for c in deck), proof.to_bytes()]
 
         def build_reveal(self, table: TableState) -> list[Any]:
             body = super().build_reveal(table)
@@ -811,7 +956,7 @@ def test_invalid_or_identity_point(where: str) -> None:
                 deck[64 * 3:64 * 3 + 32] = bytes(32)
             elif where == "deck-invalid":
                 deck[64 * 3 + 32:64 * 4] = _not_a_point()
-            return [*body[:2], bytes(deck)]
+            return [*body[:2], bytes(deck), body[3]]
 
         def build_tokens(self, table: TableState) -> list[Any]:
             body = super().build_tokens(table)

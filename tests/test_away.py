@@ -19,14 +19,14 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from cli.main import main
-from p2p10.audit import UNCHECKED, audit_records
+from p2p10.audit import CLEAN, audit_records
 from p2p10.errors import IllegalMove, ProtocolViolation
 from p2p10.log import Entry, encode_log, make_entry, parse_entry, public_bytes, read_records
 from p2p10.peer import ENTRY, Peer, decode_message, encode_entry_message
 from p2p10.rules import RuleSet
 from p2p10.signing import Domain, sign
 from p2p10.simulate import greedy_player
-from p2p10.table import TableState, Takeover, UncheckedStep, away_message
+from p2p10.table import TableState, Takeover, away_message, shuffle_context
 from protocol.memory import MemoryNetwork, make_peers, open_table
 from tests.test_attacks import Withholder
 
@@ -136,7 +136,7 @@ def test_the_others_go_on_and_a_bot_takes_the_seat_from_the_next_hand(seed: int)
     assert len([row for row in engine.sheet if not row.tie]) == 2 and engine.winner is not None
     report = audit_records(read_records(encode_log(t.peers[0].log)).items)
     assert report.violation is None and report.complete, report.verdict()
-    assert report.exit_status == UNCHECKED and not report.clean  # the voided hand's shuffles
+    assert report.clean  # the voided hand's shuffles are checked through their proofs
     assert report.takeovers == (Takeover(AWAY, (AWAY,), away.seq, 0, (0, 1), hand_before),)
     assert not any(f.seat in (0, 1) for p in t.peers for f in p.faults)
 
@@ -159,7 +159,7 @@ def test_an_agreement_holds_back_the_late_entry_until_someone_who_did_not_agree_
     t.network.run(lambda: all(p.finished for p in t.peers))
     assert all(p.log == t.peers[0].log and not p.stopped and not p.faults for p in t.peers)
     report = audit_records([e.raw for e in t.log()])
-    assert report.clean and not report.takeovers and not report.unchecked, report.verdict()
+    assert report.clean and not report.takeovers, report.verdict()
 
 
 def forge(table: TableState, away: Entry, author: Ed25519PrivateKey, seat: int, body: object) -> Entry:
@@ -210,55 +210,47 @@ def test_a_forged_or_incomplete_away_entry_is_refused() -> None:
 
 def test_replay_and_audit_tell_the_story(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """The transcript and the audit name the takeover (Cyd's seat, at the away entry, agreed by
-    Ann, who wrote it, and Bob) and the voided hand's shuffle steps, none of whose seeds was
-    revealed; the audit exits 3, with a verdict line that says why, and --json lists both."""
+    Ann, who wrote it, and Bob). None of the voided hand's seeds was revealed, yet every one of
+    its shuffle steps is checked, through its proof of shuffle: the audit is CLEAN (exit 0), and
+    --json says so with the takeover."""
     from p2p10.replay import transcript
 
     t = Table(11)
     t.stuck_mid_hand()
     voided = t.peers[0].table.hand  # type: ignore[union-attr]
-    assert voided is not None and not voided.claims
+    assert voided is not None and not voided.claims and len(voided.rounds[0].proofs) == 3
     row = len(t.peers[0].table.engine.sheet)  # type: ignore[union-attr]  # its score sheet row
     away = t.go_on()
     log = t.finish()
-    steps = [(seat, round_no, seq) for round_no, rnd in enumerate(voided.rounds)
-             for seat, seq in enumerate(rnd.seqs)]
-    assert len(steps) == 3 * len(voided.rounds)  # every seat's, in every round: none revealed
     text = "\n".join(transcript(read_records(encode_log(log)).items))
     assert (f"** At entry {away.seq} Ann and Bob went on without Cyd: the hand under way is void "
             "and is dealt again without that seat; from the next hand Cyd (Ann's bot) plays as a "
             "bot **\n   (Ann wrote the away entry, with the signed agreement of Bob)") in text
-    assert ("   Never checked, as their seeds were not revealed: the shuffles of round 0: Ann, Bob, "
-            "Cyd") in text
+    assert "Never checked" not in text
 
     path = tmp_path / "game.p2p10"
     path.write_bytes(encode_log(log))
-    assert main(["audit", str(path)]) == 3
+    assert main(["audit", str(path)]) == CLEAN
     out = capsys.readouterr().out
     assert (f"Went on without a machine: at entry {away.seq} the table went on without Cyd (seat 3), "
             "agreed by Ann (seat 1) and Bob (seat 2); Ann's machine plays it from then on") in out
     verdict = out.splitlines()[-1]
-    assert verdict.startswith(f"COMPLETE, NO VIOLATION, {len(steps)} SHUFFLE STEPS UNCHECKED "
-                              f"(hand {row + 1}: seats 1, 2 and 3 in round 0"), verdict
-    assert "never revealed" in verdict and "CLEAN" not in out
+    assert verdict.startswith("CLEAN: "), verdict
 
-    assert main(["audit", "--json", str(path)]) == 3
+    assert main(["audit", "--json", str(path)]) == CLEAN
     report = json.loads(capsys.readouterr().out)
-    assert report["unchecked"] == [{"hand": row + 1, "seat": seat + 1, "step": round_no,
-                                    "entry": seq} for seat, round_no, seq in steps]
+    assert "unchecked" not in report
     replayed = report["hands"][row]  # the same number on the score sheet: dealt again, scored
     assert replayed["hand"] == row + 1 and replayed["points"][AWAY] is None
-    assert all(log[u["entry"]].kind == "shuffle" and log[u["entry"]].author == u["seat"] - 1
-               for u in report["unchecked"])
     assert report["takeovers"] == [{"seat": 3, "entry": away.seq, "agreed_by": [1, 2], "runner": 1}]
-    assert not report["clean"] and report["complete"] and report["violation"] is None
+    assert report["clean"] and report["complete"] and report["violation"] is None
     assert report["verdict"] == verdict
 
 
-def test_a_hand_voided_at_its_reveal_leaves_only_the_unrevealed_seeds_unchecked() -> None:
+def test_a_hand_voided_at_its_reveal_is_checked_by_seeds_and_proofs() -> None:
     """Cyd never writes its reveal; Ann and Bob had revealed theirs, and their steps were
-    checked right then. The others go on without Cyd: only Cyd's steps of that hand are left
-    unchecked, and the audit lists exactly those."""
+    re-derived from their seeds right then. The others go on without Cyd: the audit checks
+    Cyd's steps of that hand through their proofs of shuffle, and the game is CLEAN."""
     def build(seat: int, identity: Ed25519PrivateKey, **options: Any) -> Peer:
         return (Withholder if seat == AWAY else Peer)(seat, identity, **options)
 
@@ -270,10 +262,7 @@ def test_a_hand_voided_at_its_reveal_leaves_only_the_unrevealed_seeds_unchecked(
     away = t.go_on()
     log = t.finish()
     report = audit_records([e.raw for e in log])
-    assert report.exit_status == UNCHECKED and report.violation is None, report.verdict()
-    assert report.unchecked == tuple(UncheckedStep(row, AWAY, round_no, rnd.seqs[AWAY])
-                                     for round_no, rnd in enumerate(hand.rounds))
-    assert f"(hand {row + 1}: seat 3 in round 0" in report.verdict()
+    assert report.exit_status == CLEAN and report.violation is None, report.verdict()
     assert report.takeovers == (Takeover(AWAY, (AWAY,), away.seq, 0, (0, 1), row),)
 
 
@@ -306,11 +295,23 @@ def test_a_machine_that_comes_back_takes_the_away_entry_and_follows_without_writ
     assert read_log(tmp_path / "cyd.p2p10") == [e.raw for e in t.peers[0].log]
 
 
-def test_a_void_at_any_position_leaves_exactly_the_unrevealed_steps_unchecked() -> None:
+def test_a_void_at_any_position_checks_the_proofs_of_exactly_the_unrevealed_steps(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     """At every position of an honest game, the others go on without the machine awaited there:
-    the away entry is accepted, names the takeover, and the voided hand's unchecked steps are
-    exactly its shuffle entries by seats that had not yet revealed (none before the reveals,
-    none at all before a hand is dealt)."""
+    the away entry is accepted and names the takeover. A fold that defers proofs of shuffle to
+    the reveals (the audit's) checks, at the away entry, the proofs of exactly the voided hand's
+    shuffle entries by seats that had not yet revealed (none before a hand is dealt); the
+    revealed ones were re-derived from their seeds."""
+    import p2p10.table
+
+    checked: list[bytes] = []
+    real = p2p10.table.verify_shuffle_proof
+
+    def counting(before: Any, after: Any, joint: Any, proof: Any, context: bytes) -> bool:
+        checked.append(context)
+        return real(before, after, joint, proof, context)
+
+    monkeypatch.setattr(p2p10.table, "verify_shuffle_proof", counting)
     peers = make_peers([greedy_player] * 3, seed=17)
     network = MemoryNetwork(peers)
     open_table(peers, ["Ann", "Bob", "Cyd"], RuleSet.parse(["hands=1"]), seed=17)
@@ -318,7 +319,7 @@ def test_a_void_at_any_position_leaves_exactly_the_unrevealed_steps_unchecked() 
     log = peers[0].log
     identities = {p.seat: p.identity for p in peers}
     bot_key = public_bytes(Ed25519PrivateKey.from_private_bytes(bytes(32)))
-    table = TableState.from_header(log[0])
+    table = TableState.from_header(log[0], defer_proofs=True)
     hand_from = 1
     reveals_seen = set()
     for seq in range(1, len(log)):
@@ -332,16 +333,17 @@ def test_a_void_at_any_position_leaves_exactly_the_unrevealed_steps_unchecked() 
                       for c in table.consenters(person)]
         away = make_entry(identities[runner], table.game_id, seq, table.last_hash, runner, "away",
                           [person, [[person, bot_key]], agreements])
+        checked.clear()
         after = table.apply(away)
         so_far = log[hand_from:seq] if table.hand is not None else []
         revealed = {e.author for e in so_far if e.kind == "reveal"}
         reveals_seen.add(len(revealed))
-        assert [(u.seat, u.round, u.seq) for u in after.voided_unchecked] == [
-            (e.author, e.body[1], e.seq) for e in so_far if e.kind == "shuffle" and e.author not in revealed]
-        assert all(u.hand == len(table.engine.sheet) for u in after.voided_unchecked)
+        hand_no = table.hand.number if table.hand is not None else None
+        assert checked == [shuffle_context(table.game_id, hand_no, e.body[1], e.author)  # type: ignore[arg-type]
+                           for e in so_far if e.kind == "shuffle" and e.author not in revealed]
         assert after.takeovers == (Takeover(person, (person,), seq, runner,
                                             tuple(sorted([runner, *table.consenters(person)])),
                                             len(table.engine.sheet)),)
         table = table.apply(log[seq])
     assert reveals_seen == {0, 1, 2}  # voided before, and between, the reveals
-    assert table.expected() is None and not table.takeovers and not table.unchecked_steps()
+    assert table.expected() is None and not table.takeovers

@@ -14,7 +14,7 @@ import random
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from p2p10.audit import UNCHECKED, audit_records
+from p2p10.audit import audit_records
 from p2p10.errors import IllegalMove, ProtocolViolation
 from p2p10.log import Entry, make_entry, parse_entry
 from p2p10.peer import ENTRY, Peer, decode_message, encode_entry_message
@@ -214,7 +214,7 @@ def test_a_machine_that_comes_back_takes_its_seat_back_at_the_next_hand(seed: in
     assert not any(f.seat is not None for p in (*peers, bot) for f in p.faults)
     assert not cyd.stopped
     report = audit_records([e.raw for e in log])
-    assert report.exit_status == UNCHECKED and report.violation is None, report.verdict()
+    assert report.clean, report.verdict()
     assert report.returns == table.returns
     text = "\n".join(transcript([e.raw for e in log]))
     assert (f"** At entry {back.seq} Cyd came back: Cyd plays again from hand "

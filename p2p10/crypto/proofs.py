@@ -29,6 +29,7 @@ from p2p10.crypto.group import (
     hash_to_scalar,
     mul,
 )
+from p2p10.crypto.verdicts import Verdicts
 from p2p10.errors import ProtocolError
 
 SCHNORR_DOMAIN = b"p2p10/schnorr/v1"
@@ -157,8 +158,35 @@ def _parse_point(value: Point | bytes) -> Point:
     return point
 
 
+KNOWLEDGE_VERDICTS = Verdicts(b"p2p10/verdict/schnorr", 4096)
+EQUAL_LOGS_VERDICTS = Verdicts(b"p2p10/verdict/dleq", 65536)
+
+
+def _wire(*values: Point | SchnorrProof | DleqProof | bytes) -> tuple[bytes, ...] | None:
+    """The encodings of a check's inputs (the key of its verdict), or None for a value of no
+    known type."""
+    out = []
+    for value in values:
+        if isinstance(value, Point | SchnorrProof | DleqProof):
+            out.append(value.to_bytes())
+        elif isinstance(value, bytes):
+            out.append(value)
+        else:
+            return None
+    return tuple(out)
+
+
 def verify_knowledge(public: Point | bytes, proof: SchnorrProof | bytes, context: bytes) -> bool:
-    """True when ``proof`` shows knowledge of ``log_G public`` for ``context``; never raises."""
+    """True when ``proof`` shows knowledge of ``log_G public`` for ``context``; never raises.
+    A verdict is kept (``KNOWLEDGE_VERDICTS``): peers sharing a process check a proof once."""
+    inputs = _wire(public, proof, context)
+    if inputs is None:
+        return False
+    return KNOWLEDGE_VERDICTS.check(KNOWLEDGE_VERDICTS.key(*inputs),
+                                    lambda: _check_knowledge(public, proof, context))
+
+
+def _check_knowledge(public: Point | bytes, proof: SchnorrProof | bytes, context: bytes) -> bool:
     try:
         key = _parse_point(public)
         parsed = proof if isinstance(proof, SchnorrProof) else SchnorrProof.from_bytes(proof)
@@ -172,7 +200,18 @@ def verify_knowledge(public: Point | bytes, proof: SchnorrProof | bytes, context
 def verify_equal_logs(
     public: Point | bytes, base: Point | bytes, token: Point | bytes, proof: DleqProof | bytes, context: bytes
 ) -> bool:
-    """True when ``proof`` shows ``log_G public = log_base token`` for ``context``; never raises."""
+    """True when ``proof`` shows ``log_G public = log_base token`` for ``context``; never raises.
+    A verdict is kept (``EQUAL_LOGS_VERDICTS``): peers sharing a process check a token once."""
+    inputs = _wire(public, base, token, proof, context)
+    if inputs is None:
+        return False
+    return EQUAL_LOGS_VERDICTS.check(EQUAL_LOGS_VERDICTS.key(*inputs),
+                                     lambda: _check_equal_logs(public, base, token, proof, context))
+
+
+def _check_equal_logs(
+    public: Point | bytes, base: Point | bytes, token: Point | bytes, proof: DleqProof | bytes, context: bytes
+) -> bool:
     try:
         key = _parse_point(public)
         a = _parse_point(base)

@@ -1,4 +1,4 @@
-"""Generate ``log_v2.json`` and ``short_game_v2.p2p10``: golden vectors for the signed move log.
+"""Generate ``log_v3.json`` and ``short_game_v3.p2p10``: golden vectors for the signed move log.
 
 * ``signed_entries``: two chained entries (a table entry and the first hand key after it) made
   from fixed inputs. Ed25519 is deterministic, so the payload, signature, envelope, hash and
@@ -6,7 +6,7 @@
   valid start of a table: ``TableState.from_header(first).apply(second)`` accepts them.
 * ``short_game``: a complete, seeded 2-player game (``hands=1``, greedy bots) played through
   the real peers and saved by ``play_table(..., save=...)``; the bytes of the whole ``.p2p10``
-  file are ``short_game_v2.p2p10`` beside this script, with the audit outcome they must give.
+  file are ``short_game_v3.p2p10`` beside this script, with the audit outcome they must give.
 
 Every input is fixed, so running this again must reproduce both files byte for byte
 (``tests/test_vectors.py`` checks that). The short game is a regression vector of the whole
@@ -55,8 +55,8 @@ from p2p10.table import TableState, key_context, seed_context
 from protocol.memory import play_table
 from protocol.vectors.make_vectors import fixed_bytes, fixed_scalar, replay
 
-LOG_VECTORS_PATH = Path(__file__).with_name("log_v2.json")
-SHORT_GAME_PATH = Path(__file__).with_name("short_game_v2.p2p10")
+LOG_VECTORS_PATH = Path(__file__).with_name("log_v3.json")
+SHORT_GAME_PATH = Path(__file__).with_name("short_game_v3.p2p10")
 SHORT_GAME_SEED = 13  # the shortest of seeds 1..24 whose game has every kind of move, a Skip included
 SHORT_GAME_RULES = ("hands=1",)
 SHORT_GAME_PLAYERS = 2

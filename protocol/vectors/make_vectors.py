@@ -2,9 +2,10 @@
 
 A second implementation can check itself against the file: the card points, the hash framing,
 both Fiat-Shamir challenges and proofs, a full seeded shuffle derivation, the four contexts of
-PROTOCOL.md section 2.9, and hand 0 of a two-seat game dealt up to its first discard (hand
-keys and their proofs, seed commitments, both shuffle steps of round 0 as deck bytes, one
-ciphertext, and the public opening of the first discard from its two tokens). Every input is
+PROTOCOL.md section 2.9, a proof of shuffle of four cards with every intermediate value
+(section 2.13), and hand 0 of a two-seat game dealt up to its first discard (hand keys and
+their proofs, seed commitments, both shuffle steps of round 0 as deck bytes with their proofs
+of shuffle, one ciphertext, and the public opening of the first discard from its two tokens). Every input is
 fixed and no random source is read, so running this again must reproduce the committed file
 byte for byte (``tests/test_vectors.py`` checks that).
 
@@ -30,7 +31,7 @@ from p2p10.crypto.elgamal import (
     rerandomise,
     token,
 )
-from p2p10.crypto.group import CARD_DOMAIN, Scalar, base_mul, card_point
+from p2p10.crypto.group import CARD_DOMAIN, Scalar, base_mul, card_point, frame
 from p2p10.crypto.proofs import (
     DLEQ_DOMAIN,
     NONCE_DOMAIN,
@@ -48,7 +49,18 @@ from p2p10.crypto.shuffle import (
     commit_seed,
     derive_permutation,
     derive_rerandomisers,
+    shuffle_and_prove,
 )
+from p2p10.crypto.shuffle_proof import (
+    CHALLENGE_DOMAIN,
+    GENERATORS_DOMAIN,
+    PERMUTATION_CHALLENGE_DOMAIN,
+    PROOF_DOMAIN,
+    ShuffleProof,
+    generators,
+    statement_digest,
+)
+from p2p10.crypto.shuffle_proof import NONCE_DOMAIN as PROOF_NONCE_DOMAIN
 from p2p10.engine import HAND_SIZE
 from p2p10.table import key_context, seed_context, shuffle_context, token_context
 
@@ -133,7 +145,7 @@ def build_dealing() -> dict[str, Any]:
     steps = []
     for s, seed in enumerate(seeds):
         context = shuffle_context(g, hand, 0, s)
-        deck = apply_shuffle(deck, seed, joint, context)
+        deck, proof = shuffle_and_prove(deck, seed, joint, context)
         steps.append({
             "seat": s,
             "round": 0,
@@ -141,6 +153,7 @@ def build_dealing() -> dict[str, Any]:
             "context": context.hex(),
             "permutation": list(derive_permutation(seed, DECK_SIZE, context)),
             "after": deck_hex(deck),
+            "proof": proof.to_bytes().hex(),
         })
 
     card, r = 42, fixed_scalar("ciphertext-r")
@@ -185,6 +198,53 @@ def build_dealing() -> dict[str, Any]:
             "point": open_point(opened.b, parts).to_bytes().hex(),
             "card": open_card(opened.b, parts),
         },
+    }
+
+
+def build_shuffle_proof() -> dict[str, Any]:
+    """A proof of shuffle of four cards (section 2.13), small enough to follow by hand: the
+    statement (a deck already shuffled once, so no ``A`` is the identity), the witness, the
+    generators, the digests and challenges, and the proof, whole and in its parts."""
+    secret = fixed_scalar("shuffle-proof-joint-secret")
+    joint = base_mul(secret)
+    cards = [5, 40, 77, 101]
+    before = apply_shuffle(initial_deck(cards), fixed_bytes("shuffle-proof-first-seed"), joint, b"first")
+    seed = fixed_bytes("shuffle-proof-seed")
+    context = b"p2p10/vectors/shuffle-proof"
+    after, proof = shuffle_and_prove(before, seed, joint, context)
+    size = len(cards)
+    digest = statement_digest(before, after, joint, context)
+    commitments = b"".join(proof.commitments)
+    bound = hashlib.sha512(frame(PERMUTATION_CHALLENGE_DOMAIN, digest, commitments)).digest()
+    return {
+        "about": "the shuffle, with its proof, of a deck of 4 cards that was shuffled once before",
+        "domains": {"statement": PROOF_DOMAIN.decode(), "generators": GENERATORS_DOMAIN.decode(),
+                    "permutation_challenges": PERMUTATION_CHALLENGE_DOMAIN.decode(),
+                    "challenge": CHALLENGE_DOMAIN.decode(), "prover_randomness": PROOF_NONCE_DOMAIN.decode()},
+        "joint_secret": secret.to_bytes().hex(),
+        "joint_key": joint.to_bytes().hex(),
+        "context": context.hex(),
+        "seed": seed.hex(),
+        "permutation": list(derive_permutation(seed, size, context)),
+        "rerandomisers": [r.to_bytes().hex() for r in derive_rerandomisers(seed, size, context)],
+        "before": deck_hex(before),
+        "after": deck_hex(after),
+        "generators": [point.hex() for point in generators(context, size)],
+        "statement_digest": digest.hex(),
+        "permutation_digest": bound.hex(),
+        "challenge": proof.challenge.to_bytes(32, "little").hex(),
+        "parts": {
+            "commitments": [c.hex() for c in proof.commitments],
+            "chain": [c.hex() for c in proof.chain],
+            "s1": proof.s1.to_bytes(32, "little").hex(),
+            "s2": proof.s2.to_bytes(32, "little").hex(),
+            "s3": proof.s3.to_bytes(32, "little").hex(),
+            "s4": proof.s4.to_bytes(32, "little").hex(),
+            "chain_responses": [s.to_bytes(32, "little").hex() for s in proof.chain_responses],
+            "responses": [s.to_bytes(32, "little").hex() for s in proof.responses],
+        },
+        "proof": proof.to_bytes().hex(),
+        "proof_bytes": ShuffleProof.wire_bytes(size),
     }
 
 
@@ -265,6 +325,7 @@ def build_vectors() -> dict[str, Any]:
             "rerandomisers": [r.to_bytes().hex() for r in derive_rerandomisers(seed, DECK_SIZE, context)],
         },
         "contexts": build_contexts(),
+        "shuffle_proof": build_shuffle_proof(),
         "dealing": build_dealing(),
     }
 
