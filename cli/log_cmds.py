@@ -8,10 +8,12 @@ import contextlib
 import json
 import math
 import multiprocessing
+import os
 import random
 import sys
 import time
 from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -56,15 +58,17 @@ def add_parsers(sub: Any, rule_options: argparse.ArgumentParser) -> None:
     audit = sub.add_parser(
         "audit", help="check a saved game from its first entry to its last",
         description="Check every signature, the hash chain, who wrote each entry, every shuffle "
-                    "against its revealed seed, every token and proof, every move against the "
-                    "rules, and every hand and score, and name every time the table went on "
-                    "without a machine (who, at which entry, agreed by whom). Exit status: 0 a "
-                    "complete game in which every step was checked and passed; 1 a violation "
-                    "(with the seat, the entry and the reason) or an unfinished log; 2 not a game "
-                    "log; 3 a complete game with no violation, but with shuffle steps nobody "
-                    "could check (their hands were voided before their seeds were revealed).")
+                    "(against its revealed seed, or through its proof of shuffle where the seed "
+                    "never came), every token and proof, every move against the rules, and every "
+                    "hand and score, and name every time the table went on without a machine (who, "
+                    "at which entry, agreed by whom). Exit status: 0 a complete game in which "
+                    "every step was checked and passed; 1 a violation (with the seat, the entry "
+                    "and the reason) or an unfinished log; 2 not a game log.")
     audit.add_argument("file", type=Path, metavar="FILE", help="a .p2p10 game log")
     audit.add_argument("--json", action="store_true", help="print one JSON object")
+    audit.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="J",
+                       help="check on J processes: each hand's checks in J - 1 helpers while "
+                            "this one reads on (the number of cores)")
     audit.set_defaults(func=cmd_audit)
 
     replay = sub.add_parser(
@@ -280,9 +284,18 @@ def _report_json(path: Path, report: AuditReport) -> dict[str, Any]:
 
 def cmd_audit(args: argparse.Namespace) -> int:
     """Audit a log; exit 0 clean, 1 violation or incomplete, 2 not a log."""
-    with _opened(args.file) as stream:
+    if args.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    with _opened(args.file) as stream, contextlib.ExitStack() as stack:
+        pool = None
+        if args.jobs > 1:
+            # Forked helpers start at once with everything imported (a spawned one would import
+            # the program again, which costs more than it saves on one game).
+            context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods()
+                                                  else None)
+            pool = stack.enter_context(ProcessPoolExecutor(args.jobs - 1, mp_context=context))
         try:
-            report = audit_stream(stream)
+            report = audit_stream(stream, pool)
         except OSError as err:
             raise NotALog(f"{args.file}: {err.strerror}") from None
     if args.json:

@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable, Iterable
+from concurrent.futures import Executor, Future
 from dataclasses import dataclass
 from typing import BinaryIO
 
+from p2p10 import deferred
 from p2p10.engine import HandResult
 from p2p10.errors import ProtocolViolation
 from p2p10.log import BadEntry, RecordReader, parse_entry
@@ -116,8 +118,27 @@ def audit_records(records: Iterable[bytes], torn: int = 0, table: TableState | N
     return _audit(records, lambda: torn, table, first)
 
 
+class _Postponed:
+    """Each hand's checks, made in a pool of processes while the fold goes on (``postpone``)."""
+
+    def __init__(self, pool: Executor) -> None:
+        self.pool = pool
+        self.futures: list[Future[list[deferred.Found]]] = []
+        self.last: tuple[deferred.Job, ...] = ()
+
+    def offer(self, table: TableState) -> None:
+        """Send the checks of the hand the last entry finished, if it finished one."""
+        if table.postponed is not self.last:
+            self.last = table.postponed
+            self.futures.append(self.pool.submit(deferred.run_all, self.last))
+
+    def passed(self) -> bool:
+        """Whether every check sent passed (waiting for them)."""
+        return all(not future.result() for future in self.futures)
+
+
 def _audit(records: Iterable[bytes], torn: Callable[[], int], table: TableState | None,
-           first: int) -> AuditReport:
+           first: int, postponed: _Postponed | None = None) -> AuditReport:
     # ``torn`` is asked only once every record has been read: a streamed file knows it then.
     end = first
     for index, raw in enumerate(records, first):
@@ -127,7 +148,9 @@ def _audit(records: Iterable[bytes], torn: Callable[[], int], table: TableState 
             if entry.seq != index:
                 raise ProtocolViolation(None, index, f"entry {index} of the file says it is entry "
                                         f"{entry.seq} (a replayed, dropped or reordered entry)")
-            table = fold(table, entry, defer_proofs=True)
+            table = fold(table, entry, defer_proofs=True, postpone=postponed is not None)
+            if postponed is not None:
+                postponed.offer(table)
         except BadEntry as err:
             return _stopped(index, table, ProtocolViolation(None, index, f"a malformed entry: {err}"))
         except ProtocolViolation as err:
@@ -148,20 +171,35 @@ def _stopped(entries: int, table: TableState | None, violation: ProtocolViolatio
     if table is not None:
         try:
             # Proofs a peer would have checked before it reached the entry that broke.
-            table.check_unrevealed_proofs(None if violation is None else entries)
+            table.check_deferred(None if violation is None else entries)
         except ProtocolViolation as err:
             return AuditReport(entries, table, err)
     return AuditReport(entries, table, violation)
 
 
-def audit_stream(stream: BinaryIO) -> AuditReport:
+def audit_stream(stream: BinaryIO, pool: Executor | None = None) -> AuditReport:
     """Audit a ``.p2p10`` file read record by record from ``stream`` (memory stays near the
     size of the largest entry plus the fold's state); raises :class:`p2p10.log.NotALog` if it
-    is not a log."""
+    is not a log.
+
+    With a ``pool`` of processes (and a stream that can be read again), each hand's checks are
+    made in the pool while the fold goes on, as if they passed. If they all pass, that is the
+    report; if one fails, the file is folded again, each hand checked at its end, so that the
+    report is exactly the one without a pool."""
+    start = stream.tell() if pool is not None and stream.seekable() else None
+    reader = RecordReader(stream)
+    if pool is None or start is None:
+        return _audit(reader, lambda: reader.torn, None, 0)
+    postponed = _Postponed(pool)
+    report = _audit(reader, lambda: reader.torn, None, 0, postponed)
+    if postponed.passed():
+        return report
+    stream.seek(start)
     reader = RecordReader(stream)
     return _audit(reader, lambda: reader.torn, None, 0)
 
 
-def audit_bytes(data: bytes) -> AuditReport:
-    """Audit a whole ``.p2p10`` file's bytes; raises :class:`p2p10.log.NotALog` if it is not one."""
-    return audit_stream(io.BytesIO(data))
+def audit_bytes(data: bytes, pool: Executor | None = None) -> AuditReport:
+    """Audit a whole ``.p2p10`` file's bytes; raises :class:`p2p10.log.NotALog` if it is not
+    one. ``pool``: as for :func:`audit_stream`."""
+    return audit_stream(io.BytesIO(data), pool)

@@ -263,7 +263,9 @@ class Peer:
         for index, raw in enumerate(records):
             try:
                 entry = parse_entry(raw)
-                table = fold(peer.table, entry)
+                # Its own log, every entry of which it checked before it kept it: refolded as
+                # the audit folds, each hand checked with its revealed secrets at its end.
+                table = fold(peer.table, entry, defer_proofs=True)
             except (BadEntry, ProtocolError) as err:
                 raise SavedFileError(f"entry {index} of the saved log does not check: {err}") from None
             if (entry.kind == "key" and entry.author == seat and peer.table is not None
@@ -273,6 +275,11 @@ class Peer:
                                           seed_context(entry.game_id, hand.number, seat))
             peer.table = table
             peer.log.append(entry)
+        if peer.table is not None:
+            try:
+                peer.table = peer.table.checking_on_arrival()
+            except ProtocolError as err:
+                raise SavedFileError(f"the saved log does not check: {err}") from None
         folded = peer.table
         # The seat's own key, or a bot's key for it after the others went on without that
         # machine (the machine itself may then still follow the game, never writing).
@@ -725,6 +732,8 @@ class Peer:
             return
         if entry.seq < len(self.log) and self.log[entry.seq].hash == entry.hash:
             return  # a duplicate (every entry is relayed by every peer): no need to verify it
+        if entry.hash in self._buffer.get(entry.seq, {}):
+            return  # a copy of an entry already checked and waiting for its turn
         key: Ed25519PublicKey | None = None
         if self.table is None:
             if entry.seq != 0:

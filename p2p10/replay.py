@@ -227,7 +227,7 @@ def _first_bad_proof(table: TableState | None, before: int | None) -> ProtocolVi
     if table is None:
         return None
     try:
-        table.check_unrevealed_proofs(before)
+        table.check_deferred(before)
     except ProtocolViolation as err:
         return err
     return None

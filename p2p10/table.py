@@ -36,6 +36,7 @@ from typing import Any, TypeVar
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
+from p2p10 import deferred
 from p2p10.cards import card_text, points
 from p2p10.crypto.elgamal import Ciphertext, Deck, initial_deck, joint_key, open_card, token
 from p2p10.crypto.group import NotACard, Point, Scalar, base_mul, frame
@@ -166,6 +167,22 @@ class Claim:
 
 
 @dataclass(frozen=True, slots=True)
+class Deferred:
+    """A check that a fold deferring proofs (the audit's, the replay's) has not made yet, of the
+    entry ``seq`` by ``seat``: its shuffle step of round ``round`` (``slot`` None), or its
+    ``token`` for ``slot`` with its ``proof``. It is made with the seat's revealed secrets
+    where they came (the step re-derived from the seed, the token checked as ``x·A``), and
+    through the proof where they never do."""
+
+    seq: int
+    seat: int
+    round: int = 0
+    slot: int | None = None
+    token: Point | None = None
+    proof: bytes = b""
+
+
+@dataclass(frozen=True, slots=True)
 class HandCrypto:
     """The dealing state of the hand under way (see the module docstring for ``stage``)."""
 
@@ -180,6 +197,7 @@ class HandCrypto:
     draw: tuple[int, int] | None = None
     claims: tuple[Claim, ...] = ()
     dispute: tuple[int, int, str] | None = None
+    deferred: tuple[Deferred, ...] = ()
 
     def ciphertext(self, slot: int) -> Ciphertext:
         """The current ciphertext at ``slot``."""
@@ -223,15 +241,20 @@ class TableState:
     Besides the game, it keeps what an audit must name: ``takeovers`` (every ``away`` entry)
     and ``returns`` (every ``back`` entry).
 
-    ``defer_proofs``: a peer checks every proof of shuffle on arrival (False). An audit or a
-    replay (True) checks a step whose seed is revealed by re-deriving it from the seed, which
-    is cheaper and stronger, and checks the proofs only of the steps whose seeds never come:
-    those of a voided hand (at the ``away`` entry) and, through :meth:`check_unrevealed_proofs`,
-    those of the hand under way where the log ends or breaks."""
+    ``defer_proofs``: a peer checks every proof on arrival (False): a shuffle's, a token's. An
+    audit or a replay (True) defers them (``HandCrypto.deferred``) to the reveals, which bring
+    cheaper and stronger checks of the same statements: a step re-derived from its seed (with
+    the joint secret, once every seat has revealed), a token compared with ``x·A``. Only what
+    the reveals never reach is checked through its proof: a voided hand's (at the ``away``
+    entry) and, through :meth:`check_deferred`, the hand under way where the log ends or
+    breaks. ``postpone`` (an audit with a pool of processes) goes one step further: the checks
+    of a hand's last reveal are not made but kept in ``postponed`` (a new tuple at each hand's
+    end: that hand's) for the caller to make, and the fold goes on as if they passed."""
 
     __slots__ = ("deal_engine", "defer_proofs", "engine", "game_id", "given_names", "hand",
-                 "hands_started", "keys", "last_hash", "names", "returns", "rules", "run_by", "seq",
-                 "signing_keys", "sit_downs", "table_id", "takeovers", "verifiers")
+                 "hands_started", "keys", "last_hash", "names", "postpone", "postponed", "returns",
+                 "rules", "run_by", "seq", "signing_keys", "sit_downs", "table_id", "takeovers",
+                 "verifiers")
 
     game_id: bytes
     table_id: bytes
@@ -252,6 +275,8 @@ class TableState:
     takeovers: tuple[Takeover, ...]
     returns: tuple[Return, ...]
     defer_proofs: bool
+    postpone: bool
+    postponed: tuple[deferred.Job, ...]
 
     # ---------------------------------------------------------------- the first entry
 
@@ -267,7 +292,7 @@ class TableState:
         return game_id_of(sit_downs[0].table_id, [s.nonce for s in sit_downs])
 
     @classmethod
-    def from_header(cls, entry: Entry, *, defer_proofs: bool = False) -> TableState:
+    def from_header(cls, entry: Entry, *, defer_proofs: bool = False, postpone: bool = False) -> TableState:
         """The table that the log's first entry describes; raises :class:`ProtocolViolation`.
 
         The entry is signed by the key of seat 1's sit-down, which it carries: until that
@@ -298,14 +323,15 @@ class TableState:
         # Signed by seat 1 from here on: whatever is wrong with the table, foreseen or not, is
         # seat 1's doing.
         try:
-            return cls._seated(entry, first, body[1], defer_proofs)
+            return cls._seated(entry, first, body[1], defer_proofs, postpone)
         except ProtocolViolation:
             raise
         except Exception as err:  # the header check is total
             raise host(f"the table entry cannot be applied ({type(err).__name__})") from None
 
     @classmethod
-    def _seated(cls, entry: Entry, first: SitDown, carried: list[Any], defer_proofs: bool) -> TableState:
+    def _seated(cls, entry: Entry, first: SitDown, carried: list[Any], defer_proofs: bool,
+                postpone: bool) -> TableState:
         """The table the sit-downs ``carried`` by a table entry signed by seat 1 describe; every
         refusal is blamed on seat 1 at entry 0."""
         def host(reason: str) -> ProtocolViolation:
@@ -357,7 +383,9 @@ class TableState:
         state.hands_started = 0
         state.takeovers = ()
         state.returns = ()
-        state.defer_proofs = defer_proofs
+        state.defer_proofs = defer_proofs or postpone
+        state.postpone = postpone
+        state.postponed = ()
         return state
 
     def _labels(self) -> tuple[str, ...]:
@@ -627,27 +655,28 @@ class TableState:
             raise ProtocolError(f"the entry is for hand {body.hand}, but hand {number} is under way")
         return body
 
-    def _token(self, hand: HandCrypto, seat: int, item: TokenItem) -> tuple[int, Point]:
-        slot = item.slot
-        cipher = hand.ciphertext(slot)
-        t = Point.from_bytes(item.token)
-        if not verify_equal_logs(hand.publics[seat], cipher.a, t, item.proof,
-                                 token_context(self.game_id, hand.number, slot, seat)):
-            raise ProtocolError(f"the token for slot {slot} does not match its proof or key")
-        return slot, t
+    def _token_proved(self, hand: HandCrypto, seat: int, slot: int, t: Point, proof: bytes) -> bool:
+        return verify_equal_logs(hand.publics[seat], hand.ciphertext(slot).a, t, proof,
+                                 token_context(self.game_id, hand.number, slot, seat))
 
-    def _tokens(self, hand: HandCrypto, seat: int, items: Sequence[TokenItem],
+    def _tokens(self, hand: HandCrypto, seat: int, seq: int, items: Sequence[TokenItem],
                 slots: Sequence[int]) -> HandCrypto:
         got = [i.slot for i in items]
         if got != list(slots):
             raise ProtocolError(bounded(f"tokens were expected for slots {list(slots)}, not {got}"))
         tokens = dict(hand.tokens)
+        put_off = list(hand.deferred)
         for item in items:
-            slot, t = self._token(hand, seat, item)
+            slot = item.slot
+            t = Point.from_bytes(item.token)
+            if self.defer_proofs:
+                put_off.append(Deferred(seq, seat, slot=slot, token=t, proof=item.proof))
+            elif not self._token_proved(hand, seat, slot, t, item.proof):
+                raise ProtocolError(deferred.bad_token(slot))
             per_slot = dict(tokens.get(slot, {}))
             per_slot[seat] = t
             tokens[slot] = per_slot
-        return replace(hand, tokens=tokens)
+        return replace(hand, tokens=tokens, deferred=tuple(put_off))
 
     def _open(self, hand: HandCrypto, slot: int) -> int | None:
         """Open a slot whose tokens are all published; None for a card that cannot be there."""
@@ -711,7 +740,9 @@ class TableState:
             raise ProtocolError("two cards of the shuffled deck share their randomness (equal A components)")
         rnd = replace(rnd, decks=(*rnd.decks, deck), seqs=(*rnd.seqs, entry.seq),
                       proofs=(*rnd.proofs, body.proof))
-        if not self.defer_proofs:
+        if self.defer_proofs:
+            hand = replace(hand, deferred=(*hand.deferred, Deferred(entry.seq, entry.author, round_no)))
+        else:
             self._check_proof(hand, round_no, rnd, entry.author)
         hand = replace(hand, rounds=(*hand.rounds[:-1], rnd))
         if len(rnd.decks) == self.players:
@@ -723,7 +754,8 @@ class TableState:
         hand = self.hand
         assert hand is not None
         if hand.stage == "deal_tokens":
-            hand = self._tokens(hand, entry.author, body.items, self.deal_token_slots(entry.author))
+            slots = self.deal_token_slots(entry.author)
+            hand = self._tokens(hand, entry.author, entry.seq, body.items, slots)
             hand = replace(hand, batches=hand.batches + 1)
             self.hand = hand
             if hand.batches == self.players:
@@ -738,7 +770,7 @@ class TableState:
             return
         assert hand.draw is not None
         slot, _ = hand.draw
-        hand = self._tokens(hand, entry.author, body.items, (slot,))
+        hand = self._tokens(hand, entry.author, entry.seq, body.items, (slot,))
         hand = replace(hand, batches=hand.batches + 1)
         if hand.batches == self.players - 1:
             hand = replace(hand, stage="play", draw=None)
@@ -766,7 +798,7 @@ class TableState:
         for s in hidden:
             if s not in engine.hands[seat]:
                 raise IllegalMove(f"{self.name(seat)} plays slot {s}, which was not dealt to it", seat)
-        hand = self._tokens(hand, seat, body.tokens, hidden)
+        hand = self._tokens(hand, seat, entry.seq, body.tokens, hidden)
         cards: dict[int, int] = {}
         for s in slots:
             known = engine.known.get(s)
@@ -831,9 +863,9 @@ class TableState:
         for seat in group:
             base = base.apply(SitOut(seat))  # raises IllegalMove when too few would be left
         if self.defer_proofs:
-            # The voided hand's unrevealed steps will never be re-derived from their seeds:
-            # their proofs are all that checks them (a peer checked them on arrival).
-            self.check_unrevealed_proofs()
+            # The voided hand's checks put off to its reveals: its unrevealed steps will never be
+            # re-derived, and their proofs are all that checks them (a peer checked them on arrival).
+            self.check_deferred()
         # For the audit: who was taken over, where and by whose agreement.
         self.takeovers = (*self.takeovers, Takeover(person, group, entry.seq, entry.author,
                                                     tuple(sorted((entry.author, *consenters))),
@@ -878,10 +910,15 @@ class TableState:
             raise ProtocolError("the revealed secret is not the one behind this seat's hand key")
         if not seed_matches(hand.commitments[seat], seed, seed_context(self.game_id, hand.number, seat)):
             raise ProtocolError("the revealed shuffle seed does not match its commitment")
-        self._check_shuffles(hand, seat, seed)
+        if not self.defer_proofs:
+            self._check_shuffles(hand, seat, seed, secret)
         hand = replace(hand, claims=(*hand.claims, Claim(entry.seq, secret, seed, body.cards, body.points)))
         self.hand = hand
         if len(hand.claims) == self.players:
+            if self.postpone:
+                self.postponed = tuple(self.deferred_jobs())
+            else:
+                self.check_deferred()
             self._finish_hand(hand)
 
     def _check_proof(self, hand: HandCrypto, round_no: int, rnd: Round, seat: int) -> None:
@@ -892,38 +929,83 @@ class TableState:
         before = rnd.decks[seat - 1] if seat else rnd.base
         context = shuffle_context(self.game_id, hand.number, round_no, seat)
         if not verify_shuffle_proof(before, rnd.decks[seat], hand.joint, rnd.proofs[seat], context):
-            raise ProtocolViolation(seat, rnd.seqs[seat], f"{self.name(seat)}'s proof of shuffle in round "
-                                    f"{round_no} does not verify: its deck is not a shuffle of the one "
-                                    "before it")
+            raise ProtocolViolation(seat, rnd.seqs[seat], deferred.bad_proof(self.name(seat), round_no))
 
-    def check_unrevealed_proofs(self, before: int | None = None) -> None:
-        """Check the proofs of shuffle of the hand under way whose seeds have not been revealed
-        (those of ``shuffle`` entries before ``before`` only, if given), in log order; raises
-        :class:`ProtocolViolation` for the first that fails, blaming its shuffler at its entry.
+    def check_deferred(self, before: int | None = None) -> None:
+        """Make the checks a deferring fold put off in the hand under way
+        (:meth:`deferred_jobs`); raises :class:`ProtocolViolation` for the one a peer would have
+        found first. The fold calls this at the last reveal (unless it leaves them to the
+        caller, ``postpone``) and at an ``away`` entry; the audit and the replay where the log
+        ends or breaks, with ``before`` the entry that broke (a peer would have stopped at an
+        earlier bad proof, and never reached it)."""
+        found = deferred.earliest(deferred.run_all(self.deferred_jobs(before)))
+        if found is not None:
+            raise found
 
-        A fold that defers proofs (the audit, the replay) calls this where a seed will never
-        come to check a step by itself: when a hand is voided, when the log ends mid-hand, and
-        before it reports a later violation (a peer would have stopped at the bad proof)."""
+    def checking_on_arrival(self) -> TableState:
+        """This state, checking every proof on arrival from now on, as a peer does, once the
+        checks a deferring fold put off in the hand under way are made (raises
+        :class:`ProtocolViolation` for the first that fails). A peer restarted from its own
+        log refolds it deferring, which costs less, then goes on as a peer."""
+        self.check_deferred()
+        new = self._copy()
+        new.defer_proofs = new.postpone = False
+        if new.hand is not None:
+            new.hand = replace(new.hand, deferred=())
+        return new
+
+    def deferred_jobs(self, before: int | None = None) -> list[deferred.Job]:
+        """The checks a deferring fold put off in the hand under way (``HandCrypto.deferred``),
+        those of entries before ``before`` if given, each to be made the cheapest sound way the
+        log allows so far: a step whose shuffler has revealed is re-derived from its seed (with
+        the joint secret once every seat has revealed), a token of a seat that has revealed is
+        compared with ``x·A``; anything else is checked through its proof."""
         hand = self.hand
-        if hand is None:
-            return
-        for round_no, rnd in enumerate(hand.rounds):
-            for seat, seq in enumerate(rnd.seqs):
-                if seat >= len(hand.claims) and (before is None or seq < before):
-                    self._check_proof(hand, round_no, rnd, seat)
+        if hand is None or not hand.deferred:
+            return []
+        claims = hand.claims
+        assert hand.joint is not None
+        joint = hand.joint.to_bytes()
+        everyone = _sum_secrets([c.secret for c in claims]) if len(claims) == self.players else None
+        joint_secret = None if everyone is None else everyone.to_bytes()
+        jobs: list[deferred.Job] = []
+        for item in hand.deferred:
+            if before is not None and item.seq >= before:
+                break
+            claim = claims[item.seat] if item.seat < len(claims) else None
+            if item.slot is None:
+                rnd = hand.rounds[item.round]
+                jobs.append(deferred.StepJob(
+                    item.seat, item.seq, self.name(item.seat), item.round,
+                    deferred.deck_bytes(rnd.decks[item.seat - 1] if item.seat else rnd.base),
+                    deferred.deck_bytes(rnd.decks[item.seat]), joint,
+                    shuffle_context(self.game_id, hand.number, item.round, item.seat), rnd.proofs[item.seat],
+                    None if claim is None else claim.seed, 0 if claim is None else claim.seq, joint_secret))
+            else:
+                assert item.token is not None
+                jobs.append(deferred.TokenJob(
+                    item.seat, item.seq, item.slot, hand.ciphertext(item.slot).a.to_bytes(),
+                    item.token.to_bytes(), hand.publics[item.seat].to_bytes(), item.proof,
+                    token_context(self.game_id, hand.number, item.slot, item.seat),
+                    None if claim is None else claim.secret.to_bytes()))
+        return jobs
 
-    def _check_shuffles(self, hand: HandCrypto, seat: int, seed: bytes) -> None:
+    def _check_shuffles(self, hand: HandCrypto, seat: int, seed: bytes, secret: Scalar) -> None:
         """Check every shuffle step of ``seat`` in this hand against its revealed ``seed``, as
         soon as the seed is out: a hand voided later (``away``) then hides no revealed step.
         Each step is checked against the deck actually published before it, so each seat
-        answers only for its own step; a failure is blamed on it at its ``shuffle`` entry."""
+        answers only for its own step; a failure is blamed on it at its ``shuffle`` entry.
+        The last seat to reveal (``secret``, its key's) completes the joint secret, which makes
+        its re-derivation cheaper."""
         assert hand.joint is not None
+        joint_secret = None
+        if len(hand.claims) == self.players - 1:
+            joint_secret = _sum_secrets([secret, *(c.secret for c in hand.claims)])
         for round_no, rnd in enumerate(hand.rounds):  # all complete: no reveal comes mid-round
             before = rnd.decks[seat - 1] if seat else rnd.base
             context = shuffle_context(self.game_id, hand.number, round_no, seat)
-            if not verify_shuffle(before, rnd.decks[seat], seed, hand.joint, context):
-                raise ProtocolViolation(seat, rnd.seqs[seat], f"{self.name(seat)}'s shuffle in round "
-                                        f"{round_no} is not the one its revealed seed dictates")
+            if not verify_shuffle(before, rnd.decks[seat], seed, hand.joint, context, joint_secret):
+                raise ProtocolViolation(seat, rnd.seqs[seat], deferred.not_seeded(self.name(seat), round_no))
 
     def _finish_hand(self, hand: HandCrypto) -> None:
         """Every secret is out, and every shuffle step was checked as its seed came
@@ -951,23 +1033,32 @@ class TableState:
         self.hand = None
 
 
-def fold(table: TableState | None, entry: Entry, *,
-         verified_by: Ed25519PublicKey | None = None, defer_proofs: bool = False) -> TableState:
+def fold(table: TableState | None, entry: Entry, *, verified_by: Ed25519PublicKey | None = None,
+         defer_proofs: bool = False, postpone: bool = False) -> TableState:
     """The state after ``entry``: the table it opens (``table`` None) or ``table.apply(entry)``.
     Raises :class:`ProtocolViolation` and nothing else, whatever the entry holds: a table entry
     that makes the header check fail in a way it did not foresee is refused with no seat
-    blamed (the table entry's checks blame nobody). ``defer_proofs`` (read with the table
-    entry, kept by every state after it) is for an audit or a replay: see :class:`TableState`."""
+    blamed (the table entry's checks blame nobody). ``defer_proofs`` and ``postpone`` (read
+    with the table entry, kept by every state after it) are for an audit or a replay: see
+    :class:`TableState`."""
     if table is not None:
         return table.apply(entry, verified_by=verified_by)
     try:
-        return TableState.from_header(entry, defer_proofs=defer_proofs)
+        return TableState.from_header(entry, defer_proofs=defer_proofs, postpone=postpone)
     except ProtocolViolation as err:
         # Its reasons may quote the entry (a rule option it does not know): keep them short.
         raise ProtocolViolation(err.seat, err.seq, bounded(err.reason)) from None
     except Exception as err:  # the header check is total too
         reason = bounded(str(err)) if isinstance(err, ProtocolError | BadRules) else type(err).__name__
         raise ProtocolViolation(None, entry.seq, f"the table entry cannot be read ({reason})") from None
+
+
+def _sum_secrets(secrets: Sequence[Scalar]) -> Scalar:
+    """``x = Σ x_s``: the joint key's secret, once every seat has revealed its share."""
+    total = secrets[0]
+    for secret in secrets[1:]:
+        total = total + secret
+    return total
 
 
 def _deal_owner(order: tuple[int, ...], slot: int) -> int | None:

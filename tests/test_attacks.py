@@ -287,7 +287,8 @@ def test_card_duplicated_with_a_proof_that_passes_is_still_caught_at_the_reveal(
     that it cannot be there (it is the card face up on the discard pile). Only seat 1 can see
     that, so it plays the card to open it for everybody; the table stops the hand (a dispute)
     and goes to the reveal, whose re-derivation of every shuffle pins the copy on seat 2's
-    shuffle entry. The audit, which defers proofs to the reveals, reaches the same verdict."""
+    shuffle entry. The audit (whose proof check is not broken) pins the same entry, and says
+    more exactly why: the deck is not a shuffle at all."""
     import p2p10.table
 
     monkeypatch.setattr(p2p10.table, "verify_shuffle_proof", lambda *args: True)
@@ -315,7 +316,7 @@ def test_card_duplicated_with_a_proof_that_passes_is_still_caught_at_the_reveal(
     assert by == 0 and why == "slot 1 opened to a card that cannot be there"
     assert log[exposed].author == 0 and log[exposed].body[1:3] == ["discard", 1]
     assert [e.kind for e in log[exposed + 1:]] == ["reveal", "reveal"]  # straight to the reveal
-    assert_audit_blames(log, 1, r"not the one its revealed seed dictates", seq)
+    assert_audit_blames(log, 1, r"proof of shuffle in round 0 does not verify", seq)
 
 
 def test_swapped_pair_is_refused_on_arrival() -> None:

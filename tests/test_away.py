@@ -302,16 +302,16 @@ def test_a_void_at_any_position_checks_the_proofs_of_exactly_the_unrevealed_step
     the reveals (the audit's) checks, at the away entry, the proofs of exactly the voided hand's
     shuffle entries by seats that had not yet revealed (none before a hand is dealt); the
     revealed ones were re-derived from their seeds."""
-    import p2p10.table
+    import p2p10.deferred
 
     checked: list[bytes] = []
-    real = p2p10.table.verify_shuffle_proof
+    real = p2p10.deferred.verify_shuffle_proof
 
     def counting(before: Any, after: Any, joint: Any, proof: Any, context: bytes) -> bool:
         checked.append(context)
         return real(before, after, joint, proof, context)
 
-    monkeypatch.setattr(p2p10.table, "verify_shuffle_proof", counting)
+    monkeypatch.setattr(p2p10.deferred, "verify_shuffle_proof", counting)
     peers = make_peers([greedy_player] * 3, seed=17)
     network = MemoryNetwork(peers)
     open_table(peers, ["Ann", "Bob", "Cyd"], RuleSet.parse(["hands=1"]), seed=17)

@@ -50,6 +50,13 @@ def test_a_saved_game_audits_clean(saved: Path) -> None:
     assert report["winner"] == 1 + min(range(3), key=lambda s: report["totals"][s])
 
 
+def test_the_audit_on_several_processes_says_the_same(saved: Path) -> None:
+    alone, pooled = p2p10("audit", str(saved), "--jobs", "1"), p2p10("audit", str(saved), "--jobs", "3")
+    assert alone.returncode == pooled.returncode == 0 and alone.stdout == pooled.stdout, pooled.stderr
+    refused = p2p10("audit", str(saved), "--jobs", "0")
+    assert refused.returncode == 2 and "--jobs must be at least 1" in refused.stderr
+
+
 def test_every_single_byte_changed_fails_the_audit(saved: Path) -> None:
     """Exhaustive: every byte of every entry, and every length prefix, flipped in turn. The
     audit resumes from the (cached) state before the damaged entry, which is exactly what a

@@ -20,7 +20,7 @@ import os
 from collections.abc import Iterator, Sequence
 
 from p2p10.crypto.elgamal import Ciphertext, Deck, rerandomise
-from p2p10.crypto.group import Point, RandomBytes, Scalar, frame
+from p2p10.crypto.group import Point, RandomBytes, Scalar, base_mul, frame
 from p2p10.crypto.shuffle_proof import ShuffleProof, prove_shuffle
 from p2p10.crypto.verdicts import Verdicts
 from p2p10.errors import ProtocolError
@@ -111,11 +111,14 @@ def derive_rerandomisers(seed: bytes, size: int, context: bytes) -> tuple[Scalar
     )
 
 
-def apply_shuffle(deck: Sequence[Ciphertext], seed: bytes, joint: Point, context: bytes) -> Deck:
-    """Permute and re-randomise ``deck`` under the joint key as ``seed`` dictates."""
+def apply_shuffle(deck: Sequence[Ciphertext], seed: bytes, joint: Point, context: bytes,
+                  joint_secret: Scalar | None = None) -> Deck:
+    """Permute and re-randomise ``deck`` under the joint key as ``seed`` dictates (faster with
+    the joint key's secret, where it is known: ``rerandomise``)."""
     permutation = derive_permutation(seed, len(deck), context)
     scalars = derive_rerandomisers(seed, len(deck), context)
-    return tuple(rerandomise(deck[source], r, joint) for source, r in zip(permutation, scalars, strict=True))
+    return tuple(rerandomise(deck[source], r, joint, joint_secret)
+                 for source, r in zip(permutation, scalars, strict=True))
 
 
 def shuffle_and_prove(deck: Sequence[Ciphertext], seed: bytes, joint: Point,
@@ -131,16 +134,21 @@ def shuffle_and_prove(deck: Sequence[Ciphertext], seed: bytes, joint: Point,
 
 
 def verify_shuffle(
-    before: Sequence[Ciphertext], after: Sequence[Ciphertext], seed: bytes, joint: Point, context: bytes
+    before: Sequence[Ciphertext], after: Sequence[Ciphertext], seed: bytes, joint: Point, context: bytes,
+    joint_secret: Scalar | None = None,
 ) -> bool:
     """True exactly when ``after`` is the shuffle of ``before`` that ``seed`` dictates; never
-    raises. A verdict is kept (``VERDICTS``): peers sharing a process re-derive a step once."""
+    raises. ``joint_secret``, the secret of ``joint`` once the hand's keys are public, makes it
+    about twice as fast, with the same verdict. A verdict is kept (``VERDICTS``): peers sharing
+    a process re-derive a step once."""
     if len(before) != len(after) or not isinstance(seed, bytes):
         return False
+    if joint_secret is not None and base_mul(joint_secret) != joint:
+        raise ValueError("the joint secret is not the joint key's")
 
     def check() -> bool:
         try:
-            expected = apply_shuffle(before, seed, joint, context)
+            expected = apply_shuffle(before, seed, joint, context, joint_secret)
         except BadSeed:
             return False
         return expected == tuple(after)

@@ -1,0 +1,199 @@
+"""The audit defers the proofs of a hand to its reveals (PROTOCOL §4.4.3, *deferred proofs*): it
+checks a revealed shuffle step by its seed and a revealed seat's token as ``x·A``, and only what
+no reveal reaches through its proof. Here logs are forged by re-signing an honest game from a
+tampered entry on (every seat's key is at hand): whatever is tampered, the deferring fold (the
+audit's) names the very seat and entry that a peer, checking every proof on arrival, names."""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any
+
+import pytest
+
+from p2p10.audit import audit_bytes, audit_records
+from p2p10.crypto.elgamal import Ciphertext
+from p2p10.crypto.group import Scalar, base_mul
+from p2p10.errors import ProtocolViolation, SavedFileError
+from p2p10.log import Entry, encode_log, make_entry
+from p2p10.peer import Peer
+from p2p10.rules import RuleSet
+from p2p10.simulate import greedy_player
+from p2p10.table import TableState, fold
+from protocol.memory import MemoryNetwork, make_peers, open_table
+
+
+@pytest.fixture(scope="module")
+def game() -> tuple[list[Peer], list[Entry]]:
+    """A complete two-seat game of two hands."""
+    peers = make_peers([greedy_player, greedy_player], seed=31)
+    network = MemoryNetwork(peers)
+    open_table(peers, ["Ann", "Bob"], RuleSet.parse(["hands=2"]), seed=31)
+    network.run(lambda: all(p.finished for p in peers))
+    return peers, list(peers[0].log)
+
+
+def resigned(peers: Sequence[Peer], log: Sequence[Entry], at: int, body: Any) -> list[Entry]:
+    """The log with entry ``at``'s body replaced, signed again by its author, and every later
+    entry chained and signed again as it was."""
+    out = list(log[:at])
+    for entry in log[at:]:
+        new_body = body if entry.seq == at else entry.body
+        out.append(make_entry(peers[entry.author].identity, entry.game_id, entry.seq, out[-1].hash,
+                              entry.author, entry.kind, new_body))
+    return out
+
+
+def live_verdict(log: Sequence[Entry]) -> ProtocolViolation | None:
+    """What a peer that checks every proof on arrival finds: its first violation."""
+    table: TableState | None = None
+    for entry in log:
+        try:
+            table = fold(table, entry)
+        except ProtocolViolation as err:
+            return err
+    return None
+
+
+def audit_verdict(log: Sequence[Entry]) -> ProtocolViolation | None:
+    return audit_records([e.raw for e in log]).violation
+
+
+def where(err: ProtocolViolation | None) -> tuple[int | None, int | None] | None:
+    return None if err is None else (err.seat, err.seq)
+
+
+def test_the_honest_game_is_clean_both_ways(game: tuple[list[Peer], list[Entry]]) -> None:
+    _, log = game
+    assert live_verdict(log) is None and audit_records([e.raw for e in log]).clean
+
+
+def test_a_wrong_token_in_a_finished_hand_is_found_by_the_audit_at_its_entry(
+        game: tuple[list[Peer], list[Entry]]) -> None:
+    """Bob's deal tokens carry a wrong token (and the proof of the right one) for a slot of Ann's:
+    a peer refuses that entry. The audit, which checks Bob's tokens only once his secret is out,
+    finds it at the hand's last reveal, and names the same seat and entry."""
+    peers, log = game
+    at = next(e.seq for e in log if e.kind == "tokens" and e.author == 1)
+    body = [log[at].body[0], [list(item) for item in log[at].body[1]]]
+    body[1][0][1] = base_mul(Scalar.from_int(7)).to_bytes()
+    forged = resigned(peers, log, at, body)
+    assert where(live_verdict(forged)) == (1, at)
+    found = audit_verdict(forged)
+    assert where(found) == (1, at) and found is not None and "token for slot" in found.reason
+
+
+def test_a_bad_shuffle_in_a_finished_hand_is_found_by_the_audit_at_its_entry(
+        game: tuple[list[Peer], list[Entry]]) -> None:
+    """Ann's shuffle is published with two of its ciphertexts swapped (so neither its proof nor
+    its seed fits it): a peer refuses it; the audit re-derives it at the reveal and, finding the
+    proof false too, names the same seat and entry."""
+    peers, log = game
+    at = next(e.seq for e in log if e.kind == "shuffle" and e.author == 0)
+    deck = bytearray(log[at].body[2])
+    w = Ciphertext.WIRE_BYTES
+    deck[0:w], deck[w:2 * w] = deck[w:2 * w], deck[0:w]
+    forged = resigned(peers, log, at, [*log[at].body[:2], bytes(deck), log[at].body[3]])
+    assert where(live_verdict(forged)) == (0, at)
+    assert where(audit_verdict(forged)) == (0, at)
+
+
+def test_a_false_proof_of_a_right_shuffle_is_the_one_difference(
+        game: tuple[list[Peer], list[Entry]]) -> None:
+    """The documented exception: Ann's shuffle is right (its seed re-derives it), but its proof
+    is false. A peer refuses the entry; only a table on which every other seat let it through
+    could write on, and the audit, which checks a revealed step by its seed, finds the hand
+    clean. Cut the log before the reveals, and the audit checks the proof and names Ann."""
+    peers, log = game
+    at = next(e.seq for e in log if e.kind == "shuffle" and e.author == 0)
+    proof = bytearray(log[at].body[3])
+    proof[-1] ^= 1  # the last response, still below the group order
+    forged = resigned(peers, log, at, [*log[at].body[:3], bytes(proof)])
+    assert where(live_verdict(forged)) == (0, at)
+    assert audit_verdict(forged) is None
+    first_reveal = next(e.seq for e in forged if e.kind == "reveal")
+    assert where(audit_verdict(forged[:first_reveal])) == (0, at)
+
+
+def test_a_violation_after_a_bad_proof_is_not_the_verdict(game: tuple[list[Peer], list[Entry]]) -> None:
+    """A bad token, then a move of Ann's that breaks the rules: a peer stops at the token and
+    never sees the move; the audit, which has not checked the token when the move breaks,
+    checks what it put off before reporting, and names the token too."""
+    peers, log = game
+    at = next(e.seq for e in log if e.kind == "tokens" and e.author == 1)
+    body = [log[at].body[0], [list(item) for item in log[at].body[1]]]
+    body[1][0][1] = base_mul(Scalar.from_int(7)).to_bytes()
+    forged = resigned(peers, log, at, body)
+    move = next(e for e in forged if e.kind == "move" and e.seq > at and e.body[1] in ("draw", "take"))
+    bad = resigned(peers, forged, move.seq, [move.body[0], "discard", 9999, None, []])
+    deferring = TableState.from_header(bad[0], defer_proofs=True)
+    with pytest.raises(ProtocolViolation) as stopped:
+        for entry in bad[1:]:
+            deferring = deferring.apply(entry)
+    assert where(stopped.value) == (move.author, move.seq)  # where the deferring fold breaks
+    assert where(live_verdict(bad)) == (1, at)
+    assert where(audit_verdict(bad)) == (1, at)  # ... and the audit still names the token
+
+
+def test_deferred_tokens_are_checked_against_the_revealed_secrets(game: tuple[list[Peer], list[Entry]],
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """In a finished hand the audit checks no token proof at all: each token is compared with
+    ``x·A`` once its maker's secret is out (one multiplication instead of four)."""
+    import p2p10.deferred
+
+    _, log = game
+    calls: list[int] = []
+    monkeypatch.setattr(p2p10.deferred, "verify_equal_logs", lambda *args: calls.append(1) or True)
+    assert audit_records([e.raw for e in log]).clean
+    assert calls == []
+
+
+@pytest.fixture(scope="module")
+def pool() -> Iterator[ProcessPoolExecutor]:
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(1, mp_context=context) as executor:
+        yield executor
+
+
+def test_an_audit_with_a_pool_gives_the_very_same_report(game: tuple[list[Peer], list[Entry]],
+                                                          pool: ProcessPoolExecutor) -> None:
+    """Each hand's checks made in another process while the fold goes on: the same verdict,
+    players and score sheet, for a clean log and for each forged one (where a check fails in
+    the pool, the audit folds the file again, each hand checked at its end)."""
+    peers, log = game
+    at = next(e.seq for e in log if e.kind == "tokens" and e.author == 1)
+    body = [log[at].body[0], [list(item) for item in log[at].body[1]]]
+    body[1][0][1] = base_mul(Scalar.from_int(7)).to_bytes()
+    shuffle_at = next(e.seq for e in log if e.kind == "shuffle" and e.author == 0)
+    deck = bytearray(log[shuffle_at].body[2])
+    deck[0:64], deck[64:128] = deck[64:128], deck[0:64]
+    forged = [log, resigned(peers, log, at, body),
+              resigned(peers, log, shuffle_at, [*log[shuffle_at].body[:2], bytes(deck),
+                                                log[shuffle_at].body[3]]),
+              log[:len(log) // 2]]
+    for entries in forged:
+        data = encode_log(entries)
+        alone, pooled = audit_bytes(data), audit_bytes(data, pool)
+        assert pooled.verdict() == alone.verdict() and pooled.entries == alone.entries
+        assert pooled.sheet == alone.sheet and where(pooled.violation) == where(alone.violation)
+    assert audit_bytes(encode_log(forged[1]), pool).violation is not None
+
+
+def test_a_restarted_peer_refolds_deferring_then_checks_on_arrival(
+        game: tuple[list[Peer], list[Entry]]) -> None:
+    """A peer started again from its files refolds its log as the audit does (cheaper), makes
+    the checks it put off in the hand under way, and from then on checks every proof on
+    arrival: a saved log that ends with a shuffle whose proof is false is refused."""
+    peers, log = game
+    at = next(e.seq for e in log if e.kind == "shuffle" and e.author == 1)
+    secrets = list(peers[0].secrets.values())
+    honest = Peer.restore(0, peers[0].identity, [e.raw for e in log[:at + 1]], secrets)
+    assert honest.table is not None and not honest.table.defer_proofs
+    assert honest.table.hand is not None and honest.table.hand.deferred == ()
+    proof = bytearray(log[at].body[3])
+    proof[-1] ^= 1
+    forged = resigned(peers, log, at, [*log[at].body[:3], bytes(proof)])
+    with pytest.raises(SavedFileError, match=r"Bob \(seat 2\)'s proof of shuffle in round 0 does not verify"):
+        Peer.restore(0, peers[0].identity, [e.raw for e in forged[:at + 1]], secrets)
