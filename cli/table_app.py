@@ -55,7 +55,7 @@ from p2p10.log import BadEntry, NotALog, parse_entry
 from p2p10.melds import End, Meld, hit_ends, label_text
 from p2p10.moves import plan_to_event
 from p2p10.peer import ChatLine
-from p2p10.replay import revealed_secrets
+from p2p10.replay import deferred_violation, revealed_secrets
 from p2p10.rules import OPTION_HELP, RuleSet, describe_phase
 from p2p10.solver import LayDownPlan, solve
 from p2p10.table import TableState, fold
@@ -1696,19 +1696,23 @@ def replay_frames(records: Sequence[bytes]) -> tuple[list[TableState], str | Non
     """The replay's steps: the table at the start, wherever a move is due, after each hand is
     scored, and at the end of the log; and the reason the fold stopped early (a violation), if
     it did: a damaged log is shown up to the damage."""
-    table = fold(None, parse_entry(records[0]))
+    table = fold(None, parse_entry(records[0]), defer_proofs=True)
     frames = [table]
     stopped = None
     for index, raw in enumerate(records[1:], start=1):
         try:
             after = table.apply(parse_entry(raw))
         except (BadEntry, ProtocolViolation) as err:
-            stopped = f"entry {index}: {err}"
+            earlier = deferred_violation(table, index)
+            stopped = f"entry {index}: {err}" if earlier is None else f"entry {earlier.seq}: {earlier}"
             break
         expect = after.expected()
         if expect is None or expect.kind == "move" or len(after.engine.sheet) > len(table.engine.sheet):
             frames.append(after)
         table = after
+    if stopped is None and table.expected() is not None:
+        earlier = deferred_violation(table, None)
+        stopped = None if earlier is None else f"entry {earlier.seq}: {earlier}"
     if frames[-1] is not table:
         frames.append(table)
     return frames, stopped

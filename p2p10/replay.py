@@ -196,7 +196,7 @@ def transcript(records: Sequence[bytes], viewer: int | None = None,
                 continue
             after = table.apply(entry)
         except (BadEntry, ProtocolViolation) as err:
-            bad = _first_bad_proof(table, index)
+            bad = deferred_violation(table, index)
             if bad is not None:
                 yield f"VIOLATION at entry {bad.seq}: {bad}"
                 return bad
@@ -211,7 +211,7 @@ def transcript(records: Sequence[bytes], viewer: int | None = None,
         if hand is None or number == hand:
             yield from lines
     if table is not None and table.expected() is not None:
-        bad = _first_bad_proof(table, None)
+        bad = deferred_violation(table, None)
         if bad is not None:
             yield f"VIOLATION at entry {bad.seq}: {bad}"
             return bad
@@ -221,9 +221,10 @@ def transcript(records: Sequence[bytes], viewer: int | None = None,
     return None
 
 
-def _first_bad_proof(table: TableState | None, before: int | None) -> ProtocolViolation | None:
-    """The replay folds as the audit does, deferring proofs of shuffle to the reveals: where the
-    log breaks or ends mid-hand, a bad proof before that point is what the peers stopped at."""
+def deferred_violation(table: TableState | None, before: int | None) -> ProtocolViolation | None:
+    """A replay folds as the audit does, deferring a hand's proofs to its reveals
+    (``defer_proofs``): where the log breaks (at entry ``before``) or ends mid-hand, a check put
+    off and failed before that point is what the peers stopped at; None if there is none."""
     if table is None:
         return None
     try:

@@ -180,6 +180,19 @@ def proved_shuffle(peer: Peer, table: TableState, seed: bytes, *, swap: tuple[in
     return [hand.number, round_no, b"".join(c.to_bytes() for c in after), proof.to_bytes()]
 
 
+def assert_shuffle_refused_on_arrival(peers: list[Peer], cheater: int, phrase: str) -> int:
+    """``cheater``'s shuffle entry was refused on arrival by every honest peer and by the audit,
+    pinned on it, so no honest log goes past it and nobody ever wrote a token for that deck.
+    Returns the entry's seq."""
+    seq = assert_caught(peers, cheater, phrase)
+    bad = first_bad(peers[cheater])
+    assert (bad.seq, bad.kind, bad.author) == (seq, "shuffle", cheater)
+    for peer in honest(peers, cheater):
+        assert len(peer.log) == seq and all(e.kind != "tokens" for e in peer.log)
+    assert_audit_blames([*honest(peers, cheater)[0].log, bad], cheater, phrase, seq)
+    return seq
+
+
 def first_bad(peer: Peer) -> Entry:
     assert isinstance(peer, Cheat) and len(peer.refused) == 1, "the cheat never happened"
     return peer.refused[0]
@@ -269,13 +282,8 @@ def test_copied_ciphertext_is_refused_before_any_card_is_opened(proof: str) -> N
 
     peers = seat_peers(2, 1, Copier, seed=102)
     play(peers, 1, 102)
-    seq = assert_caught(peers, 1, r"proof of shuffle in round 0 does not verify")
-    bad = first_bad(peers[1])
-    assert bad.seq == seq and bad.kind == "shuffle" and bad.author == 1
-    log = peers[0].log
-    assert len(log) == seq  # refused: the last entry is the shuffle before it
-    assert all(e.kind != "tokens" for p in peers for e in p.log)  # no token for this deck, anywhere
-    assert_audit_blames([*log, bad], 1, r"proof of shuffle in round 0 does not verify", seq)
+    assert_shuffle_refused_on_arrival(peers, 1, r"proof of shuffle in round 0 does not verify")
+    assert all(e.kind != "tokens" for e in peers[1].log)  # not even in the cheat's own log
 
 
 def test_card_duplicated_with_a_proof_that_passes_is_still_caught_at_the_reveal(
@@ -330,10 +338,7 @@ def test_swapped_pair_is_refused_on_arrival() -> None:
 
     peers = seat_peers(3, 1, PairSwapper, seed=101)
     play(peers, 1, 101)
-    seq = assert_caught(peers, 1, r"proof of shuffle in round 0 does not verify")
-    bad = first_bad(peers[1])
-    assert (bad.seq, bad.kind) == (seq, "shuffle") and len(peers[0].log) == seq
-    assert_audit_blames([*peers[0].log, bad], 1, r"proof of shuffle in round 0 does not verify", seq)
+    assert_shuffle_refused_on_arrival(peers, 1, r"proof of shuffle in round 0 does not verify")
 
 
 def test_reused_randomness_is_refused_where_it_shows_and_caught_by_the_seed_elsewhere() -> None:
@@ -350,10 +355,7 @@ def test_reused_randomness_is_refused_where_it_shows_and_caught_by_the_seed_else
 
     peers = seat_peers(3, 0, Reuser, seed=104)
     play(peers, 0, 104)
-    seq = assert_caught(peers, 0, r"share their randomness")
-    bad = first_bad(peers[0])
-    assert (bad.seq, bad.kind, bad.author) == (seq, "shuffle", 0)
-    assert_audit_blames([*peers[1].log, bad], 0, r"share their randomness", seq)
+    assert_shuffle_refused_on_arrival(peers, 0, r"share their randomness")
 
     peers = seat_peers(3, 1, type("LaterReuser", (Peer,), {"build_shuffle": Reuser.build_shuffle}), seed=104)
     play(peers, 1, 104)
@@ -383,10 +385,7 @@ def test_proof_for_another_hand_or_deck_is_refused(made_for: str) -> None:
 
     peers = seat_peers(3, 1, Misprover, seed=105)
     play(peers, 1, 105)
-    seq = assert_caught(peers, 1, r"proof of shuffle in round 0 does not verify")
-    bad = first_bad(peers[1])
-    assert (bad.seq, bad.kind) == (seq, "shuffle") and len(peers[0].log) == seq
-    assert_audit_blames([*peers[0].log, bad], 1, r"proof of shuffle in round 0 does not verify", seq)
+    assert_shuffle_refused_on_arrival(peers, 1, r"proof of shuffle in round 0 does not verify")
 
 
 def test_shuffle_does_not_match_revealed_seed() -> None:

@@ -81,7 +81,7 @@ class Scalar:
         """Reduce 64 uniformly distributed bytes modulo ℓ (negligible bias)."""
         if len(wide) != 64:
             raise ValueError("scalar reduction takes exactly 64 bytes")
-        return cls(_reduce64(wide))
+        return cls.computed(_reduce64(wide))
 
     def to_bytes(self) -> bytes:
         """The canonical 32-byte encoding."""
@@ -91,17 +91,24 @@ class Scalar:
         """True for the scalar 0."""
         return self.encoding == bytes(SCALAR_BYTES)
 
+    @classmethod
+    def computed(cls, encoding: bytes) -> Scalar:
+        """A scalar libsodium has just computed (reduced by construction): not checked again."""
+        scalar = object.__new__(cls)
+        object.__setattr__(scalar, "encoding", encoding)
+        return scalar
+
     def __add__(self, other: Scalar) -> Scalar:
-        return Scalar(bytes(rbcl.crypto_core_ristretto255_scalar_add(self.encoding, other.encoding)))
+        return Scalar.computed(rbcl.crypto_core_ristretto255_scalar_add(self.encoding, other.encoding))
 
     def __sub__(self, other: Scalar) -> Scalar:
-        return Scalar(bytes(rbcl.crypto_core_ristretto255_scalar_sub(self.encoding, other.encoding)))
+        return Scalar.computed(rbcl.crypto_core_ristretto255_scalar_sub(self.encoding, other.encoding))
 
     def __neg__(self) -> Scalar:
-        return Scalar(bytes(rbcl.crypto_core_ristretto255_scalar_negate(self.encoding)))
+        return Scalar.computed(rbcl.crypto_core_ristretto255_scalar_negate(self.encoding))
 
     def __mul__(self, other: Scalar) -> Scalar:
-        return Scalar(bytes(rbcl.crypto_core_ristretto255_scalar_mul(self.encoding, other.encoding)))
+        return Scalar.computed(rbcl.crypto_core_ristretto255_scalar_mul(self.encoding, other.encoding))
 
     def __repr__(self) -> str:
         # Scalars are usually secrets; keep them out of logs and tracebacks.
