@@ -48,37 +48,103 @@ def test_quick_benchmark_prints_every_figure_as_json() -> None:
 
 
 def test_quick_dealing_benchmark_prints_every_figure_as_json() -> None:
+    # Parts 2, 3 and 5 in this process; part 4 six p2p10 processes on 127.0.0.1 (hands=1, once each way).
     done = subprocess.run(
         [sys.executable, str(DEALING), "--quick", "--json", "--seed", "7"],
-        cwd=ROOT, capture_output=True, text=True, check=False,
+        cwd=ROOT, capture_output=True, text=True, check=False, timeout=240,
     )
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
-    assert set(result) >= {"meta", "unit_costs", "setup", "draw", "audit"}
+    assert set(result) >= {"meta", "unit_costs", "proof", "setup", "draw", "processes", "audit"}
+    modes = ("with_proofs", "without_proofs")
 
-    for key in ("raw_mul_us", "raw_base_mul_us", "mul_us", "base_mul_us", "ed25519_verify_us"):
+    for key in ("raw_mul_us", "raw_base_mul_us", "mul_us", "base_mul_us", "raw_add_us", "raw_valid_us",
+                "ed25519_verify_us"):
         assert _positive(result["unit_costs"][key]), key
 
-    assert set(result["setup"]) == set(result["draw"]) and "2" in result["setup"]
-    for part in ("setup", "draw"):
-        for peers, figures in result[part].items():
-            for key in ("runs", "median_ms", "min_ms", "max_ms", "mul", "base_mul", "floor_ms",
-                        "ratio_to_floor", "sig_verify", "entries", "log_bytes"):
-                assert _positive(figures[key]), (part, peers, key, figures)
+    proof = result["proof"]
+    assert proof["cards"] == 108 and proof["proof_bytes"] == 128 * 108 + 160
+    assert _positive(proof["generators_ms"])
+    for case in ("shuffled", "initial"):
+        for op in ("prove", "verify"):
+            figures = proof[case][op]
+            for key in ("runs", "median_ms", "min_ms", "max_ms", "mul", "base_mul", "all_adds", "floor_ms",
+                        "ratio_to_floor", "floor_adds_ms", "ratio_to_floor_adds",
+                        "ratio_to_floor_adds_checks"):
+                assert _positive(figures[key]), (case, op, key, figures)
             assert figures["min_ms"] <= figures["median_ms"] <= figures["max_ms"]
-            assert figures["mults_vary"] is False
-    # The counts are the protocol's arithmetic, not a timing: more peers, more multiplications.
-    sizes = sorted(result["setup"], key=int)
+            assert figures["floor_ms"] < figures["floor_adds_ms"]
+        assert proof[case]["verify"]["validations"] == 2 * 108  # the proof's points, read from its bytes
+        assert proof[case]["prove"]["validations"] == 0
+    # The counts are the proof's arithmetic: the verifier skips the initial deck's identity A.
+    assert proof["initial"]["verify"]["mul"] == proof["shuffled"]["verify"]["mul"] - 108
+    assert proof["initial"]["prove"]["mul"] == proof["shuffled"]["prove"]["mul"]
+    rederive = proof["rederive"]
+    assert rederive["public"]["mul"] == 108 and rederive["secret"]["mul"] == 0
+    for key in ("ratio", "proof_over_public"):
+        assert _positive(rederive[key]), key
+    for which in ("public", "secret"):
+        assert _positive(rederive[which]["median_ms"]), which
+
     for part in ("setup", "draw"):
-        muls = [result[part][n]["mul"] for n in sizes]
-        assert muls == sorted(muls) and len(set(muls)) == len(muls), (part, muls)
+        figures_of = result[part]
+        assert set(figures_of["with_proofs"]) == set(figures_of["without_proofs"]) == set(figures_of["ratio"])
+        assert "2" in result[part]["ratio"]
+        for name in modes:
+            for peers, figures in result[part][name].items():
+                for key in ("runs", "median_ms", "min_ms", "max_ms", "mul", "base_mul", "floor_ms",
+                            "ratio_to_floor", "sig_verify", "entries", "log_bytes"):
+                    assert _positive(figures[key]), (part, name, peers, key, figures)
+                assert figures["min_ms"] <= figures["median_ms"] <= figures["max_ms"]
+                assert figures["mults_vary"] is False
+        for peers, ratio in result[part]["ratio"].items():
+            assert _positive(ratio), (part, peers)
+            with_, without = result[part]["with_proofs"][peers], result[part]["without_proofs"][peers]
+            # The same seed, and a zero "proof" of the same length: the same entries, the same bytes.
+            assert (with_["entries"], with_["log_bytes"]) == (without["entries"], without["log_bytes"])
+            if part == "setup":
+                assert with_["mul"] > without["mul"] and with_["base_mul"] > without["base_mul"]
+            else:
+                assert (with_["mul"], with_["base_mul"]) == (without["mul"], without["base_mul"])
+    # The counts are the protocol's arithmetic, not a timing: more peers, more multiplications.
+    sizes = sorted(result["setup"]["ratio"], key=int)
+    for part in ("setup", "draw"):
+        for name in modes:
+            muls = [result[part][name][n]["mul"] for n in sizes]
+            assert muls == sorted(muls) and len(set(muls)) == len(muls), (part, name, muls)
+
+    processes = result["processes"]
+    assert processes["peers"] == 6 and processes["games"] >= 1
+    assert _positive(processes["startup_cpu_s"])
+    for name in modes:
+        figures = processes[name]
+        for key in ("setup_wall_s", "setup_cpu_median_s", "setup_cpu_max_s", "cpu_median_s", "cpu_max_s",
+                    "wall_s", "entries", "bytes"):
+            assert _positive(figures[key]), (name, key, figures)
+        assert figures["setup_cpu_median_s"] <= figures["setup_cpu_max_s"] < figures["cpu_max_s"]
+        assert len(figures["setup_cpu_by_seat_s"]) == len(figures["cpu_by_seat_s"]) == 6
+    for key, value in processes["ratio"].items():
+        assert _positive(value), key
 
     audit = result["audit"]
-    assert audit["clean"] is True
-    for key in ("play_s", "hands", "entries", "bytes", "bytes_per_entry", "median_s", "entries_per_sec"):
-        assert _positive(audit[key]), (key, audit)
-    assert sum(k["entries"] for k in audit["kinds"].values()) == audit["entries"]
-    assert sum(k["bytes"] for k in audit["kinds"].values()) < audit["bytes"]
+    assert set(audit["games"]) == {"4", "6"}
+    for players, game in audit["games"].items():
+        assert _positive(game["ratio"]), players
+        for name in modes:
+            figures = game[name]
+            assert figures["clean"] is True and figures["players"] == int(players)
+            for key in ("play_s", "hands", "entries", "bytes", "bytes_per_entry", "median_s",
+                        "entries_per_sec"):
+                assert _positive(figures[key]), (players, name, key, figures)
+            assert sum(k["entries"] for k in figures["kinds"].values()) == figures["entries"]
+            assert sum(k["bytes"] for k in figures["kinds"].values()) < figures["bytes"]
+        assert game["with_proofs"]["bytes"] == game["without_proofs"]["bytes"]
+    command = audit["command"]
+    assert command["same_size"] is True and command["runs"] >= 1
+    assert _positive(command["ratio"]) and _positive(command["simulate_wall_s"])
+    for name in modes:
+        for key in ("wall_s", "wall_min_s", "wall_max_s", "cpu_s", "entries", "bytes"):
+            assert _positive(command[name][key]), (name, key)
 
 
 def test_quick_bots_benchmark_prints_every_figure_as_json() -> None:

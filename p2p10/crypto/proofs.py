@@ -38,6 +38,10 @@ NONCE_DOMAIN = b"p2p10/nonce/v1"
 NONCE_RANDOM_BYTES = 32
 
 
+KNOWLEDGE_VERDICTS = Verdicts(b"p2p10/verdict/schnorr", 4096)
+EQUAL_LOGS_VERDICTS = Verdicts(b"p2p10/verdict/dleq", 65536)
+
+
 class BadProof(ProtocolError):
     """Proof bytes of the wrong length or with an invalid component."""
 
@@ -131,7 +135,11 @@ def prove_knowledge(secret: Scalar, context: bytes, rng_bytes: RandomBytes = os.
     k = _nonce(secret, (public,), context, rng_bytes)
     commitment = base_mul(k)
     challenge = schnorr_challenge(public, commitment, context)
-    return SchnorrProof(commitment, k + challenge * secret)
+    proof = SchnorrProof(commitment, k + challenge * secret)
+    if not (public.is_identity() or commitment.is_identity()):
+        # True by completeness: this process need not check it again (verdicts.py).
+        KNOWLEDGE_VERDICTS.record(KNOWLEDGE_VERDICTS.key(public.to_bytes(), proof.to_bytes(), context), True)
+    return proof
 
 
 def prove_equal_logs(
@@ -148,7 +156,12 @@ def prove_equal_logs(
     commitment_g = base_mul(k)
     commitment_a = mul(k, base)
     challenge = dleq_challenge(public, base, token, commitment_g, commitment_a, context)
-    return DleqProof(commitment_g, commitment_a, k + challenge * secret)
+    proof = DleqProof(commitment_g, commitment_a, k + challenge * secret)
+    if not any(p.is_identity() for p in (public, base, token, commitment_g, commitment_a)):
+        # True by completeness: this process need not check it again (verdicts.py).
+        EQUAL_LOGS_VERDICTS.record(EQUAL_LOGS_VERDICTS.key(
+            public.to_bytes(), base.to_bytes(), token.to_bytes(), proof.to_bytes(), context), True)
+    return proof
 
 
 def _parse_point(value: Point | bytes) -> Point:
@@ -156,10 +169,6 @@ def _parse_point(value: Point | bytes) -> Point:
     if point.is_identity():
         raise ProtocolError("the identity point is not allowed in a proof statement")
     return point
-
-
-KNOWLEDGE_VERDICTS = Verdicts(b"p2p10/verdict/schnorr", 4096)
-EQUAL_LOGS_VERDICTS = Verdicts(b"p2p10/verdict/dleq", 65536)
 
 
 def _wire(*values: Point | SchnorrProof | DleqProof | bytes) -> tuple[bytes, ...] | None:

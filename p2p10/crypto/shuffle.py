@@ -21,7 +21,7 @@ from collections.abc import Iterator, Sequence
 
 from p2p10.crypto.elgamal import Ciphertext, Deck, rerandomise
 from p2p10.crypto.group import Point, RandomBytes, Scalar, base_mul, frame
-from p2p10.crypto.shuffle_proof import ShuffleProof, prove_shuffle
+from p2p10.crypto.shuffle_proof import ShuffleProof, prove_shuffle, record_made
 from p2p10.crypto.verdicts import Verdicts
 from p2p10.errors import ProtocolError
 
@@ -130,6 +130,7 @@ def shuffle_and_prove(deck: Sequence[Ciphertext], seed: bytes, joint: Point,
     after = tuple(rerandomise(deck[source], r, joint) for source, r in zip(permutation, scalars, strict=True))
     proof = prove_shuffle(deck, after, permutation, [int.from_bytes(r.to_bytes(), "little") for r in scalars],
                           joint, context, seed)
+    record_made(deck, after, joint, context, proof)
     return after, proof
 
 

@@ -299,6 +299,18 @@ def prove_shuffle(before: Sequence[Ciphertext], after: Sequence[Ciphertext], per
     return ShuffleProof(tuple(commitments), tuple(chain), c, s1, s2, s3, s4, s_hat, s_prime)
 
 
+def record_made(before: Sequence[Ciphertext], after: Sequence[Ciphertext], joint: Point, context: bytes,
+                proof: ShuffleProof) -> None:
+    """Keep the verdict "true" for a proof this process has just made of a shuffle it made
+    itself from its seed (``shuffle.shuffle_and_prove``): it verifies by completeness, so neither
+    this peer nor another in its process checks it again. Never for a proof of anything else
+    (``prove_shuffle`` makes one of whatever it is given)."""
+    points = (*proof.commitments, *proof.chain, *(p for c in after for p in (c.a.encoding, c.b.encoding)))
+    if _ZERO not in points:  # what the verifier refuses out of hand: a one-in-2²⁵² accident
+        statement = _Statement.of(before, after, joint, context)
+        VERDICTS.record(VERDICTS.key(statement.digest, proof.to_bytes()), True)
+
+
 def _check(statement: _Statement, proof: ShuffleProof) -> bool:
     """CheckShuffleProof: recompute every ``t`` from the responses and compare the challenge."""
     size = proof.size

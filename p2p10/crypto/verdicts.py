@@ -5,7 +5,10 @@ table in one process; each would otherwise check everything the others check).
 A check is a pure function of its inputs, so its verdict can be kept under a key that names
 every input: a SHA-512 digest of them, framed (``group.frame``), under the check's own domain
 tag. Two different inputs never share a key (that would be a SHA-512 collision), and a kept
-verdict is one this process computed itself: nothing a peer sends can put a verdict here.
+verdict is one this process computed itself, or the "true" of a proof it made itself from its
+witness (for a statement the verifier takes: no identity point): nothing a peer sends can put
+a verdict here. So a peer does not check its own proofs again, nor do the other peers of its
+process; every other process does.
 """
 
 from __future__ import annotations
@@ -36,10 +39,15 @@ class Verdicts:
             self._kept.move_to_end(key)
             return known
         verdict = compute()
+        self.record(key, verdict)
+        return verdict
+
+    def record(self, key: bytes, verdict: bool) -> None:
+        """Keep a verdict known without checking: that of a proof this process has just made
+        from its witness, which verifies by the proof's completeness (the tests check that)."""
         self._kept[key] = verdict
         if len(self._kept) > self.size:
             self._kept.popitem(last=False)
-        return verdict
 
     def clear(self) -> None:
         """Forget every verdict (for benchmarks that time a check itself)."""
