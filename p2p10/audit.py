@@ -6,11 +6,12 @@ shuffle against its revealed seed, every move against the rules, and every hand 
 (:meth:`p2p10.table.TableState.apply`). The first failure is the verdict, pinned on a seat
 where the evidence allows.
 
-It checks what it must and no more: a shuffle step whose seed is revealed is checked by
-re-deriving it from the seed (which also proves it a shuffle), so its proof of shuffle is not
-checked as well; a step whose seed never comes (a hand voided because the table went on without
-a machine, or the hand under way where the log ends or breaks) is checked through its proof.
-So every step is checked, and CLEAN means it. Every takeover is named: whose seats, at which
+It checks what it must and no more (``TableState.defer_proofs``): a shuffle step whose seed is
+revealed is checked by re-deriving it from the seed (which also proves it a shuffle), and a
+token whose maker's secret is revealed as ``x·A``, so their proofs are not checked as well;
+what no reveal reaches (a hand voided because the table went on without a machine, or the hand
+under way where the log ends or breaks) is checked through its proofs. So every step is
+checked, and CLEAN means it. Every takeover is named: whose seats, at which
 entry, and who agreed.
 """
 
@@ -165,9 +166,9 @@ def _audit(records: Iterable[bytes], torn: Callable[[], int], table: TableState 
 
 def _stopped(entries: int, table: TableState | None, violation: ProtocolViolation | None) -> AuditReport:
     """The report on a log that stops after ``entries`` entries, at ``violation`` or at its end.
-    The fold deferred the proofs of shuffle of the hand under way to its reveals, which now
-    never come: they are checked here, and a bad one is the verdict, as it was for the peers
-    that checked it on arrival and stopped there (before any later violation)."""
+    The fold put the checks of the hand under way off to its reveals, which now never come:
+    they are made here, and a failed one is the verdict, as it was for the peers that checked
+    its proof on arrival and stopped there (before any later violation)."""
     if table is not None:
         try:
             # Proofs a peer would have checked before it reached the entry that broke.

@@ -111,23 +111,28 @@ def derive_rerandomisers(seed: bytes, size: int, context: bytes) -> tuple[Scalar
     )
 
 
+def _shuffled(deck: Sequence[Ciphertext], seed: bytes, joint: Point, context: bytes,
+              joint_secret: Scalar | None = None) -> tuple[Deck, tuple[int, ...], tuple[Scalar, ...]]:
+    """The deck ``seed`` dictates, with the permutation and the re-randomisers that made it."""
+    permutation = derive_permutation(seed, len(deck), context)
+    scalars = derive_rerandomisers(seed, len(deck), context)
+    after = tuple(rerandomise(deck[source], r, joint, joint_secret)
+                  for source, r in zip(permutation, scalars, strict=True))
+    return after, permutation, scalars
+
+
 def apply_shuffle(deck: Sequence[Ciphertext], seed: bytes, joint: Point, context: bytes,
                   joint_secret: Scalar | None = None) -> Deck:
     """Permute and re-randomise ``deck`` under the joint key as ``seed`` dictates (faster with
     the joint key's secret, where it is known: ``rerandomise``)."""
-    permutation = derive_permutation(seed, len(deck), context)
-    scalars = derive_rerandomisers(seed, len(deck), context)
-    return tuple(rerandomise(deck[source], r, joint, joint_secret)
-                 for source, r in zip(permutation, scalars, strict=True))
+    return _shuffled(deck, seed, joint, context, joint_secret)[0]
 
 
 def shuffle_and_prove(deck: Sequence[Ciphertext], seed: bytes, joint: Point,
                       context: bytes) -> tuple[Deck, ShuffleProof]:
     """The shuffle ``seed`` dictates (``apply_shuffle``) and its proof of shuffle, which every
     peer checks on arrival, before any card of the deck is opened."""
-    permutation = derive_permutation(seed, len(deck), context)
-    scalars = derive_rerandomisers(seed, len(deck), context)
-    after = tuple(rerandomise(deck[source], r, joint) for source, r in zip(permutation, scalars, strict=True))
+    after, permutation, scalars = _shuffled(deck, seed, joint, context)
     proof = prove_shuffle(deck, after, permutation, [int.from_bytes(r.to_bytes(), "little") for r in scalars],
                           joint, context, seed)
     record_made(deck, after, joint, context, proof)
