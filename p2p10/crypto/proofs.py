@@ -38,8 +38,10 @@ NONCE_DOMAIN = b"p2p10/nonce/v1"
 NONCE_RANDOM_BYTES = 32
 
 
+# A verdict is asked for again only within its hand (by each peer of the process, once); a
+# 6-seat hand has some 700 token proofs, so these sizes hold many hands (a few MB at most).
 KNOWLEDGE_VERDICTS = Verdicts(b"p2p10/verdict/schnorr", 4096)
-EQUAL_LOGS_VERDICTS = Verdicts(b"p2p10/verdict/dleq", 65536)
+EQUAL_LOGS_VERDICTS = Verdicts(b"p2p10/verdict/dleq", 16384)
 
 
 class BadProof(ProtocolError):
