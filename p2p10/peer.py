@@ -634,10 +634,12 @@ class Peer:
         if any(self.table.machine_of(e.author) != mine for e in self.log[seq:]):
             return False  # somebody else built on those entries: not this case
         try:
-            table = fold(None, self.log[0])  # the fold before ``seq``, again
+            # The fold before ``seq`` again: entries this peer checked when they came, so
+            # refolded as the audit folds (each hand checked at its end), then a peer's again.
+            table = fold(None, self.log[0], defer_proofs=True)
             for entry in self.log[1:seq]:
                 table = table.apply(entry)
-            table = table.apply(away)
+            table = table.checking_on_arrival().apply(away)
         except ProtocolViolation:
             return False
         self.hooks.rolled_back(seq)
