@@ -9,13 +9,27 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import getpass
 import json
 import sys
 
 from cli import UsageError
 from p2p10.bots import POLICIES
+from p2p10.table import MAX_NAME
 from protocol.discovery import TableAd, TableBrowser, list_tables
 from protocol.lan import Front, GameResult, Host, Joiner, LanError, LanSeat, Resumer, Timing, parse_address
+
+
+def _name(given: str | None, fallback: str) -> str:
+    """The name given with ``--name``, or else the login name (``fallback`` when there is no
+    usable one)."""
+    if given is not None:
+        return given
+    try:
+        login = getpass.getuser().strip()
+    except (KeyError, OSError):  # no passwd entry, as in some containers
+        return fallback
+    return login[:MAX_NAME] if login and login.isprintable() else fallback
 
 
 def _timing(args: argparse.Namespace) -> Timing:
@@ -75,8 +89,8 @@ def cmd_host(args: argparse.Namespace) -> int:
     if not 0 <= args.port < 65536:
         raise UsageError(f"--port must be 0 to 65535, not {args.port}")
     try:
-        host = Host(args.name, args.seats, args.rules, policy, args.interface, args.port, args.save,
-                    title=args.table, advertised=not args.quiet_network,
+        host = Host(_name(args.name, "Host"), args.seats, args.rules, policy, args.interface, args.port,
+                    args.save, title=args.table, advertised=not args.quiet_network,
                     reachable_at=_reachable_at(args), bots=args.bots, bot_level=args.level,
                     start_when_full=starts_when_full(args.start_when_full), front=_front(policy, args.ascii),
                     timing=_timing(args))
@@ -136,7 +150,7 @@ def cmd_join(args: argparse.Namespace) -> int:
         found = asyncio.run(_find_table(address, args.interface, args.timeout))
     if found is not None:
         address = f"{found.address[0]}:{found.address[1]}"
-    joiner = Joiner(address, args.name, policy, args.interface, args.save,
+    joiner = Joiner(address, _name(args.name, "Guest"), policy, args.interface, args.save,
                     reachable_at=_reachable_at(args), front=_front(policy, args.ascii),
                     timing=_timing(args),
                     host_fingerprint=found.fingerprint if found is not None else None)

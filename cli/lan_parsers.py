@@ -7,14 +7,12 @@ should not pay."""
 from __future__ import annotations
 
 import argparse
-import getpass
 from pathlib import Path
 from typing import Any
 
 from p2p10.bots import POLICIES
 from p2p10.engine import MAX_PLAYERS, MIN_PLAYERS
-from p2p10.peer import AWAY_AFTER
-from p2p10.table import MAX_NAME
+from p2p10.liveness import AWAY_AFTER
 
 
 def add_parsers(sub: Any, rule_options: argparse.ArgumentParser) -> None:
@@ -27,8 +25,7 @@ def add_parsers(sub: Any, rule_options: argparse.ArgumentParser) -> None:
                     "and the game starts. Each peer saves its own log and secrets as it goes.",
         epilog="example: p2p10 host --seats 3 --start-when-full --autoplay greedy -o hands=1",
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    host.add_argument("--name", default=_login_name("Host"),
-                      help="your name at the table (your login name)")
+    host.add_argument("--name", help="your name at the table (your login name)")
     host.add_argument("--seats", type=int, default=4, metavar="N",
                       help=f"seats at the table, you included, {MIN_PLAYERS}-{MAX_PLAYERS} (4)")
     host.add_argument("--start-when-full", action="store_true",
@@ -59,7 +56,7 @@ def add_parsers(sub: Any, rule_options: argparse.ArgumentParser) -> None:
                            "several are listed to choose from)")
     join.add_argument("--timeout", type=float, default=10.0, metavar="S",
                       help="how long to look for a table on the network (up to 10 s)")
-    join.add_argument("--name", default=_login_name("Guest"),
+    join.add_argument("--name",
                       help="your name at the table (your login name; the host numbers a name "
                            "already taken)")
     _common(join)
@@ -90,14 +87,6 @@ def add_parsers(sub: Any, rule_options: argparse.ArgumentParser) -> None:
                         help="how well the bots this machine runs play (normal)")
     _playing(resume)
     resume.set_defaults(func=_run_resume)
-
-
-def _login_name(fallback: str) -> str:
-    try:
-        name = getpass.getuser().strip()
-    except (KeyError, OSError):  # no passwd entry, as in some containers
-        return fallback
-    return name[:MAX_NAME] if name and name.isprintable() else fallback
 
 
 def _playing(parser: argparse.ArgumentParser) -> None:

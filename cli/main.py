@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from cli import lan_parsers, log_cmds, play_cmd, rules_cmd
+from cli import lan_parsers, log_parsers, play_cmd, rules_cmd
 from p2p10 import __version__
 from p2p10.errors import P2P10Error
 from p2p10.rules import RuleSet
@@ -32,7 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.required = True
     play_cmd.add_parser(sub, _rule_options_parser())
     rules_cmd.add_parser(sub, _rule_options_parser())
-    log_cmds.add_parsers(sub, _rule_options_parser())
+    log_parsers.add_parsers(sub, _rule_options_parser())
     lan_parsers.add_parsers(sub, _rule_options_parser())
     return parser
 

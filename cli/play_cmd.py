@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from typing import Any
 
 from p2p10.errors import P2P10Error
-from p2p10.table import MAX_NAME
-from protocol.local import LocalTable
 
 LEVELS = ("easy", "normal", "hard")
 
@@ -47,6 +44,13 @@ def cmd_play(args: argparse.Namespace) -> int:
     if not (sys.stdout.isatty() and sys.stdin.isatty()):
         raise NoTerminal("play needs a terminal: its input and output must not be a pipe or a file "
                          "(to watch bots play without one, try 'p2p10 simulate --crypto --save DIR')")
+    # Imported here, when a game is to be played: asyncio and the table's peers, which load the
+    # dealing cryptography, are start-up that the other commands should not pay for.
+    import asyncio
+
+    from p2p10.table import MAX_NAME
+    from protocol.local import LocalTable
+
     name = args.name.strip()
     if not 0 < len(name) <= MAX_NAME or not name.isprintable():
         raise P2P10Error(f"--name takes 1 to {MAX_NAME} printable characters")

@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+AWAY_AFTER = 30.0  # seconds with no link up before a machine counts as away (PROTOCOL §4.13)
+
 
 @dataclass(frozen=True, slots=True)
 class Waiting:

@@ -50,6 +50,7 @@ from p2p10.engine import GameState
 from p2p10.errors import IllegalMove, ProtocolError, ProtocolViolation, SavedFileError
 from p2p10.events import Discard, DrawStock, Hit, LayDown, Reshuffle, SeatEvent, TakeDiscard
 from p2p10.going_on import GoingOn
+from p2p10.liveness import AWAY_AFTER as AWAY_AFTER
 from p2p10.liveness import Links
 from p2p10.liveness import Waiting as Waiting
 from p2p10.log import BadEntry, Entry, make_entry, parse_entry, public_bytes, public_key
@@ -96,7 +97,6 @@ from p2p10.wire import decode_message as decode_message
 from p2p10.wire import encode_entry_message as encode_entry_message
 from p2p10.wire import encode_want as encode_want
 
-AWAY_AFTER = 30.0  # seconds with no link up before a machine counts as away (PROTOCOL §4.13)
 BUFFER_LIMIT = 4096
 WANT_BATCH = 256
 

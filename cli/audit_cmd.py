@@ -1,0 +1,91 @@
+"""``p2p10 audit``: a saved game checked from its first entry to its last.
+
+Imported only when the command runs (its options are in :mod:`cli.log_parsers`): the checks
+load the dealing cryptography."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from cli import UsageError
+from cli.log_files import opened
+from p2p10.audit import AuditReport, audit_stream
+from p2p10.log import NotALog, fingerprint
+
+
+def _report_json(path: Path, report: AuditReport) -> dict[str, Any]:
+    table = report.table
+    violation = report.violation
+    return {
+        "file": str(path),
+        "clean": report.clean,
+        "complete": report.complete,
+        "entries": report.entries,
+        "players": [{"seat": s + 1, "name": table.names[s], "key": fingerprint(table.keys[s])}
+                    for s in range(table.players)] if table else [],
+        "options": list(table.rules.options()) if table else [],
+        "hands": [{"hand": i + 1, "tie": h.tie, "went_out": h.went_out + 1, "phase": list(h.phase),
+                   "made": list(h.made), "points": list(h.points)} for i, h in enumerate(report.sheet)],
+        "totals": list(table.engine.totals) if table else [],
+        "winner": table.engine.winner + 1 if table and table.engine.winner is not None else None,
+        "violation": None if violation is None else {
+            "seat": violation.seat + 1 if violation.seat is not None else None,
+            "entry": violation.seq, "reason": violation.reason},
+        "takeovers": [{"seat": s + 1, "entry": t.seq, "agreed_by": [a + 1 for a in t.agreed_by],
+                       "runner": t.runner + 1} for t in report.takeovers for s in t.seats],
+        "returns": [{"seat": s + 1, "entry": r.seq, "away": r.away, "hand": r.hand + 1}
+                    for r in report.returns for s in r.seats],
+        "verdict": report.verdict(),
+    }
+
+
+def cmd_audit(args: argparse.Namespace) -> int:
+    """Audit a log; exit 0 clean, 1 violation or incomplete, 2 not a log."""
+    if args.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    with opened(args.file) as stream, contextlib.ExitStack() as stack:
+        pool = None
+        if args.jobs > 1:
+            # Forked helpers start at once with everything imported (a spawned one would import
+            # the program again, which costs more than it saves on one game).
+            context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods()
+                                                  else None)
+            pool = stack.enter_context(ProcessPoolExecutor(args.jobs - 1, mp_context=context))
+        try:
+            report = audit_stream(stream, pool)
+        except OSError as err:
+            raise NotALog(f"{args.file}: {err.strerror}") from None
+    if args.json:
+        print(json.dumps(_report_json(args.file, report)))
+        return report.exit_status
+    table = report.table
+    print(f"{args.file}: {report.entries} entries")
+    if table is not None:
+        print(f"Game {table.game_id.hex()}; rules: {table.rules.describe()}")
+        for seat in range(table.players):
+            print(f"  seat {seat + 1}: {table.names[seat]:<20} key {fingerprint(table.keys[seat])}")
+        width = max(len(n) for n in table.names)
+        if report.sheet:
+            print("Hands" + "".join(f"  {n:>{width}}" for n in table.names))
+            for i, row in enumerate(report.sheet):
+                cells = "".join(f"  {('-' if p is None else str(p)) + ('*' if m else ' '):>{width}}"
+                                for p, m in zip(row.points, row.made, strict=True))
+                label = f"{i + 1}{' tie' if row.tie else ''}"
+                print(f"{label:<5}{cells}")
+            print("Total" + "".join(f"  {t:>{width - 1}} " for t in table.engine.totals))
+            print("(* = phase made)")
+        if table.engine.winner is not None:
+            print(f"Winner: {table.name(table.engine.winner)}")
+        for takeover in report.takeovers:
+            print(f"Went on without a machine: {report.takeover_text(takeover)}")
+        for back in report.returns:
+            print(f"Came back: {report.return_text(back)}")
+    print(report.verdict())
+    return report.exit_status
+

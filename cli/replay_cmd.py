@@ -1,0 +1,45 @@
+"""``p2p10 replay``: a saved game at the table, or its transcript.
+
+Imported only when the command runs (its options are in :mod:`cli.log_parsers`): reading a log
+loads the dealing cryptography."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+
+from cli import UsageError
+from cli.log_files import read_bytes
+from p2p10.log import read_records
+from p2p10.replay import transcript
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    """Step through a game at the table (on a terminal), or print its transcript."""
+    records = read_records(read_bytes(args.file))
+    viewer = None if args.seat is None else args.seat - 1
+    if viewer is not None and viewer < 0:
+        raise UsageError("--as takes a seat number from 1")
+    if args.hand is not None and args.hand < 1:
+        raise UsageError("--hand takes a hand number from 1")
+    if not args.text and sys.stdout.isatty() and sys.stdin.isatty() and records.items:
+        from cli.table_app import ReplayApp  # only the viewer needs prompt_toolkit
+
+        viewer_app = ReplayApp(records.items, viewer, args.ascii, args.hand)
+        asyncio.run(viewer_app.run())
+        return 0
+    lines = transcript(records.items, viewer, args.hand)
+    while True:
+        try:
+            print(next(lines))
+        except StopIteration as done:
+            violation = done.value
+            break
+    if violation is None and records.torn:
+        print(f"DAMAGED: the last {records.torn} bytes of the file are not a whole entry.")
+        return 1
+    if not records.items:
+        print("The log is empty: it holds no entry, not even the table.")
+        return 1
+    return 0 if violation is None else 1

@@ -1,0 +1,176 @@
+"""``p2p10 simulate``: games between bots, and a report per policy.
+
+Imported only when the command runs (its options are in :mod:`cli.log_parsers`), and by each
+helper process of ``--jobs``: it loads the protocol stack only for ``--crypto``."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import math
+import multiprocessing
+import random
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from cli import UsageError
+from p2p10.bots import POLICIES
+from p2p10.errors import P2P10Error
+from p2p10.rules import RuleSet
+from p2p10.simulate import play_game
+
+
+def _policy_names(text: str) -> list[str]:
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    unknown = [n for n in names if n not in POLICIES]
+    if unknown or not names:
+        raise UsageError(f"unknown policy {', '.join(unknown) or repr(text)}; "
+                         f"choose from {', '.join(POLICIES)}")
+    return names
+
+
+@dataclass(frozen=True)
+class _Job:
+    """One game of a run: everything a worker process needs."""
+
+    game: int
+    seats: tuple[str, ...]
+    rules: RuleSet
+    seed: int | None
+    crypto: bool
+    save: Path | None
+
+
+def _play_one(job: _Job) -> dict[str, Any]:
+    players = [POLICIES[name] for name in job.seats]
+    started = time.perf_counter()
+    result: dict[str, Any] = {}
+    if job.crypto:
+        # Only here: the peers and their dealing cryptography are a tenth of a second of start-up
+        # that games without --crypto, and each of their helper processes, should not pay.
+        from protocol.memory import play_table
+
+        path = job.save / f"game-{job.game + 1:04d}.p2p10" if job.save is not None else None
+        run = play_table(players, job.rules, seed=job.seed, save=path,
+                         names=[f"{name} {s + 1}" for s, name in enumerate(job.seats)])
+        table = run.peers[0].table
+        assert table is not None
+        engine = table.engine
+        problems = [f"seat {p.seat + 1}: {p.violation}" for p in run.peers if p.violation is not None]
+        if problems:
+            raise P2P10Error("a peer found a violation in a game between honest bots: "
+                             + "; ".join(problems))
+        result = {"entries": len(run.log), "log": str(path) if path is not None else None}
+    else:
+        engine = play_game(players, job.rules, random.Random(job.seed)).state
+    assert engine.winner is not None
+    return {"game": job.game + 1, "seats": list(job.seats), "winner": engine.winner + 1,
+            "hands": len(engine.sheet), "totals": list(engine.totals),
+            "seconds": round(time.perf_counter() - started, 4), **result}
+
+
+def wilson(wins: int, trials: int, z: float = 1.959964) -> tuple[float, float]:
+    """The Wilson score interval of a win rate (95% by default)."""
+    if trials == 0:
+        return (0.0, 1.0)
+    p = wins / trials
+    denominator = 1 + z * z / trials
+    centre = (p + z * z / (2 * trials)) / denominator
+    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def _summary(results: list[dict[str, Any]], players: int) -> dict[str, dict[str, Any]]:
+    stats: dict[str, dict[str, Any]] = {}
+    for name in dict.fromkeys(n for r in results for n in r["seats"]):
+        seats = [(r, s) for r in results for s, n in enumerate(r["seats"]) if n == name]
+        wins = sum(1 for r, s in seats if r["winner"] == s + 1)
+        low, high = wilson(wins, len(seats))
+        games = [r for r in results if name in r["seats"]]
+        stats[name] = {
+            "seats": len(seats), "wins": wins, "win_rate": round(wins / len(seats), 4),
+            "ci95": [round(low, 4), round(high, 4)],
+            "mean_hands": round(sum(r["hands"] for r in games) / len(games), 2),
+            "mean_score": round(sum(r["totals"][s] for r, s in seats) / len(seats), 1),
+        }
+    return stats
+
+
+def _progress(done: int, total: int, started: float) -> None:
+    width = 30
+    filled = width * done // total
+    rate = done / max(time.perf_counter() - started, 1e-9)
+    print(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} games, {rate:.1f}/s",
+          end="", file=sys.stderr, flush=True)
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    """Play ``--games`` games between the policies and report per policy."""
+    rules: RuleSet = args.rules
+    if not 2 <= args.players <= 6:
+        raise UsageError(f"--players must be 2 to 6, not {args.players}")
+    if args.games < 1:
+        raise UsageError("--games must be at least 1")
+    if args.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    if args.save is not None and not args.crypto:
+        raise UsageError("--save needs --crypto: only games dealt with the protocol have a signed log")
+    names = _policy_names(args.policies)
+    lineup = [names[s % len(names)] for s in range(args.players)]
+    jobs = []
+    for game in range(args.games):
+        # Seats rotate from game to game, so no seat order favours a policy.
+        shift = game % args.players
+        seats = tuple(lineup[(s - shift) % args.players] for s in range(args.players))
+        seed = None if args.seed is None else args.seed * 1_000_003 + game
+        jobs.append(_Job(game, seats, rules, seed, args.crypto, args.save))
+    show_progress = sys.stderr.isatty() and not args.json
+    each_game = not args.json and (args.verbose or args.games <= 10)
+    results: list[dict[str, Any]] = []
+    started = time.perf_counter()
+    with contextlib.ExitStack() as stack:
+        if args.jobs > 1:
+            pool = stack.enter_context(multiprocessing.get_context("spawn").Pool(args.jobs))
+            outcomes: Iterator[dict[str, Any]] = pool.imap(_play_one, jobs)
+        else:
+            outcomes = map(_play_one, jobs)
+        for result in outcomes:
+            results.append(result)
+            if show_progress:
+                _progress(len(results), args.games, started)
+            if each_game:
+                if show_progress:
+                    print("\r\033[K", end="", file=sys.stderr)
+                winner = result["winner"]
+                saved = f"; saved {result['log']}" if result.get("log") else ""
+                size = f", {result['entries']} entries" if "entries" in result else ""
+                print(f"game {result['game']}: seat {winner} ({result['seats'][winner - 1]}) won after "
+                      f"{result['hands']} hands; totals {' '.join(map(str, result['totals']))}{size}{saved}")
+    if show_progress:
+        print(file=sys.stderr)
+    seconds = time.perf_counter() - started
+    stats = _summary(results, args.players)
+    if args.json:
+        summary = {"games": args.games, "players": args.players, "seconds": round(seconds, 3),
+                   "games_per_second": round(args.games / seconds, 3), "crypto": args.crypto,
+                   "options": list(rules.options()), "lineup": lineup, "policies": stats}
+        if args.verbose:
+            summary["results"] = results
+        print(json.dumps(summary))
+        return 0
+    print(f"{args.games} game(s), {args.players} players, in {seconds:.1f} s "
+          f"({args.games / seconds:.2f} games/s{f' on {args.jobs} processes' if args.jobs > 1 else ''}); "
+          f"rules: {rules.describe()}")
+    print(f"{'policy':<8} {'seats':>6} {'wins':>6} {'win rate':>9}  {'95% CI':<15} {'hands':>6} {'score':>7}")
+    for name, row in stats.items():
+        low, high = row["ci95"]
+        print(f"{name:<8} {row['seats']:>6} {row['wins']:>6} {row['win_rate']:>9.3f}  "
+              f"[{low:.3f}, {high:.3f}]  {row['mean_hands']:>6.1f} {row['mean_score']:>7.1f}")
+    print(f"(win rate per seat; a policy no better than the rest wins 1/{args.players} = "
+          f"{1 / args.players:.3f})")
+    return 0
