@@ -30,7 +30,6 @@ import random
 import re
 import signal
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -43,6 +42,7 @@ from typing import Any
 import rbcl
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from no_proofs import without_proofs  # benchmarks/no_proofs.py: this script's folder is sys.path[0]
+from processes import BenchFailure, Proc, reap_all, spawn  # benchmarks/processes.py
 
 from cli.main import main as p2p10_main
 from p2p10 import signing
@@ -105,10 +105,6 @@ FULL = Settings(peers=(2, 4, 6), runs=5, unit_batches=7, unit_batch_size=300, pr
 QUICK = Settings(peers=(2, 4), runs=2, unit_batches=3, unit_batch_size=100, proof_runs=2, process_runs=1,
                  game_rules=("hands=1",), audit_players=(4, 6), audit_runs=2, command_runs=2,
                  command_rules=("hands=1",))
-
-
-class BenchFailure(RuntimeError):
-    """The protocol run went wrong (not a timing matter): the benchmark reports it and exits 1."""
 
 
 # --------------------------------------------------------------------------- helpers
@@ -177,10 +173,6 @@ def check_peers(peers: Sequence[Peer], what: str) -> None:
 
 def ratio(a: float | None, b: float | None) -> float | None:
     return a / b if a is not None and b else None
-
-
-def spread(values: Sequence[float]) -> dict[str, float]:
-    return {"median": statistics.median(values), "min": min(values), "max": max(values)}
 
 
 # --------------------------------------------------------------------------- 0. unit costs
@@ -577,75 +569,6 @@ def bench_dealing(settings: Settings, seed: int, costs: dict[str, float]) -> tup
 
 
 # --------------------------------------------------------------------------- processes
-
-
-@dataclass
-class Proc:
-    """A process this benchmark started, with its output in files (never a pipe that could
-    fill up) and, once reaped with ``wait4``, its exit code, end time and resource usage."""
-
-    name: str
-    popen: subprocess.Popen[bytes]
-    out: Path
-    err: Path
-    started: float
-    ended: float | None = None
-    code: int | None = None
-    usage: Any = None
-
-    def reap(self) -> bool:
-        """Collect the process if it has ended (True once it has)."""
-        if self.code is not None:
-            return True
-        pid, status, usage = os.wait4(self.popen.pid, os.WNOHANG)
-        if pid == 0:
-            return False
-        self.ended = time.perf_counter()
-        self.code = os.waitstatus_to_exitcode(status)
-        self.usage = usage
-        self.popen.returncode = self.code  # reaped here: Popen must not wait for it again
-        return True
-
-    def kill(self) -> None:
-        """Kill and reap it, if it is still running."""
-        if self.code is None and self.popen.returncode is None:
-            with contextlib.suppress(ProcessLookupError):
-                self.popen.kill()
-            with contextlib.suppress(ChildProcessError):
-                self.popen.wait()
-
-    @property
-    def cpu_s(self) -> float:
-        return float(self.usage.ru_utime + self.usage.ru_stime)
-
-    @property
-    def wall_s(self) -> float:
-        assert self.ended is not None
-        return self.ended - self.started
-
-    def text(self) -> str:
-        return self.out.read_text(errors="replace") if self.out.exists() else ""
-
-    def tail(self) -> str:
-        err = self.err.read_text(errors="replace") if self.err.exists() else ""
-        return (self.text() + err)[-600:]
-
-
-def spawn(name: str, args: list[str], folder: Path, env: dict[str, str]) -> Proc:
-    out, err = folder / f"{name}.out", folder / f"{name}.err"
-    with out.open("wb") as stdout, err.open("wb") as stderr:
-        popen = subprocess.Popen(args, stdout=stdout, stderr=stderr, stdin=subprocess.DEVNULL,
-                                 env=env, cwd=folder)
-    return Proc(name, popen, out, err, time.perf_counter())
-
-
-def reap_all(procs: Sequence[Proc], timeout: float, what: str) -> None:
-    """Wait for every process to end."""
-    deadline = time.perf_counter() + timeout
-    while not all([p.reap() for p in procs]):
-        if time.perf_counter() > deadline:
-            raise BenchFailure(f"{what}: still running after {timeout:.0f} s")
-        time.sleep(0.005)
 
 
 def run_command(name: str, args: list[str], folder: Path, env: dict[str, str]) -> Proc:

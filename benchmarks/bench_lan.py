@@ -37,7 +37,6 @@ import random
 import re
 import signal
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -48,6 +47,7 @@ from typing import Any
 
 import zeroconf
 from aiohttp import web
+from processes import BenchFailure, Proc, reap_all, spawn, spread  # benchmarks/processes.py
 
 from p2p10.audit import audit_bytes
 from p2p10.bots import POLICIES
@@ -91,21 +91,12 @@ FULL = Settings(announce_runs=7, peers=(2, 4, 6), draws=9, games=3, hands=5, sta
 QUICK = Settings(announce_runs=2, peers=(2, 4), draws=3, games=1, hands=1, startup_runs=1)
 
 
-class BenchFailure(RuntimeError):
-    """The protocol run went wrong (not a timing matter): the benchmark reports it and exits 1."""
-
-
 # --------------------------------------------------------------------------- helpers
 
 
 def progress(message: str) -> None:
     """One progress line on stderr (never stdout, which carries the figures)."""
     print(f"[bench] {message}", file=sys.stderr, flush=True)
-
-
-def spread(values: Sequence[float]) -> dict[str, float]:
-    """Median, min and max of some samples."""
-    return {"median": statistics.median(values), "min": min(values), "max": max(values)}
 
 
 async def wait_until(condition: Callable[[], bool], timeout: float, what: str, every: float = 0.005) -> None:
@@ -498,72 +489,6 @@ async def one_size(players: int, seed: int, draws: int, record: bool = True) -> 
 
 def p2p10(*args: str) -> list[str]:
     return [sys.executable, "-m", "p2p10", *args]
-
-
-@dataclass
-class Proc:
-    """A process this benchmark started, with its output in files (never a pipe that could
-    fill up) and, once reaped with ``wait4``, its exit code, end time and resource usage."""
-
-    name: str
-    popen: subprocess.Popen[bytes]
-    out: Path
-    err: Path
-    started: float
-    ended: float | None = None
-    code: int | None = None
-    usage: Any = None
-
-    def reap(self) -> bool:
-        """Collect the process if it has ended (True once it has)."""
-        if self.code is not None:
-            return True
-        pid, status, usage = os.wait4(self.popen.pid, os.WNOHANG)
-        if pid == 0:
-            return False
-        self.ended = time.perf_counter()
-        self.code = os.waitstatus_to_exitcode(status)
-        self.usage = usage
-        self.popen.returncode = self.code  # reaped here: Popen must not wait for it again
-        return True
-
-    def kill(self) -> None:
-        """Kill and reap it, if it is still running."""
-        if self.code is None and self.popen.returncode is None:
-            with contextlib.suppress(ProcessLookupError):
-                self.popen.kill()
-            with contextlib.suppress(ChildProcessError):
-                self.popen.wait()
-
-    @property
-    def cpu_s(self) -> float:
-        return float(self.usage.ru_utime + self.usage.ru_stime)
-
-    def text(self) -> str:
-        return self.out.read_text(errors="replace") if self.out.exists() else ""
-
-    def tail(self) -> str:
-        err = self.err.read_text(errors="replace") if self.err.exists() else ""
-        return (self.text() + err)[-600:]
-
-
-def spawn(name: str, args: list[str], folder: Path, env: dict[str, str]) -> Proc:
-    out, err = folder / f"{name}.out", folder / f"{name}.err"
-    with out.open("wb") as stdout, err.open("wb") as stderr:
-        popen = subprocess.Popen(args, stdout=stdout, stderr=stderr, stdin=subprocess.DEVNULL,
-                                 env=env, cwd=folder)
-    return Proc(name, popen, out, err, time.perf_counter())
-
-
-def reap_all(procs: Sequence[Proc], timeout: float, what: str,
-             watch: Callable[[], None] = lambda: None) -> None:
-    """Wait for every process to end (calling ``watch`` now and then)."""
-    deadline = time.perf_counter() + timeout
-    while not all([p.reap() for p in procs]):
-        watch()
-        if time.perf_counter() > deadline:
-            raise BenchFailure(f"{what}: still running after {timeout:.0f} s")
-        time.sleep(0.005)
 
 
 def bench_startup(settings: Settings, folder: Path, env: dict[str, str]) -> dict[str, float]:
