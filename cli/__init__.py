@@ -1,7 +1,24 @@
 """The front end: the ``p2p10`` command and the terminal table."""
 
+from __future__ import annotations
+
+import argparse
+import importlib
+from collections.abc import Callable
+
 from p2p10.errors import P2P10Error
 
 
 class UsageError(P2P10Error):
     """A command line that cannot be run as given."""
+
+
+def run_later(module: str, command: str) -> Callable[[argparse.Namespace], int]:
+    """A subcommand's ``func`` that imports ``module`` only when the subcommand runs and calls
+    its ``command``: the parsers stay light, and ``--help`` or another command does not pay
+    for what this one imports (the LAN stack, the dealing cryptography)."""
+    def run(args: argparse.Namespace) -> int:
+        result: int = getattr(importlib.import_module(module), command)(args)
+        return result
+
+    return run

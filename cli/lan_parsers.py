@@ -10,6 +10,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from cli import run_later
 from p2p10.bots import POLICIES
 from p2p10.engine import MAX_PLAYERS, MIN_PLAYERS
 from p2p10.liveness import AWAY_AFTER
@@ -40,7 +41,7 @@ def add_parsers(sub: Any, rule_options: argparse.ArgumentParser) -> None:
     host.add_argument("--quiet-network", action="store_true",
                       help="do not announce the table with Zeroconf (join by address only)")
     _common(host)
-    host.set_defaults(func=_run_host)
+    host.set_defaults(func=run_later("cli.lan_cmds", "cmd_host"))
 
     join = sub.add_parser(
         "join", help="sit down at a table on the LAN",
@@ -60,7 +61,7 @@ def add_parsers(sub: Any, rule_options: argparse.ArgumentParser) -> None:
                       help="your name at the table (your login name; the host numbers a name "
                            "already taken)")
     _common(join)
-    join.set_defaults(func=_run_join)
+    join.set_defaults(func=run_later("cli.lan_cmds", "cmd_join"))
 
     tables = sub.add_parser(
         "tables", help="list the tables open on the network",
@@ -70,7 +71,7 @@ def add_parsers(sub: Any, rule_options: argparse.ArgumentParser) -> None:
     tables.add_argument("--timeout", type=float, default=3.0, metavar="S", help="how long to listen (3 s)")
     tables.add_argument("--interface", metavar="ADDR", help="listen on this address only (all)")
     tables.add_argument("--json", action="store_true", help="print one JSON object")
-    tables.set_defaults(func=_run_tables)
+    tables.set_defaults(func=run_later("cli.lan_cmds", "cmd_tables"))
 
     resume = sub.add_parser(
         "resume", help="go back to a LAN game this machine left mid-way",
@@ -86,7 +87,7 @@ def add_parsers(sub: Any, rule_options: argparse.ArgumentParser) -> None:
     resume.add_argument("--level", default="normal", choices=list(POLICIES),
                         help="how well the bots this machine runs play (normal)")
     _playing(resume)
-    resume.set_defaults(func=_run_resume)
+    resume.set_defaults(func=run_later("cli.lan_cmds", "cmd_resume"))
 
 
 def _playing(parser: argparse.ArgumentParser) -> None:
@@ -116,28 +117,3 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--reachable-at", metavar="HOST:PORT",
                         help="the address the other peers dial to reach this one, when it is not "
                              "where it listens (a forwarded port, a proxy)")
-
-
-# What the commands run: each imports its code from cli.lan_cmds only then.
-def _run_host(args: argparse.Namespace) -> int:
-    from cli.lan_cmds import cmd_host
-
-    return cmd_host(args)
-
-
-def _run_join(args: argparse.Namespace) -> int:
-    from cli.lan_cmds import cmd_join
-
-    return cmd_join(args)
-
-
-def _run_tables(args: argparse.Namespace) -> int:
-    from cli.lan_cmds import cmd_tables
-
-    return cmd_tables(args)
-
-
-def _run_resume(args: argparse.Namespace) -> int:
-    from cli.lan_cmds import cmd_resume
-
-    return cmd_resume(args)

@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from cli import run_later
 from p2p10.bots import POLICIES
 
 
@@ -39,7 +40,7 @@ def add_parsers(sub: Any, rule_options: argparse.ArgumentParser) -> None:
     sim.add_argument("--jobs", type=int, default=1, metavar="J", help="play on J processes (1)")
     sim.add_argument("--json", action="store_true", help="print one JSON object")
     sim.add_argument("--verbose", action="store_true", help="a line per game (and every game in --json)")
-    sim.set_defaults(func=_run_simulate)
+    sim.set_defaults(func=run_later("cli.simulate_cmd", "cmd_simulate"))
 
     audit = sub.add_parser(
         "audit", help="check a saved game from its first entry to its last",
@@ -55,7 +56,7 @@ def add_parsers(sub: Any, rule_options: argparse.ArgumentParser) -> None:
     audit.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="J",
                        help="check on J processes: each hand's checks in J - 1 helpers while "
                             "this one reads on (the number of cores)")
-    audit.set_defaults(func=_run_audit)
+    audit.set_defaults(func=run_later("cli.audit_cmd", "cmd_audit"))
 
     replay = sub.add_parser(
         "replay", help="a game's transcript, hand by hand and turn by turn",
@@ -69,23 +70,4 @@ def add_parsers(sub: Any, rule_options: argparse.ArgumentParser) -> None:
     replay.add_argument("--as", dest="seat", type=int, metavar="SEAT", help="see the game as seat SEAT (1-6)")
     replay.add_argument("--text", action="store_true", help="print the transcript, even on a terminal")
     replay.add_argument("--ascii", action="store_true", help="on a terminal: no box-drawing characters")
-    replay.set_defaults(func=_run_replay)
-
-
-# What the commands run: each imports its own module only then.
-def _run_simulate(args: argparse.Namespace) -> int:
-    from cli.simulate_cmd import cmd_simulate
-
-    return cmd_simulate(args)
-
-
-def _run_audit(args: argparse.Namespace) -> int:
-    from cli.audit_cmd import cmd_audit
-
-    return cmd_audit(args)
-
-
-def _run_replay(args: argparse.Namespace) -> int:
-    from cli.replay_cmd import cmd_replay
-
-    return cmd_replay(args)
+    replay.set_defaults(func=run_later("cli.replay_cmd", "cmd_replay"))
