@@ -42,7 +42,7 @@ from typing import Any
 import rbcl
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from no_proofs import without_proofs  # benchmarks/no_proofs.py: this script's folder is sys.path[0]
-from processes import BenchFailure, Proc, reap_all, spawn  # benchmarks/processes.py
+from processes import BenchFailure, Proc, one_log, reap_all, spawn  # benchmarks/processes.py
 
 from cli.main import main as p2p10_main
 from p2p10 import signing
@@ -624,17 +624,9 @@ def play_processes(name: str, number: int, folder: Path, env: dict[str, str]) ->
     finally:
         for proc in procs:
             proc.kill()
-    for proc in procs:
-        if proc.code != 0:
-            raise BenchFailure(f"{what}: {proc.name} ended with status {proc.code}: {proc.tail()}")
-    logs = [path for d in dirs for path in d.glob("*.p2p10")]
-    if len(logs) != PROCESS_PEERS:
-        raise BenchFailure(f"{what}: {len(logs)} logs saved, not {PROCESS_PEERS}")
-    data = [path.read_bytes() for path in logs]
-    if any(d != data[0] for d in data):
-        raise BenchFailure(f"{what}: the peers' logs differ")
+    log = one_log(procs, dirs, what)
     clear_memos()
-    report = audit_bytes(data[0])
+    report = audit_bytes(log)
     if not report.clean:
         raise BenchFailure(f"{what}: the audit is not clean: {report.verdict()}")
     missing = [i + 1 for i, path in enumerate(stamps) if not path.exists()]
@@ -653,7 +645,7 @@ def play_processes(name: str, number: int, folder: Path, env: dict[str, str]) ->
         "max_rss_mb": [p.usage.ru_maxrss / 1024 for p in procs],
         "wall_s": max(p.ended for p in procs if p.ended is not None) - started,
         "entries": report.entries,
-        "bytes": len(data[0]),
+        "bytes": len(log),
     }
 
 

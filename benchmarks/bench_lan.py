@@ -47,7 +47,7 @@ from typing import Any
 
 import zeroconf
 from aiohttp import web
-from processes import BenchFailure, Proc, reap_all, spawn, spread  # benchmarks/processes.py
+from processes import BenchFailure, Proc, one_log, reap_all, spawn, spread  # benchmarks/processes.py
 
 from p2p10.audit import audit_bytes
 from p2p10.bots import POLICIES
@@ -549,22 +549,14 @@ def play_processes(number: int, hands: int, folder: Path, env: dict[str, str]) -
     finally:
         for proc in procs:
             proc.kill()
-    for proc in procs:
-        if proc.code != 0:
-            raise BenchFailure(f"game {number}: {proc.name} ended with status {proc.code}: {proc.tail()}")
-    logs = [path for d in dirs for path in d.glob("*.p2p10")]
-    if len(logs) != GAME_PLAYERS:
-        raise BenchFailure(f"game {number}: {len(logs)} logs saved, not {GAME_PLAYERS}")
-    data = [path.read_bytes() for path in logs]
-    if any(d != data[0] for d in data):
-        raise BenchFailure(f"game {number}: the four peers' logs differ")
+    log = one_log(procs, dirs, f"game {number}")
     gc.collect()
     t_audit = time.process_time()
-    report = audit_bytes(data[0])
+    report = audit_bytes(log)
     audit_cpu = time.process_time() - t_audit
     if not report.clean:
         raise BenchFailure(f"game {number}: the audit is not clean: {report.verdict()}")
-    last_entry = max(path.stat().st_mtime for path in logs) - wall0
+    last_entry = max(path.stat().st_mtime for d in dirs for path in d.glob("*.p2p10")) - wall0
     start = (dealing[0] - wall0) if dealing else None
     engine = report.table.engine if report.table is not None else None
     return {
@@ -576,7 +568,7 @@ def play_processes(number: int, hands: int, folder: Path, env: dict[str, str]) -
         "tail_s": ended - last_entry,
         "hands": len(engine.sheet) if engine is not None else 0,
         "entries": report.entries,
-        "bytes": len(data[0]),
+        "bytes": len(log),
         "clean": report.clean,
         "identical": True,
         "audit_cpu_s": audit_cpu,

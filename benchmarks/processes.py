@@ -79,6 +79,21 @@ class Proc:
         return (self.text() + err)[-600:]
 
 
+def one_log(procs: Sequence[Proc], dirs: Sequence[Path], what: str) -> bytes:
+    """After a game of processes, each saving its log in its own folder of ``dirs``: every
+    process ended with status 0, and every folder holds one log, all the same; that log's bytes."""
+    for proc in procs:
+        if proc.code != 0:
+            raise BenchFailure(f"{what}: {proc.name} ended with status {proc.code}: {proc.tail()}")
+    logs = [path for d in dirs for path in d.glob("*.p2p10")]
+    if len(logs) != len(dirs):
+        raise BenchFailure(f"{what}: {len(logs)} logs saved, not {len(dirs)}")
+    data = [path.read_bytes() for path in logs]
+    if any(d != data[0] for d in data):
+        raise BenchFailure(f"{what}: the peers' logs differ")
+    return data[0]
+
+
 def spawn(name: str, args: list[str], folder: Path, env: dict[str, str]) -> Proc:
     """Start ``args`` in ``folder``, its output in ``NAME.out`` and ``NAME.err`` there."""
     out, err = folder / f"{name}.out", folder / f"{name}.err"
