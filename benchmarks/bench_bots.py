@@ -9,7 +9,8 @@ Prints measurements, never pass/fail; nothing here asserts a time. See benchmark
 Decision time: each policy sits at seat 1 of 4-player games against three greedy bots, and
 every call it makes is timed (draws, lay-downs, hits and discards alike). The baseline is the
 greedy policy timed the same way in the same run. Games per second: four copies of the policy
-at one table, full-information games with the engine checking every move.
+at one table, full-information games with the engine checking every move. Hint key: the time
+of ``p2p10.advice.advise`` (the advising bot's move and its reason) at every decision of seat 1.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ import sys
 import time
 from typing import Any
 
+from p2p10 import bots
+from p2p10.advice import ADVISOR_LEVEL, advise
 from p2p10.bots import POLICIES, Policy
 from p2p10.engine import GameState
 from p2p10.events import SeatEvent
@@ -64,6 +67,42 @@ def games_per_second(name: str, games: int, seed: int) -> tuple[float, float]:
     return games / (time.perf_counter() - started), hands / games
 
 
+def advice_times(games: int, seed: int, runs: int) -> dict[str, float]:
+    """advise() at every decision of seat 1 (the advising bot) in 4-player games against three
+    greedy bots: each run times every position once, the bots' solver cache cleared first (a
+    player's process has no bot warming it); per-run median, p90, p99 and max in milliseconds,
+    and the median of each over the runs."""
+    positions: list[tuple[GameState, int]] = []
+
+    def recording(view: GameState, seat: int, rng: random.Random) -> SeatEvent:
+        positions.append((view, seat))
+        return POLICIES[ADVISOR_LEVEL](view, seat, rng)
+
+    lineup: list[Policy] = [recording, POLICIES["greedy"], POLICIES["greedy"], POLICIES["greedy"]]
+    for game in range(games):
+        play_game(lineup, RuleSet(), random.Random(seed + game))
+    names = ("You", "Bot 1", "Bot 2", "Bot 3")
+    figures: dict[str, list[float]] = {"median_ms": [], "p90_ms": [], "p99_ms": [], "max_ms": []}
+    # The thousands of positions kept here would make the collector's full passes the maxima:
+    # a player's process holds one game, so they are set aside from collection while timing.
+    gc.collect()
+    gc.freeze()
+    for run in range(runs):
+        bots._makes_with.cache_clear()
+        times: list[float] = []
+        for index, (view, seat) in enumerate(positions):
+            started = time.perf_counter()
+            advise(view, seat, names, seed + run * len(positions) + index)
+            times.append((time.perf_counter() - started) * 1000)
+        figures["median_ms"].append(statistics.median(times))
+        figures["p90_ms"].append(percentile(times, 0.9))
+        figures["p99_ms"].append(percentile(times, 0.99))
+        figures["max_ms"].append(max(times))
+    gc.unfreeze()
+    result = {key: statistics.median(values) for key, values in figures.items()}
+    return {"positions": len(positions), "runs": runs, **result}
+
+
 def percentile(values: list[float], q: float) -> float:
     """The q-quantile (0..1) by nearest rank."""
     ordered = sorted(values)
@@ -93,6 +132,8 @@ def main() -> int:
         progress(f"self-play games: {name}")
         rate, hands = games_per_second(name, games, args.seed)
         speed[name] = {"games": games, "games_per_second": rate, "mean_hands": hands}
+    progress("hint key: advise()")
+    hint = advice_times(decide_games, args.seed, 3 if args.quick else 5)
     base = decisions["greedy"]["median_ms"]
     for name in ORDER:
         decisions[name]["ratio_to_greedy"] = decisions[name]["median_ms"] / base
@@ -101,6 +142,7 @@ def main() -> int:
                  "machine": platform.platform()},
         "decisions": decisions,
         "self_play": speed,
+        "advice": hint,
     }
     if args.json:
         print(json.dumps(result))
@@ -121,6 +163,13 @@ def main() -> int:
     for name in ORDER:
         s = speed[name]
         print(f"   {name:<8} {s['games']:>6} {s['games_per_second']:>9.2f} {s['mean_hands']:>11.1f}")
+    print()
+    print(f"3. Hint key: advise() ({ADVISOR_LEVEL} bot and its reason) at each of seat 1's"
+          f" {hint['positions']:,} decisions, ms,")
+    print(f"   median over {hint['runs']} runs of each run's figure (solver cache cleared before each run)")
+    print(f"   {'median':>8} {'p90':>8} {'p99':>8} {'max':>8}")
+    print(f"   {hint['median_ms']:>8.3f} {hint['p90_ms']:>8.2f} {hint['p99_ms']:>8.2f}"
+          f" {hint['max_ms']:>8.2f}")
     return 0
 
 

@@ -27,7 +27,9 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
+from typing import Literal
 
 from p2p10.cards import DECK_SIZE, NUMBERED, colour, is_natural, is_skip, is_wild, number, points
 from p2p10.engine import GameState
@@ -147,6 +149,57 @@ def unseen_cards(view: GameState, seat: int) -> list[int]:
     return [c for c in range(DECK_SIZE) if c not in seen]
 
 
+def next_seat(view: GameState, seat: int) -> int | None:
+    """The seat that plays after ``seat`` this hand (None when nobody else is dealt in)."""
+    order = view.seats_in_hand
+    if seat not in order or len(order) < 2:
+        return None
+    return order[(order.index(seat) + 1) % len(order)]
+
+
+@dataclass(frozen=True, slots=True)
+class Feed:
+    """Why a discard would help the seat that draws next (``seat``): ``wild`` (a wild helps
+    anybody), ``hit`` (that seat is down and may hit the card on meld ``value``), or what that
+    seat took from the discard pile this hand for its phase: a card of number ``value`` for a
+    ``set``, a card of number ``value`` next to it for a ``run``, a card of colour ``value``
+    for a ``color`` group."""
+
+    seat: int | None
+    kind: Literal["wild", "hit", "set", "run", "color"]
+    value: int = 0
+
+
+def _collected(view: GameState, seat: int) -> tuple[set[int], set[int]]:
+    """The numbers and colours ``seat`` took from the discard pile this hand."""
+    taken = [m.card for m in view.history if m.seat == seat and m.action == "take"
+             and m.card is not None and is_natural(m.card)]
+    return {number(c) for c in taken}, {colour(c) for c in taken}
+
+
+def feed(view: GameState, seat: int, card: int) -> Feed | None:
+    """How discarding ``card`` would help the next player to draw, judged from public moves
+    (None when it would not): the strong bot keeps such cards, and the hint key says why."""
+    following = next_seat(view, seat)
+    if is_wild(card):
+        return Feed(following, "wild")
+    if is_skip(card) or following is None:
+        return None
+    if view.down[following] is not None:
+        fits = next((m for m in view.melds if (not view.rules.hit_own or m.owner == following)
+                     and hit_ends(m, card)), None)
+        return Feed(following, "hit", fits.id) if fits is not None else None
+    numbers, colours = _collected(view, following)
+    phase = view.phase_of(following)
+    kinds = {r.kind for r in PHASES[phase]} if phase is not None else set()
+    if "color" in kinds and colour(card) in colours:
+        return Feed(following, "color", colour(card))
+    if "set" in kinds and number(card) in numbers:
+        return Feed(following, "set", number(card))
+    near = sorted(n for n in numbers if abs(number(card) - n) <= 1)
+    return Feed(following, "run", near[0]) if "run" in kinds and near else None
+
+
 # ------------------------------------------------------------------ the strong bot
 
 class StrongPolicy:
@@ -178,7 +231,9 @@ class StrongPolicy:
 
     # -- what the hand aims at
 
-    def _target(self, view: GameState, seat: int, hand: Sequence[int]) -> int | None:
+    def target_phase(self, view: GameState, seat: int, hand: Sequence[int]) -> int | None:
+        """The phase ``hand`` aims at: the one allowed phase, or under ``order=any`` the one it
+        misses fewest cards for (the harder among equals)."""
         allowed = view.allowed_phases(seat)
         if not allowed:
             return None
@@ -199,7 +254,7 @@ class StrongPolicy:
         if view.down[seat] is not None:
             fits = any(hit_ends(m, top) for m in view.melds if not view.rules.hit_own or m.owner == seat)
             return TakeDiscard(seat) if fits else DrawStock(seat)
-        phase = self._target(view, seat, hand + (top,))
+        phase = self.target_phase(view, seat, hand + (top,))
         if phase is None:
             return DrawStock(seat)
         if is_wild(top) and self.level != "easy":
@@ -217,62 +272,28 @@ class StrongPolicy:
 
     # -- discarding
 
-    def _skip_target_key(self, view: GameState, target: int) -> tuple[int, int, int, int]:
+    def skip_target_key(self, view: GameState, target: int) -> tuple[int, int, int, int]:
         """Larger is a better target: down and nearly out, then most phases, then lowest total."""
         down = view.down[target] is not None
         return (int(down), -len(view.hands[target]) if down else 0, len(view.made[target]),
                 -view.totals[target])
-
-    def _collected(self, view: GameState, seat: int) -> tuple[set[int], set[int]]:
-        """The numbers and colours ``seat`` took from the discard pile this hand."""
-        taken = [m.card for m in view.history if m.seat == seat and m.action == "take"
-                 and m.card is not None and is_natural(m.card)]
-        return {number(c) for c in taken}, {colour(c) for c in taken}
-
-    def _feeds(self, view: GameState, seat: int, card: int) -> bool:
-        """True when ``card`` would help the next player to draw."""
-        if is_wild(card):
-            return True
-        if is_skip(card):
-            return False
-        following = self._next_seat(view, seat)
-        if following is None:
-            return False
-        if view.down[following] is not None:
-            return any(hit_ends(m, card) for m in view.melds
-                       if not view.rules.hit_own or m.owner == following)
-        numbers, colours = self._collected(view, following)
-        phase = view.phase_of(following)
-        kinds = {r.kind for r in PHASES[phase]} if phase is not None else set()
-        if "color" in kinds and colour(card) in colours:
-            return True
-        if "set" in kinds and number(card) in numbers:
-            return True
-        return "run" in kinds and any(abs(number(card) - n) <= 1 for n in numbers)
-
-    @staticmethod
-    def _next_seat(view: GameState, seat: int) -> int | None:
-        order = view.seats_in_hand
-        if seat not in order or len(order) < 2:
-            return None
-        return order[(order.index(seat) + 1) % len(order)]
 
     def _discard(self, view: GameState, seat: int, rng: random.Random) -> Discard:
         options = discard_moves(view, seat)
         hand = view.hand_cards(seat)
         skips = [d for d in options if is_skip(d.card)]
         if skips and (self.level != "easy" or rng.random() < 0.5):
-            return max(skips, key=lambda d: self._skip_target_key(view, d.target)
+            return max(skips, key=lambda d: self.skip_target_key(view, d.target)
                        if d.target is not None else (-1, 0, 0, 0))
         if self.level == "easy" and rng.random() < 0.2:
             plain = [d for d in options if not is_wild(d.card)] or options
             return rng.choice(plain)
         if view.down[seat] is not None:
             return self._discard_when_down(view, seat, options)
-        phase = self._target(view, seat, hand)
+        phase = self.target_phase(view, seat, hand)
         if phase is None:
             return max(options, key=lambda d: points(d.card))
-        ranked = self._rank_discards(view, seat, options, hand, phase)
+        ranked = self.rank_discards(view, seat, options, hand, phase)
         if self.level == "hard":
             # Look ahead only among the discards that cost the same now and feed nobody: the
             # sampled futures then decide what the usefulness rule of thumb would guess.
@@ -285,11 +306,11 @@ class StrongPolicy:
     def _discard_when_down(self, view: GameState, seat: int, options: list[Discard]) -> Discard:
         # Nothing fits now. Keep wilds (they will fit somewhere), throw the dearest card that
         # the next player cannot use.
-        return min(options, key=lambda d: (is_wild(d.card), self._feeds(view, seat, d.card)
+        return min(options, key=lambda d: (is_wild(d.card), (feed(view, seat, d.card) is not None)
                                            and self.level != "easy", -points(d.card)))
 
-    def _rank_discards(self, view: GameState, seat: int, options: list[Discard], hand: Sequence[int],
-                       phase: int) -> list[tuple[tuple[bool, int, bool, float, int], Discard]]:
+    def rank_discards(self, view: GameState, seat: int, options: list[Discard], hand: Sequence[int],
+                      phase: int) -> list[tuple[tuple[bool, int, bool, float, int], Discard]]:
         """The discards, best first, each with its sort key: (a wild, what the hand loses,
         feeds the next player, usefulness, minus points)."""
         rules = view.rules
@@ -302,7 +323,7 @@ class StrongPolicy:
             rest = list(hand)
             rest.remove(card)
             cost = missing(rest, phase, rules) - base
-            feeds = self._feeds(view, seat, card) if self.level != "easy" else False
+            feeds = feed(view, seat, card) is not None if self.level != "easy" else False
             scored.append(((is_wild(card), cost, feeds, _usefulness(card, hand, phase), -points(card)), move))
         scored.sort(key=lambda item: item[0])
         return scored

@@ -1,0 +1,411 @@
+"""The hint key: what the strong bot would do now, and why, in a few words.
+
+:func:`advise` asks the ``normal`` strong bot (:data:`ADVISOR_LEVEL`) for the seat's move, from
+what the seat may see (:meth:`GameState.seen_by`), and returns that very move with a short
+reason. ``normal`` because a key press wants an answer well under 0.3 s: with a cold solver cache
+on the 2-core development machine, busy with other work (``benchmarks/bench_bots.py`` part 3),
+its p99 is about 17 ms and its dearest decisions 25-90 ms, while ``hard``'s look-ahead discards
+reach 0.1-0.2 s; the two differ only where ``hard`` samples the unseen cards to choose among
+equally good spare cards.
+
+The bot does not say why it chose, so the why is derived afterwards from the same view with
+the bot's own measures (:meth:`StrongPolicy.target_phase`, :meth:`StrongPolicy.rank_discards`,
+:meth:`StrongPolicy.skip_target_key`, :func:`p2p10.bots.feed`, the solver's plan): the reason
+explains the move and never changes it.
+
+A reason is data first (:class:`Reason`: a kind and its arguments: cards, seats, numbers, melds)
+and words second: :func:`reason_text` fills the kind's sentence template from
+:data:`TEMPLATES`, which holds every English sentence and fragment of this module in one place,
+as format strings with named placeholders, ready to be translated.
+
+Out of turn there is nothing to advise: :func:`advise` raises :class:`NoAdvice`, whose message
+says why in words a player can read.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from p2p10.bots import POLICIES, WILD_IDS, Feed, StrongPolicy, feed, missing
+from p2p10.cards import COLOUR_NAMES, card_text, is_skip, is_wild, points
+from p2p10.engine import GameState
+from p2p10.errors import P2P10Error
+from p2p10.events import Discard, DrawStock, Hit, LayDown, SeatEvent, TakeDiscard
+from p2p10.melds import Meld, check_meld, hit_ends
+from p2p10.moves import discard_moves
+from p2p10.rules import PHASES, MeldKind
+from p2p10.solver import solve
+
+ADVISOR_LEVEL = "normal"
+
+ReasonKind = Literal[
+    # drawing
+    "take_completes", "take_makes", "take_builds", "take_wild", "take_hit", "take_last", "take",
+    "draw_useless", "draw_no_hit", "draw_skip", "draw_empty",
+    # laying down and hitting
+    "lay_down", "lay_down_out", "hit", "hit_out",
+    # Skips
+    "skip_closest", "skip_ahead", "skip_lowest", "skip_only", "skip_even", "skip_nobody",
+    # other discards
+    "discard_out", "discard_spare", "discard_least", "discard_odds", "discard_avoid",
+    "discard_feeds", "discard_fits_nothing", "discard_dearest", "discard_wilds", "discard",
+    # clauses: what the next player would do with a card (the {feed} of discard_avoid/_feeds)
+    "feed_wild", "feed_hit", "feed_hit_own", "feed_set", "feed_run", "feed_color",
+]
+
+# Every sentence and fragment, in English. Placeholders: {card} and {other} are cards in
+# notation, {seat} a player's name, {number} a number (a phase, a set's number),
+# {colour} a colour's name, {meld} a meld with its owner ("your run 3-6", "Ann's set of 7s"),
+# {melds} meld names joined by "and", {feed} a feed_* clause.
+TEMPLATES: Mapping[str, str] = {
+    "take_completes": "take {card} from the discard pile: with it you can lay down phase {number}",
+    "take_makes": "take {card} from the discard pile: it makes {meld}",
+    "take_builds": "take {card} from the discard pile: it builds {meld}",
+    "take_wild": "take {card} from the discard pile: a wild fits any meld",
+    "take_hit": "take {card} from the discard pile: you can hit it on {meld}",
+    "take_last": "take {card} from the discard pile: the draw pile is empty",
+    "take": "take {card} from the discard pile",
+    "draw_useless": "draw from the pile: the {card} on the discard pile fits nothing of yours",
+    "draw_no_hit": "draw from the pile: you cannot hit the {card} from the discard pile",
+    "draw_skip": "draw from the pile: a Skip cannot be taken from the discard pile",
+    "draw_empty": "draw from the pile: the discard pile is empty",
+    "lay_down": "lay down phase {number}: {melds}",
+    "lay_down_out": "lay down phase {number} and go out: {melds}",
+    "hit": "hit {card} on {meld}",
+    "hit_out": "hit {card} on {meld} and go out",
+    "skip_closest": "discard {card} to skip {seat}, who is closest to going out",
+    "skip_ahead": "discard {card} to skip {seat}, who has made the most phases",
+    "skip_lowest": "discard {card} to skip {seat}, who has the lowest score",
+    "skip_only": "discard {card} to skip {seat}: nobody else may be skipped now",
+    "skip_even": "discard {card} to skip {seat}: nobody else is further ahead",
+    "skip_nobody": "discard {card}: no meld takes it, and nobody may be skipped now",
+    "discard_out": "discard {card} and go out",
+    "discard_spare": "discard {card}: no meld of yours needs it",
+    "discard_least": "discard {card}: you need every card, and this one least",
+    "discard_odds": "discard {card}: without it your next draws most often make phase {number}",
+    "discard_avoid": "discard {card}, not {other}: {feed}",
+    "discard_feeds": "discard {card}: it helps you least, though {feed}",
+    "discard_fits_nothing": "discard {card}: it fits no meld and costs {number} points in hand",
+    "discard_dearest": "discard {card}: it is your dearest card",
+    "discard_wilds": "discard {card}: you hold nothing but wilds",
+    "discard": "discard {card}",
+    "feed_wild": "{seat} would take a wild",
+    "feed_hit": "{seat} could hit it on {meld}",
+    "feed_hit_own": "{seat} could hit it on their {melds}",
+    "feed_set": "{seat} collects {number}s",
+    "feed_run": "{seat} took a {number} for a run",
+    "feed_color": "{seat} collects {colour} cards",
+    # fragments
+    "meld.set": "set of {number}s",
+    "meld.run": "run {low}-{high}",
+    "meld.color": "{colour} group",
+    "owner.yours": "your {meld}",
+    "owner.theirs": "{seat}'s {meld}",
+    "list.and": "{first} and {second}",
+    "colour.red": "red",
+    "colour.blue": "blue",
+    "colour.green": "green",
+    "colour.yellow": "yellow",
+    # why there is no advice (the messages of NoAdvice)
+    "none.reshuffle": "the draw pile is being reshuffled: ask again in a moment",
+    "none.no_hand": "no hand is being played now",
+    "none.not_your_turn": "it is {seat}'s turn, not yours",
+    "none.hidden_hand": "this table does not know your cards",
+}
+
+
+class NoAdvice(P2P10Error):
+    """There is no move to advise ``seat`` now: it is not its turn, or no hand is being played."""
+
+
+@dataclass(frozen=True, slots=True)
+class MeldName:
+    """A meld as words: its kind, label (a set's number, a run's lowest value, a group's colour)
+    and length, and its owner (None: the advised seat's own meld, laid down or planned)."""
+
+    kind: MeldKind
+    label: int
+    length: int
+    owner: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Reason:
+    """Why, as data: the kind of reason (a key of :data:`TEMPLATES`) and its arguments.
+
+    ``card`` is the card moved (or the one on the discard pile for a draw), ``other`` a card
+    kept instead, ``seat`` another player, ``number`` a phase or a set's number, ``colour`` a
+    colour index, ``meld`` one meld, ``melds`` the melds of a lay-down, ``clause`` a nested
+    ``feed_*`` reason.
+    """
+
+    kind: ReasonKind
+    card: int | None = None
+    other: int | None = None
+    seat: int | None = None
+    number: int | None = None
+    colour: int | None = None
+    meld: MeldName | None = None
+    melds: tuple[MeldName, ...] = ()
+    clause: Reason | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Advice:
+    """The strong bot's move for the seat now, its reason in English, and the reason as data."""
+
+    move: SeatEvent
+    reason: str
+    reason_parts: Reason
+
+
+# ------------------------------------------------------------------------ the words
+
+def meld_text(meld: MeldName, templates: Mapping[str, str] = TEMPLATES) -> str:
+    """A meld's bare name: 'set of 7s', 'run 3-6', 'red group'."""
+    if meld.kind == "set":
+        return templates["meld.set"].format(number=meld.label)
+    if meld.kind == "run":
+        return templates["meld.run"].format(low=meld.label, high=meld.label + meld.length - 1)
+    return templates["meld.color"].format(colour=_colour_text(meld.label, templates))
+
+
+def reason_text(reason: Reason, names: Sequence[str], templates: Mapping[str, str] = TEMPLATES) -> str:
+    """The sentence for ``reason``, seats named by ``names`` (pass translated ``templates`` to
+    say it in another language)."""
+    fields: dict[str, str] = {}
+    if reason.card is not None:
+        fields["card"] = card_text(reason.card)
+    if reason.other is not None:
+        fields["other"] = card_text(reason.other)
+    if reason.seat is not None:
+        fields["seat"] = names[reason.seat]
+    if reason.number is not None:
+        fields["number"] = str(reason.number)
+    if reason.colour is not None:
+        fields["colour"] = _colour_text(reason.colour, templates)
+    if reason.meld is not None:
+        fields["meld"] = _owned_text(reason.meld, names, templates)
+    if reason.melds:
+        fields["melds"] = _list_text([meld_text(m, templates) for m in reason.melds], templates)
+    if reason.clause is not None:
+        fields["feed"] = reason_text(reason.clause, names, templates)
+    return templates[reason.kind].format(**fields)
+
+
+def _colour_text(index: int, templates: Mapping[str, str]) -> str:
+    return templates[f"colour.{COLOUR_NAMES[index]}"]
+
+
+def _owned_text(meld: MeldName, names: Sequence[str], templates: Mapping[str, str]) -> str:
+    name = meld_text(meld, templates)
+    if meld.owner is None:
+        return templates["owner.yours"].format(meld=name)
+    return templates["owner.theirs"].format(seat=names[meld.owner], meld=name)
+
+
+def _list_text(items: Sequence[str], templates: Mapping[str, str]) -> str:
+    text = items[0]
+    for item in items[1:]:
+        text = templates["list.and"].format(first=text, second=item)
+    return text
+
+
+# ------------------------------------------------------------------------ the advice
+
+def advisor() -> StrongPolicy:
+    """The strong bot whose moves the hint key advises (the one seated as ``ADVISOR_LEVEL``)."""
+    policy = POLICIES[ADVISOR_LEVEL]
+    assert isinstance(policy, StrongPolicy)
+    return policy
+
+
+def advise(state: GameState, seat: int, names: Sequence[str], rng: random.Random | int) -> Advice:
+    """What the strong bot would play for ``seat`` now, and why.
+
+    Only what ``seat`` may see is used (the state is redacted with ``seen_by`` first). ``rng``
+    (or a seed) is the bot's random source (``hard`` samples the unseen cards with it; ``normal``
+    draws nothing from it): the same state and seed give the same advice. Raises
+    :class:`NoAdvice` when it is not ``seat``'s turn to move.
+    """
+    _check_turn(state, seat, names)
+    view = state.seen_by(seat)
+    if isinstance(rng, int):
+        rng = random.Random(rng)
+    policy = advisor()
+    move = policy(view, seat, rng)
+    why = explain(view, seat, move, policy)
+    return Advice(move, reason_text(why, names), why)
+
+
+def _check_turn(state: GameState, seat: int, names: Sequence[str]) -> None:
+    waiting = state.awaiting()
+    if waiting.kind == "reshuffle":
+        raise NoAdvice(TEMPLATES["none.reshuffle"])
+    if waiting.kind != "move" or waiting.seat is None:
+        raise NoAdvice(TEMPLATES["none.no_hand"])
+    if waiting.seat != seat:
+        raise NoAdvice(TEMPLATES["none.not_your_turn"].format(seat=names[waiting.seat]))
+    if any(slot not in state.known for slot in state.hands[seat]):
+        raise NoAdvice(TEMPLATES["none.hidden_hand"])
+
+
+def explain(view: GameState, seat: int, move: SeatEvent, policy: StrongPolicy) -> Reason:
+    """Why ``policy`` plays ``move`` for ``seat`` in ``view`` (the seat's own view)."""
+    if isinstance(move, DrawStock | TakeDiscard):
+        return _explain_draw(view, seat, move, policy)
+    out = len(view.hands[seat]) == _cards_played(move)
+    if isinstance(move, LayDown):
+        melds = tuple(
+            MeldName(req.kind, check_meld(req.kind, spec.cards, req.size, spec.label,
+                                          not view.rules.natural_per_phase), len(spec.cards))
+            for req, spec in zip(PHASES[move.phase], move.melds, strict=True))
+        return Reason("lay_down_out" if out else "lay_down", number=move.phase, melds=melds)
+    if isinstance(move, Hit):
+        return Reason("hit_out" if out else "hit", card=move.card,
+                      meld=_meld_name(view.melds[move.meld], seat))
+    if out:
+        return Reason("discard_out", card=move.card)
+    if is_skip(move.card):
+        return _explain_skip(view, seat, move, policy)
+    if view.down[seat] is not None:
+        return _explain_discard_when_down(view, seat, move)
+    return _explain_discard(view, seat, move, policy)
+
+
+def _cards_played(move: LayDown | Hit | Discard) -> int:
+    if isinstance(move, LayDown):
+        return sum(len(spec.cards) for spec in move.melds)
+    return 1
+
+
+def _meld_name(meld: Meld, seat: int) -> MeldName:
+    return MeldName(meld.kind, meld.label, len(meld.cards), None if meld.owner == seat else meld.owner)
+
+
+# -- drawing
+
+def _explain_draw(view: GameState, seat: int, move: DrawStock | TakeDiscard,
+                  policy: StrongPolicy) -> Reason:
+    top = view.top_discard()
+    if isinstance(move, DrawStock):
+        if top is None:
+            return Reason("draw_empty")
+        if is_skip(top):
+            return Reason("draw_skip", card=top)
+        return Reason("draw_no_hit" if view.down[seat] is not None else "draw_useless", card=top)
+    if top is None:  # pragma: no cover - TakeDiscard is legal only with a card to take
+        return Reason("draw_empty")
+    if not view.stock:
+        return Reason("take_last", card=top)
+    if view.down[seat] is not None:
+        fits = next((m for m in view.melds if (not view.rules.hit_own or m.owner == seat)
+                     and hit_ends(m, top)), None)
+        return Reason("take_hit", card=top, meld=_meld_name(fits, seat)) if fits else Reason("take", card=top)
+    if is_wild(top):
+        return Reason("take_wild", card=top)
+    hand = view.hand_cards(seat) + (top,)
+    phase = policy.target_phase(view, seat, hand)
+    if phase is None:
+        return Reason("take", card=top)
+    after = missing(hand, phase, view.rules)
+    if after == 0:
+        return Reason("take_completes", card=top, number=phase)
+    # With the wilds it still misses, every plan of the phase uses the top card (without it
+    # the hand would miss no more): the meld that takes it is the one the card builds.
+    wilds = tuple(w for w in WILD_IDS if w not in hand)[:after]
+    plan = solve(hand + wilds, phase, view.rules)
+    meld = next((m for m in plan.melds if top in m.cards), None) if plan is not None else None
+    if meld is None:
+        return Reason("take", card=top)
+    # "makes" when the meld needs none of the wilds still missing, "builds" when it does.
+    kind: ReasonKind = "take_builds" if set(meld.cards) & set(wilds) else "take_makes"
+    return Reason(kind, card=top, meld=MeldName(meld.kind, meld.label, len(meld.cards)))
+
+
+# -- Skips
+
+def _explain_skip(view: GameState, seat: int, move: Discard, policy: StrongPolicy) -> Reason:
+    target = move.target
+    if target is None:
+        return Reason("skip_nobody", card=move.card)
+    others = [t for t in view.skip_targets(seat) if t != target]
+    if not others:
+        return Reason("skip_only", card=move.card, seat=target)
+    key = policy.skip_target_key(view, target)
+    runner_up = max(policy.skip_target_key(view, t) for t in others)
+    # The first part of the key that sets the target apart says why it was chosen.
+    kinds: tuple[ReasonKind, ...] = ("skip_closest", "skip_closest", "skip_ahead", "skip_lowest")
+    for kind, mine, theirs in zip(kinds, key, runner_up, strict=True):
+        if mine != theirs:
+            return Reason(kind, card=move.card, seat=target)
+    return Reason("skip_even", card=move.card, seat=target)
+
+
+# -- other discards
+
+def _feed_reason(view: GameState, seat: int, fed: Feed) -> Reason:
+    if fed.kind == "hit":
+        meld = view.melds[fed.value]
+        if meld.owner == fed.seat:
+            return Reason("feed_hit_own", seat=fed.seat, melds=(_meld_name(meld, seat),))
+        return Reason("feed_hit", seat=fed.seat, meld=_meld_name(meld, seat))
+    if fed.kind == "color":
+        return Reason("feed_color", seat=fed.seat, colour=fed.value)
+    if fed.kind == "set":
+        return Reason("feed_set", seat=fed.seat, number=fed.value)
+    if fed.kind == "run":
+        return Reason("feed_run", seat=fed.seat, number=fed.value)
+    return Reason("feed_wild", seat=fed.seat)
+
+
+def _kept_for_next(view: GameState, seat: int, move: Discard, kept: Discard) -> Reason | None:
+    """The reason when the bot threw ``move`` rather than ``kept`` (its pick had the next
+    player not mattered) because ``kept`` would help the next player, else None."""
+    fed = feed(view, seat, kept.card)
+    if kept.card == move.card or fed is None:
+        return None
+    return Reason("discard_avoid", card=move.card, other=kept.card, clause=_feed_reason(view, seat, fed))
+
+
+def _explain_discard_when_down(view: GameState, seat: int, move: Discard) -> Reason:
+    if is_wild(move.card):
+        return Reason("discard_wilds", card=move.card)
+    options = discard_moves(view, seat)
+    blind = min(options, key=lambda d: (is_wild(d.card), -points(d.card)))
+    avoided = _kept_for_next(view, seat, move, blind)
+    if avoided is not None:
+        return avoided
+    fed = feed(view, seat, move.card)
+    if fed is not None:
+        return Reason("discard_feeds", card=move.card, clause=_feed_reason(view, seat, fed))
+    return Reason("discard_fits_nothing", card=move.card, number=points(move.card))
+
+
+def _explain_discard(view: GameState, seat: int, move: Discard, policy: StrongPolicy) -> Reason:
+    hand = view.hand_cards(seat)
+    phase = policy.target_phase(view, seat, hand)
+    if phase is None:
+        return Reason("discard_dearest", card=move.card)
+    if is_wild(move.card):
+        return Reason("discard_wilds", card=move.card)
+    ranked = policy.rank_discards(view, seat, discard_moves(view, seat), hand, phase)
+    keys = {m.card: key for key, m in ranked}
+    if move.card not in keys:  # pragma: no cover - the bot discards one of the ranked cards
+        return Reason("discard", card=move.card)
+    _, cost, feeds, _, _ = keys[move.card]
+    # The card the bot would throw if the next player did not matter.
+    blind = min(ranked, key=lambda item: (item[0][0], item[0][1], item[0][3], item[0][4]))[1]
+    avoided = _kept_for_next(view, seat, move, blind)
+    if avoided is not None:
+        return avoided
+    fed = feed(view, seat, move.card) if feeds else None
+    if fed is not None:
+        return Reason("discard_feeds", card=move.card, clause=_feed_reason(view, seat, fed))
+    if move != ranked[0][1]:
+        # Only the hard bot's look-ahead overrides the ranking: the sampled draws decided.
+        return Reason("discard_odds", card=move.card, number=phase)
+    return Reason("discard_spare" if cost == 0 else "discard_least", card=move.card)
