@@ -3,43 +3,59 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
-from cli import lan_parsers, log_parsers, play_cmd, rules_cmd
+from cli import lan_parsers, log_parsers, play_cmd, rules_cmd, stats_cmd
 from p2p10 import __version__
 from p2p10.errors import P2P10Error
+from p2p10.i18n import LANGUAGES, _, choose_language, set_language
 from p2p10.rules import RuleSet
 
 
 def _rule_options_parser() -> argparse.ArgumentParser:
     parent = argparse.ArgumentParser(add_help=False)
-    group = parent.add_argument_group("rule options (see 'p2p10 rules options')")
+    group = parent.add_argument_group(_("rule options (see 'p2p10 rules options')"))
     group.add_argument("-o", "--option", dest="options", action="append", default=[],
-                       metavar="OPT",
-                       help="a rule option such as skip=next, natural=phase, phases=even, "
-                            "goal=5; repeat it or separate with commas")
+                       metavar=_("OPT"),
+                       help=_("a rule option such as skip=next, natural=phase, phases=even, "
+                              "goal=5; repeat it or separate with commas"))
     return parent
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``p2p10`` command."""
     parser = argparse.ArgumentParser(
-        prog="p2p10",
-        description="Phase 10 on a LAN with no server and no trusted dealer.")
-    parser.add_argument("--version", action="version", version=f"p2p10 {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+        prog="p2p10", allow_abbrev=False,  # --lang is read before the parser is built: no --la
+        description=_("Phase 10 on a LAN with no server and no trusted dealer."))
+    parser.add_argument("--version", action="version", version=f"p2p10 {__version__}",
+                        help=_("show program's version number and exit"))
+    parser.add_argument("--lang", choices=LANGUAGES,
+                        help=_("the language to speak (default: the one LANGUAGE, LC_ALL, "
+                               "LC_MESSAGES or LANG names, else en)"))
+    sub = parser.add_subparsers(dest="command", metavar=_("COMMAND"))
     sub.required = True
     play_cmd.add_parser(sub, _rule_options_parser())
     rules_cmd.add_parser(sub, _rule_options_parser())
     log_parsers.add_parsers(sub, _rule_options_parser())
     lan_parsers.add_parsers(sub, _rule_options_parser())
+    stats_cmd.add_parser(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command; returns the exit status (0 ok, 1 a failed check, 2 bad input, 3 an
     audit of a complete game with no violation but with steps nobody could check)."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    try:
+        # Before the parser is built, so that its help speaks the language too; the environment's
+        # first, so that a wrong --lang is told in it.
+        set_language(choose_language(os.environ))
+        set_language(choose_language(os.environ, _lang_option(argv)))
+    except P2P10Error as err:
+        print(f"p2p10: {err}", file=sys.stderr)
+        return 2
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
@@ -55,6 +71,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+
+
+def _lang_option(argv: Sequence[str]) -> str | None:
+    """The value of ``--lang`` among the options before the command, if there is one."""
+    lang = None
+    words = iter(argv)
+    for word in words:
+        if word == "--lang":
+            lang = next(words, None)
+        elif word.startswith("--lang="):
+            lang = word.partition("=")[2]
+        elif word == "--" or not word.startswith("-"):
+            break
+    return lang
 
 
 if __name__ == "__main__":

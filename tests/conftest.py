@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 import pytest
 
 LIVENESS = "tests/test_lan_liveness.py"
+
+# The tests read the program's English, whatever the developer's locale: LANGUAGE comes first of
+# the variables p2p10.i18n reads, here and in every process the tests start. The tests of the
+# translations set their own.
+os.environ["LANGUAGE"] = "en"
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

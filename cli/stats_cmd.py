@@ -1,0 +1,45 @@
+"""``p2p10 stats``: your record of finished games."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+NO_GAMES = "No finished games yet: play one with 'p2p10 play'."
+
+
+def add_parser(sub: Any) -> None:
+    """Register ``stats``."""
+    stats = sub.add_parser(
+        "stats", help="your record: wins, losses, phases made, best and latest games",
+        description="Show your record of finished games (against bots with 'p2p10 play', or on the "
+                    "LAN): games won and lost by opponent level and by table size (a game against "
+                    "several levels counts under each), phases made per hand, your best game (of "
+                    "your wins, the fewest hands, then the lowest score) and your latest games. "
+                    "The record is kept in $XDG_DATA_HOME/p2p10/record.json "
+                    "(~/.local/share/p2p10/record.json by default).",
+        epilog="examples: p2p10 stats\n"
+               "          p2p10 stats --json",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    stats.add_argument("--json", action="store_true", help="print one JSON object")
+    stats.set_defaults(func=cmd_stats)
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    """Print the record (as text, or as one JSON object with ``--json``)."""
+    # Imported here: the record's model and JSON are start-up that the other commands should
+    # not pay for.
+    import json
+
+    from protocol.record_store import load, record_path
+
+    path = record_path()
+    record = load(path)
+    if args.json:
+        print(json.dumps({"file": str(path), **record.summary()}))
+    elif not record.games:
+        print(NO_GAMES)
+    else:
+        print("\n".join(record.report_lines()))
+        print(f"\nRecord: {path}")
+    return 0

@@ -1,0 +1,97 @@
+"""Your record on disk: ``$XDG_DATA_HOME/p2p10/record.json`` (``~/.local/share`` by default).
+
+:func:`add_finished_game` reads a saved game log, folds it as the audit does, and adds the game
+to the record if it has a winner; :func:`load` reads the record (:class:`p2p10.record.Record`).
+The file is rewritten whole, to a temporary file renamed over it, so a crash leaves the old
+record or the new one; a lock file beside it keeps two games that end at once (two seats of one
+LAN table on one machine) from each writing over the other's result.
+
+Loading is light (no dealing cryptography): ``p2p10 stats`` and the start screen only load.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+
+from p2p10.record import GameResult, Record, RecordError, game_result
+
+RECORD_FILE = "record.json"
+
+
+def app_data_home() -> Path:
+    """p2p10's data folder: ``$XDG_DATA_HOME/p2p10`` (``~/.local/share/p2p10`` by default)."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "p2p10"
+
+
+def record_path() -> Path:
+    """Where the record is kept: ``record.json`` in :func:`app_data_home`."""
+    return app_data_home() / RECORD_FILE
+
+
+def load(path: Path | None = None) -> Record:
+    """The record at ``path`` (:func:`record_path` by default); an empty record if there is no
+    file yet. Raises :class:`RecordError` naming the file if it cannot be read or is damaged."""
+    path = path or record_path()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return Record()
+    except (OSError, UnicodeDecodeError) as err:
+        reason = err.strerror if isinstance(err, OSError) else "it is not text"
+        raise RecordError(f"cannot read your record {path}: {reason}") from None
+    try:
+        return Record.from_json(text)
+    except RecordError as err:
+        raise RecordError(f"{path}: {err}; move the file away to start a new record") from None
+
+
+def add_finished_game(log_path: Path, me: int, record_file: Path | None = None) -> GameResult | None:
+    """Add the game saved at ``log_path``, in which you played seat ``me`` (from 0), to the
+    record (at ``record_file``, :func:`record_path` by default) and return its result; None if
+    the log does not reach the end of a game with a winner, or breaks the rules or the protocol
+    somewhere. A game already in the record is not added again (its result is still returned).
+    Raises :class:`p2p10.errors.SavedFileError` if the log cannot be read, and
+    :class:`RecordError` if the record cannot be read or written."""
+    # Imported here: folding a log loads the dealing cryptography, which loading the record
+    # (p2p10 stats, the start screen) does not need.
+    from p2p10.audit import audit_records
+    from protocol.storage import read_log, write_private
+
+    report = audit_records(read_log(log_path))
+    if report.violation is not None or report.table is None:
+        return None
+    ended = datetime.fromtimestamp(log_path.stat().st_mtime).isoformat(timespec="seconds")
+    result = game_result(report.table, me, date=ended, log_path=str(log_path.absolute()))
+    if result is None:
+        return None
+    path = record_file or record_path()
+    with _locked(path):
+        record = load(path)
+        if not record.has(result.game_id):
+            try:
+                write_private(path, record.add(result).to_json().encode())
+            except OSError as err:
+                raise RecordError(f"cannot write your record {path}: {err.strerror}") from None
+    return result
+
+
+@contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """Hold the record's lock (``record.json.lock`` beside it) while it is read and rewritten."""
+    lock = path.with_name(path.name + ".lock")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        descriptor = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError as err:
+        raise RecordError(f"cannot write your record in {path.parent}: {err.strerror}") from None
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(descriptor)
