@@ -37,6 +37,8 @@ def _report_json(path: Path, report: AuditReport) -> dict[str, Any]:
         "violation": None if violation is None else {
             "seat": violation.seat + 1 if violation.seat is not None else None,
             "entry": violation.seq, "reason": violation.reason},
+        "damaged": None if report.damage is None else {
+            "entry": report.damage.seq, "reason": report.damage.reason},
         "takeovers": [{"seat": s + 1, "entry": t.seq, "agreed_by": [a + 1 for a in t.agreed_by],
                        "runner": t.runner + 1} for t in report.takeovers for s in t.seats],
         "returns": [{"seat": s + 1, "entry": r.seq, "away": r.away, "hand": r.hand + 1}
@@ -46,7 +48,7 @@ def _report_json(path: Path, report: AuditReport) -> dict[str, Any]:
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
-    """Audit a log; exit 0 clean, 1 violation or incomplete, 2 not a log."""
+    """Audit a log; exit 0 clean, 1 violation, damaged or incomplete, 2 not a log."""
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
     with opened(args.file) as stream, contextlib.ExitStack() as stack:

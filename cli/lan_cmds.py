@@ -12,6 +12,7 @@ import asyncio
 import getpass
 import json
 import sys
+from collections.abc import Callable
 
 from cli import UsageError
 from p2p10.bots import POLICIES
@@ -145,7 +146,8 @@ def cmd_join(args: argparse.Namespace) -> int:
     address = args.address
     found: TableAd | None = None
     if address is None:
-        found = _choose_table(asyncio.run(_open_tables(args.interface, args.timeout)), args.timeout)
+        found = _choose_table(asyncio.run(_listen(args.interface, args.timeout, "tables", _open)),
+                              args.timeout)
     elif not _looks_like_address(address):
         found = asyncio.run(_find_table(address, args.interface, args.timeout))
     if found is not None:
@@ -174,25 +176,81 @@ def _interfaces(interface: str | None) -> list[str] | None:
     return None if interface is None or interface in ("", "0.0.0.0", "::") else [interface]
 
 
-JOIN_SETTLE = 1.0  # once one table is heard, how long to listen for others before choosing
+JOIN_SETTLE = 1.0  # once the table is heard, how long to listen for others before choosing
+NAMED_AT_MOST = 6  # tables named when the one wanted is not among those heard
 
 
-async def _open_tables(interface: str | None, timeout: float) -> list[TableAd]:
-    """The open tables heard: as soon as there is one, and a moment more for any others
-    (not the whole ``timeout``, which is how long to wait when there is none)."""
-    print(f"looking for tables on the network (up to {timeout:g} s)...", file=sys.stderr, flush=True)
+def _open(table: TableAd) -> bool:
+    return table.seats_free > 0 and table.compatible
+
+
+class _Progress:
+    """Listening for tables, said on standard error: a line at once and, on a terminal, a short
+    line under it with the seconds so far and the tables heard, rewritten in place (short, so
+    that it never wraps; a pipe or a file gets the first line alone)."""
+
+    def __init__(self, what: str, timeout: float) -> None:
+        self.stream = sys.stderr
+        self.live = self.stream.isatty()
+        self.shown = ""
+        print(f"looking for {what} on the network (up to {timeout:g} s)...", file=self.stream, flush=True)
+
+    def tick(self, seconds: int, heard: int) -> None:
+        if not self.live:
+            return
+        tables = "1 table" if heard == 1 else f"{heard} tables"
+        text = f"  {seconds} s, {tables} heard"
+        if text != self.shown:
+            self.stream.write("\r" + text.ljust(len(self.shown)))
+            self.stream.flush()
+            self.shown = text
+
+    def end(self) -> None:
+        if self.shown:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+async def _listen(interface: str | None, timeout: float, what: str,
+                  wanted: Callable[[TableAd], bool]) -> list[TableAd]:
+    """Every table heard, by name: as soon as a ``wanted`` one is, and a moment more for any
+    others (not the whole ``timeout``, which is how long to wait when there is none)."""
+    progress = _Progress(what, timeout)
     loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    async with TableBrowser(_interfaces(interface)) as browser:
-        def open_tables() -> list[TableAd]:
-            return sorted((t for t in browser.tables.values() if t.seats_free > 0 and t.compatible),
-                          key=lambda t: (t.table.casefold(), t.host, t.address))
+    start = loop.time()
+    until = start + timeout
+    heard_one = False
+    try:
+        async with TableBrowser(_interfaces(interface)) as browser:
+            while (now := loop.time()) < until:
+                if not heard_one and any(wanted(t) for t in browser.tables.values()):
+                    heard_one = True
+                    until = min(until, now + JOIN_SETTLE)
+                progress.tick(int(now - start), len(browser.tables))
+                await asyncio.sleep(0.05)
+            return sorted(browser.tables.values(), key=lambda t: (t.table.casefold(), t.host, t.address))
+    finally:
+        progress.end()
 
-        while not open_tables() and loop.time() < deadline:
-            await asyncio.sleep(0.05)
-        if open_tables():
-            await asyncio.sleep(min(JOIN_SETTLE, max(0.0, deadline - loop.time())))
-        return open_tables()
+
+def _heard(table: TableAd) -> str:
+    if not table.compatible:
+        state = f"protocol {table.version}, not this version"
+    elif table.seats_free == 0:
+        state = "full"
+    else:
+        state = f"{table.seats_taken}/{table.seats_taken + table.seats_free} seats"
+    return f"{table.table!r} ({state})"
+
+
+def _what_was_heard(tables: list[TableAd]) -> str:
+    """The end of a "no open table ... heard" message: the tables that were heard instead."""
+    if not tables:
+        return ("; no table at all was heard: is a host running on this network? "
+                "(join by HOST:PORT where multicast does not reach)")
+    named = ", ".join(_heard(t) for t in tables[:NAMED_AT_MOST])
+    more = f" and {len(tables) - NAMED_AT_MOST} more" if len(tables) > NAMED_AT_MOST else ""
+    return f"; heard {named}{more} ('p2p10 tables' lists them with their addresses)"
 
 
 def _describe(table: TableAd) -> str:
@@ -202,11 +260,11 @@ def _describe(table: TableAd) -> str:
             f"{table.seats_taken}/{seats} seats, {rules}")
 
 
-def _choose_table(tables: list[TableAd], timeout: float) -> TableAd:
-    """The only open table, or the one the player picks from a numbered list."""
+def _choose_table(heard: list[TableAd], timeout: float) -> TableAd:
+    """The only open table heard, or the one the player picks from a numbered list."""
+    tables = [t for t in heard if _open(t)]
     if not tables:
-        raise UsageError(f"no open table heard in {timeout:g} s: is a host running on this "
-                         "network? (join by HOST:PORT where multicast does not reach)")
+        raise UsageError(f"no open table heard in {timeout:g} s{_what_was_heard(heard)}")
     if len(tables) > 1 and not sys.stdin.isatty():
         listing = "; ".join(_describe(t) for t in tables)
         raise UsageError(f"{len(tables)} open tables ({listing}): name one, p2p10 join 'TABLE'")
@@ -227,12 +285,13 @@ def _choose_table(tables: list[TableAd], timeout: float) -> TableAd:
 
 
 async def _find_table(title: str, interface: str | None, timeout: float) -> TableAd:
-    tables = await list_tables(_interfaces(interface), timeout)
-    matches = [t for t in tables if t.table.casefold() == title.casefold() and t.seats_free > 0
-               and t.compatible]
+    def wanted(table: TableAd) -> bool:
+        return _open(table) and table.table.casefold() == title.casefold()
+
+    tables = await _listen(interface, timeout, f"table {title!r}", wanted)
+    matches = [t for t in tables if wanted(t)]
     if not matches:
-        known = ", ".join(repr(t.table) for t in tables) or "none"
-        raise UsageError(f"no open table called {title!r} on the network (tables heard: {known})")
+        raise UsageError(f"no open table called {title!r} heard in {timeout:g} s{_what_was_heard(tables)}")
     if len(matches) > 1:
         raise UsageError(f"{len(matches)} tables are called {title!r}: join one by HOST:PORT "
                          "('p2p10 tables' lists the addresses)")

@@ -12,7 +12,7 @@ from p2p10.log import NotALog
 
 @contextlib.contextmanager
 def opened(path: Path) -> Iterator[BinaryIO]:
-    """``path`` open for reading; a file that cannot be read is :class:`NotALog`."""
+    """``path`` open for reading; a file that cannot be read, or is empty, is :class:`NotALog`."""
     try:
         stream = path.open("rb")
     except FileNotFoundError:
@@ -22,6 +22,12 @@ def opened(path: Path) -> Iterator[BinaryIO]:
     except OSError as err:
         raise NotALog(f"{path}: {err.strerror}") from None
     with stream:
+        try:
+            empty = stream.peek(1) == b""
+        except OSError as err:
+            raise NotALog(f"{path}: {err.strerror}") from None
+        if empty:  # said here, where the file has a name
+            raise NotALog(f"{path} is empty (0 bytes), not a game log")
         yield stream
 
 

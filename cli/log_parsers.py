@@ -50,7 +50,8 @@ def add_parsers(sub: Any, rule_options: argparse.ArgumentParser) -> None:
                     "hand and score, and name every time the table went on without a machine (who, "
                     "at which entry, agreed by whom). Exit status: 0 a complete game in which "
                     "every step was checked and passed; 1 a violation (with the seat, the entry "
-                    "and the reason) or an unfinished log; 2 not a game log.")
+                    "and the reason), a damaged file (cut short, or bytes that are not an entry) "
+                    "or an unfinished log; 2 not a game log.")
     audit.add_argument("file", type=Path, metavar="FILE", help="a .p2p10 game log")
     audit.add_argument("--json", action="store_true", help="print one JSON object")
     audit.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="J",

@@ -8,11 +8,33 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from collections.abc import Sequence
 
 from cli import UsageError
 from cli.log_files import read_bytes
-from p2p10.log import read_records
+from p2p10.errors import ProtocolError
+from p2p10.log import parse_entry, read_records
 from p2p10.replay import transcript
+from p2p10.table import TableState, fold
+
+
+def _check_hand(records: Sequence[bytes], hand: int) -> None:
+    """Refuse ``--hand`` beyond the hands the log holds, before the screen or the transcript
+    starts. The log is folded only until that hand starts; one that breaks before is left to
+    the transcript, which says where."""
+    table: TableState | None = None
+    for raw in records:
+        try:
+            table = fold(table, parse_entry(raw), defer_proofs=True)
+        except ProtocolError:
+            return
+        if table.hands_started >= hand:
+            return
+    played = table.hands_started if table is not None else 0
+    if played == 0:
+        raise UsageError(f"--hand {hand}: this log has no hand (it ends before the first is dealt)")
+    hands = "1 hand (1)" if played == 1 else f"{played} hands (1 to {played})"
+    raise UsageError(f"--hand {hand}: this log has only {hands}")
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
@@ -21,8 +43,10 @@ def cmd_replay(args: argparse.Namespace) -> int:
     viewer = None if args.seat is None else args.seat - 1
     if viewer is not None and viewer < 0:
         raise UsageError("--as takes a seat number from 1")
-    if args.hand is not None and args.hand < 1:
-        raise UsageError("--hand takes a hand number from 1")
+    if args.hand is not None:
+        if args.hand < 1:
+            raise UsageError("--hand takes a hand number from 1")
+        _check_hand(records.items, args.hand)
     if not args.text and sys.stdout.isatty() and sys.stdin.isatty() and records.items:
         from cli.table_app import ReplayApp  # only the viewer needs prompt_toolkit
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import IO, Any
 
 from p2p10.cards import COLOURS, card_text, cards_text, parse_hand, points
@@ -81,21 +81,38 @@ def plan_json(plan: LayDownPlan | None) -> dict[str, Any]:
     return {"makes": True, "melds": melds, "down": plan.down}
 
 
+SHOWN_AT_MOST = 40  # characters of a refused value quoted back
+
+
+def _field(request: Mapping[str, Any], key: str, what: str, fits: Callable[[Any], bool]) -> Any:
+    """``request[key]`` if it is ``what`` (which ``fits`` checks), or a message naming the key,
+    what it takes and, when it was given, the value as the line had it."""
+    if key not in request:
+        raise P2P10Error(f"missing {key!r}: give {what}")
+    value = request[key]
+    if not fits(value):
+        shown = json.dumps(value)
+        if len(shown) > SHOWN_AT_MOST:
+            shown = shown[:SHOWN_AT_MOST - 3] + "..."
+        raise P2P10Error(f"{key!r} must be {what}, not {shown}")
+    return value
+
+
 def _solve_request(request: Any) -> dict[str, Any]:
     if not isinstance(request, Mapping):
         raise P2P10Error("each line must be a JSON object with 'phase' and 'hand'")
     unknown = set(request) - {"phase", "hand", "options"}
     if unknown:
         raise P2P10Error(f"unknown field(s): {', '.join(sorted(unknown))}")
-    phase = request.get("phase")
-    if isinstance(phase, bool) or not isinstance(phase, int) or phase not in PHASES:
-        raise P2P10Error(f"'phase' must be a whole number from 1 to 10, not {phase!r}")
-    hand = request.get("hand")
-    if not isinstance(hand, list) or not all(isinstance(c, str) for c in hand):
-        raise P2P10Error("'hand' must be a list of cards in notation, like [\"R7\", \"W\"]")
-    options = request.get("options")
-    if options is not None and not isinstance(options, Mapping | list):
-        raise P2P10Error("'options' must be an object like {\"natural\": \"phase\"} or a list")
+    phase = _field(request, "phase", "a whole number from 1 to 10",
+                   lambda v: type(v) is int and v in PHASES)
+    hand = _field(request, "hand", 'a list of cards in notation, like ["R7", "W"]',
+                  lambda v: isinstance(v, list) and all(isinstance(c, str) for c in v))
+    options = None
+    if request.get("options") is not None:
+        options = _field(request, "options",
+                         'an object like {"natural": "phase"} or a list like ["natural=phase"]',
+                         lambda v: isinstance(v, Mapping | list))
     rules = RuleSet.parse(options)
     return plan_json(solve(parse_hand(hand), phase, rules))
 

@@ -3,8 +3,9 @@
 The audit trusts nothing in the file: it checks every signature against the keys in the table
 entry, the hash chain, the single writer at each position, every point, scalar and proof, every
 shuffle against its revealed seed, every move against the rules, and every hand and score
-(:meth:`p2p10.table.TableState.apply`). The first failure is the verdict, pinned on a seat
-where the evidence allows.
+(:meth:`p2p10.table.TableState.apply`). The first failure is the verdict: a VIOLATION, pinned
+on a seat where the evidence allows, or, for bytes that are not a whole, well-formed entry (a
+file cut short, a changed byte in an envelope), DAMAGED, which blames nobody.
 
 It checks what it must and no more (``TableState.defer_proofs``): a shuffle step whose seed is
 revealed is checked by re-deriving it from the seed (which also proves it a shuffle), and a
@@ -32,16 +33,28 @@ from p2p10.table import Expect, Return, TableState, Takeover, fold
 CLEAN = 0
 """Exit status of a complete game in which every check passed."""
 FAILED = 1
-"""Exit status of a violation, or of a log that ends before the game does."""
+"""Exit status of a violation, of a damaged file, or of a log that ends before the game does."""
+
+
+@dataclass(frozen=True, slots=True)
+class Damage:
+    """Bytes of the file, from entry ``seq`` on, that are not a whole, well-formed entry: a
+    write cut short, a copy cut off, a changed byte. Nobody's signed word, so nobody is blamed.
+    ``reason`` names the entry (once)."""
+
+    seq: int
+    reason: str
 
 
 @dataclass(frozen=True, slots=True)
 class AuditReport:
-    """The verdict on a log. ``clean`` only for a complete game with no violation."""
+    """The verdict on a log. ``clean`` only for a complete game with no violation and no
+    damage; at most one of ``violation`` and ``damage`` is set (the first failure)."""
 
     entries: int
     table: TableState | None
     violation: ProtocolViolation | None
+    damage: Damage | None = None
 
     @property
     def complete(self) -> bool:
@@ -72,13 +85,15 @@ class AuditReport:
 
     @property
     def exit_status(self) -> int:
-        """``CLEAN`` (0) for a complete game with no violation, else ``FAILED`` (1)."""
-        return CLEAN if self.violation is None and self.complete else FAILED
+        """``CLEAN`` (0) for a complete game with no violation and no damage, else ``FAILED`` (1)."""
+        return CLEAN if self.violation is None and self.damage is None and self.complete else FAILED
 
     @property
     def waiting_for(self) -> Expect | None:
         """For a log that stops early: who was to write next."""
-        return self.table.expected() if self.table is not None and self.violation is None else None
+        if self.table is None or self.violation is not None or self.damage is not None:
+            return None
+        return self.table.expected()
 
     @property
     def sheet(self) -> tuple[HandResult, ...]:
@@ -89,8 +104,10 @@ class AuditReport:
         """One line for a person."""
         if self.violation is not None:
             return f"VIOLATION: {self.violation}"
+        if self.damage is not None:
+            return f"DAMAGED: {self.damage.reason}"
         if self.table is None:
-            return "VIOLATION: the log is empty"
+            return "INCOMPLETE: the log is empty: it holds no entry, not even the table entry"
         expect = self.table.expected()
         if expect is not None:
             return (f"INCOMPLETE: the log ends after entry {self.entries - 1}; "
@@ -146,36 +163,40 @@ def _audit(records: Iterable[bytes], torn: Callable[[], int], table: TableState 
         end = index + 1
         try:
             entry = parse_entry(raw)
+        except BadEntry as err:
+            return _stopped(index, table, Damage(index, f"entry {index} is not a well-formed entry: {err}"))
+        try:
             if entry.seq != index:
-                raise ProtocolViolation(None, index, f"entry {index} of the file says it is entry "
-                                        f"{entry.seq} (a replayed, dropped or reordered entry)")
+                raise ProtocolViolation(None, index, f"the file has entry {entry.seq} in this place "
+                                        "(a replayed, dropped or reordered entry)")
             table = fold(table, entry, defer_proofs=True, postpone=postponed is not None)
             if postponed is not None:
                 postponed.offer(table)
-        except BadEntry as err:
-            return _stopped(index, table, ProtocolViolation(None, index, f"a malformed entry: {err}"))
         except ProtocolViolation as err:
             return _stopped(index, table, err)
     cut = torn()
     if cut:
-        return _stopped(end, table, ProtocolViolation(
-            None, end, f"entry {end} is cut short or damaged: the last {cut} bytes of "
-            "the file are not a whole entry"))
+        return _stopped(end, table, Damage(
+            end, f"the file ends in the middle of entry {end}: its last {cut} bytes are not a whole "
+            "entry (a write cut short, or a damaged length)"))
     return _stopped(end, table, None)
 
 
-def _stopped(entries: int, table: TableState | None, violation: ProtocolViolation | None) -> AuditReport:
-    """The report on a log that stops after ``entries`` entries, at ``violation`` or at its end.
+def _stopped(entries: int, table: TableState | None,
+             failure: ProtocolViolation | Damage | None) -> AuditReport:
+    """The report on a log that stops after ``entries`` entries, at ``failure`` or at its end.
     The fold put the checks of the hand under way off to its reveals, which now never come:
     they are made here, and a failed one is the verdict, as it was for the peers that checked
     its proof on arrival and stopped there (before any later violation)."""
     if table is not None:
         try:
             # Proofs a peer would have checked before it reached the entry that broke.
-            table.check_deferred(None if violation is None else entries)
+            table.check_deferred(None if failure is None else entries)
         except ProtocolViolation as err:
             return AuditReport(entries, table, err)
-    return AuditReport(entries, table, violation)
+    if isinstance(failure, Damage):
+        return AuditReport(entries, table, None, failure)
+    return AuditReport(entries, table, failure)
 
 
 def audit_stream(stream: BinaryIO, pool: Executor | None = None) -> AuditReport:

@@ -133,25 +133,24 @@ class RuleSet:
         (``{"skip": "next", "goal": 5, "skip_stacking": true}``). Raises :class:`BadRules`."""
         if options is None:
             return DEFAULT
-        pairs: list[tuple[str, str]] = []
+        # (key, value or None when none is given, the option as typed)
+        given: list[tuple[str, str | None, str]] = []
         if isinstance(options, Mapping):
             for key, value in options.items():
-                if value is True:
-                    value = "true"
-                elif value is False:
-                    value = "false"
-                pairs.append((str(key), str(value)))
+                text = "true" if value is True else "false" if value is False else str(value)
+                given.append((str(key), text, f"{key}={text}"))
         else:
             for item in options:
                 key, sep, value = str(item).partition("=")
-                pairs.append((key, value if sep else "true"))
+                given.append((key, value if sep else None, str(item).strip()))
         kwargs: dict[str, object] = {}
-        for key, value in pairs:
+        for key, value, typed in given:
             # Options come from other peers too (a sit-down, a roster): every message below
             # repeats the option, so it is bounded here, once.
-            if len(key) + len(value) > MAX_OPTION_CHARS:
+            if len(key) + len(value or "") > MAX_OPTION_CHARS:
                 raise BadRules(f"a rule option is at most {MAX_OPTION_CHARS} characters")
-            kwargs.update(_parse_option(key.strip().lower(), value.strip().lower()))
+            kwargs.update(_parse_option(key.strip().lower(), None if value is None else value.strip().lower(),
+                                        typed))
         return cls(**kwargs)  # type: ignore[arg-type]
 
 
@@ -175,49 +174,55 @@ OPTION_HELP = (
 )
 
 
-def _flag(key: str, value: str) -> bool:
-    if value in ("true", "1", "yes", "on", ""):
-        return True
-    if value in ("false", "0", "no", "off"):
-        return False
-    raise BadRules(f"{key}={value}: expected true or false")
+# An option that picks one of two values: the field it sets, the value that sets it, the other.
+_CHOICES: Mapping[str, tuple[str, str, str]] = {
+    "skip": ("skip_next", "next", "choose"),
+    "natural": ("natural_per_phase", "phase", "meld"),
+    "hit": ("hit_own", "own", "any"),
+    "order": ("any_order", "any", "sequence"),
+}
+_COUNTS = ("hands", "goal")
+_FLAGS = {"skip_stacking": "skip_stacking", "skip-stacking": "skip_stacking"}
+_YES = ("true", "1", "yes", "on", "")
+_NO = ("false", "0", "no", "off")
 
 
-def _count(key: str, value: str) -> int:
-    if not (value.isascii() and value.isdigit()) or int(value) < 1:
-        raise BadRules(f"{key}={value}: expected a whole number of at least 1")
-    return int(value)
-
-
-def _parse_option(key: str, value: str) -> dict[str, object]:
-    if key == "skip":
-        if value in ("next", "choose"):
-            return {"skip_next": value == "next"}
-        raise BadRules(f"skip={value}: expected skip=next or skip=choose")
-    if key in ("skip_stacking", "skip-stacking"):
-        return {"skip_stacking": _flag(key, value)}
-    if key == "natural":
-        if value in ("phase", "meld"):
-            return {"natural_per_phase": value == "phase"}
-        raise BadRules(f"natural={value}: expected natural=phase or natural=meld")
-    if key == "hit":
-        if value in ("own", "any"):
-            return {"hit_own": value == "own"}
-        raise BadRules(f"hit={value}: expected hit=own or hit=any")
+def _accepted(key: str) -> str:
+    """The values an option takes, in words."""
+    if key in _CHOICES:
+        _field, yes, no = _CHOICES[key]
+        return f"{key}={yes} or {key}={no}"
     if key == "phases":
+        return "phases=all, phases=even or phases=odd"
+    if key in _COUNTS:
+        return f"{key}=N, a whole number of at least 1"
+    return f"{key}, {key}=true or {key}=false"
+
+
+def _parse_option(key: str, value: str | None, typed: str) -> dict[str, object]:
+    """One option's field; ``value`` is None when none was given, ``typed`` the option as the
+    user gave it (for the messages)."""
+    if key in _FLAGS:
+        if value is None or value in _YES:
+            return {_FLAGS[key]: True}
+        if value in _NO:
+            return {_FLAGS[key]: False}
+        raise BadRules(f"rule option {typed!r}: expected {_accepted(key)}")
+    if key not in _CHOICES and key not in _COUNTS and key != "phases":
+        known = ", ".join(name for name, _ in OPTION_HELP)
+        raise BadRules(f"unknown rule option {typed!r}; the options are {known}")
+    if value is None:
+        raise BadRules(f"rule option {typed!r} needs a value: {_accepted(key)}")
+    if key in _CHOICES:
+        field, yes, no = _CHOICES[key]
+        if value in (yes, no):
+            return {field: value == yes}
+    elif key == "phases":
         if value in PHASE_LISTS:
             return {"phase_list": PHASE_LISTS[value]}
-        raise BadRules(f"phases={value}: expected phases=all, phases=even or phases=odd")
-    if key == "order":
-        if value in ("any", "sequence"):
-            return {"any_order": value == "any"}
-        raise BadRules(f"order={value}: expected order=any or order=sequence")
-    if key == "hands":
-        return {"hands": _count(key, value)}
-    if key == "goal":
-        return {"goal": _count(key, value)}
-    known = ", ".join(name for name, _ in OPTION_HELP)
-    raise BadRules(f"unknown rule option {key!r}; the options are {known}")
+    elif value.isascii() and value.isdigit() and int(value) >= 1:
+        return {key: int(value)}
+    raise BadRules(f"rule option {typed!r}: expected {_accepted(key)}")
 
 
 DEFAULT = RuleSet()

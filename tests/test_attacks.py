@@ -726,7 +726,7 @@ def test_replayed_entry(honest_log: list[Entry]) -> None:
     report = audit_records(records[:k + 1] + [records[k]] + records[k + 1:])
     assert report.violation is not None and report.violation.seat is None
     assert report.violation.seq == k + 1
-    assert re.search(r"says it is entry 6 \(a replayed, dropped or reordered", report.violation.reason)
+    assert re.search(r"has entry 6 in this place \(a replayed, dropped or reordered", report.violation.reason)
 
 
 def test_dropped_entry(honest_log: list[Entry]) -> None:
@@ -753,7 +753,7 @@ def test_dropped_entry(honest_log: list[Entry]) -> None:
     report = audit_records(records[:k] + records[k + 1:])
     assert report.violation is not None and report.violation.seat is None
     assert report.violation.seq == k
-    assert re.search(r"entry 9 of the file says it is entry 10 \(a replayed", report.violation.reason)
+    assert re.search(r"the file has entry 10 in this place \(a replayed", report.violation.reason)
 
 
 def test_reordered_entries(honest_log: list[Entry]) -> None:
@@ -788,7 +788,7 @@ def test_reordered_entries(honest_log: list[Entry]) -> None:
     report = audit_records(records)
     assert report.violation is not None and report.violation.seat is None
     assert report.violation.seq == k
-    assert re.search(r"entry 4 of the file says it is entry 5", report.violation.reason)
+    assert re.search(r"the file has entry 5 in this place", report.violation.reason)
 
 
 def test_truncated_entry(honest_log: list[Entry]) -> None:
@@ -796,7 +796,8 @@ def test_truncated_entry(honest_log: list[Entry]) -> None:
     Defence on the wire: the envelope does not parse, so it is refused as malformed and put
     down to the link it came on (a fault of the sender, never a freeze); the entry is fetched
     again. Harmless. In a saved file: a file cut short is reported as a torn last entry, and an
-    entry cut short inside a whole record as malformed; neither is any seat's signed word."""
+    entry cut short inside a whole record as malformed; neither is any seat's signed word, so
+    the audit says DAMAGED and blames nobody."""
     rng = random.Random(114)
     cut: list[tuple[int, int]] = []
 
@@ -822,16 +823,16 @@ def test_truncated_entry(honest_log: list[Entry]) -> None:
     data = encode_log(honest_log)
     report = audit_bytes(data[:-20])
     n = len(honest_log) - 1
-    assert report.violation is not None and report.violation.seat is None
-    assert report.violation.seq == n
-    assert re.search(rf"entry {n} is cut short or damaged", report.violation.reason)
+    assert report.violation is None and report.damage is not None
+    assert report.damage.seq == n
+    assert re.search(rf"the file ends in the middle of entry {n}", report.damage.reason)
     k = 7
     records = [e.raw for e in honest_log]
     report = audit_bytes(file_header() + b"".join(record(r if i != k else r[:-9])
                                                   for i, r in enumerate(records)))
-    assert report.violation is not None and report.violation.seat is None
-    assert report.violation.seq == k
-    assert re.search(r"a malformed entry", report.violation.reason)
+    assert report.violation is None and report.damage is not None
+    assert report.damage.seq == k
+    assert re.search(rf"entry {k} is not a well-formed entry", report.damage.reason)
 
 
 @pytest.mark.parametrize("network", ["lossless", "twin-relay-lost"])

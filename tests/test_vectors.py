@@ -341,7 +341,7 @@ def test_one_flipped_byte_makes_the_short_game_fail_its_audit(short_game: bytes,
     damaged[at] ^= 0x01
     report = audit_bytes(bytes(damaged))
     assert not report.clean
-    assert report.violation is not None
+    assert report.violation is not None or report.damage is not None
 
 
 def test_regenerating_the_short_game_from_its_seed_gives_the_same_bytes(short_game: bytes) -> None:
