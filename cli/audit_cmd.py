@@ -16,6 +16,7 @@ from typing import Any
 from cli import UsageError
 from cli.log_files import opened
 from p2p10.audit import AuditReport, audit_stream
+from p2p10.i18n import _, ngettext, pgettext
 from p2p10.log import NotALog, fingerprint
 
 
@@ -50,7 +51,7 @@ def _report_json(path: Path, report: AuditReport) -> dict[str, Any]:
 def cmd_audit(args: argparse.Namespace) -> int:
     """Audit a log; exit 0 clean, 1 violation, damaged or incomplete, 2 not a log."""
     if args.jobs < 1:
-        raise UsageError("--jobs must be at least 1")
+        raise UsageError(_("--jobs must be at least 1"))
     with opened(args.file) as stream, contextlib.ExitStack() as stack:
         pool = None
         if args.jobs > 1:
@@ -67,27 +68,39 @@ def cmd_audit(args: argparse.Namespace) -> int:
         print(json.dumps(_report_json(args.file, report)))
         return report.exit_status
     table = report.table
-    print(f"{args.file}: {report.entries} entries")
+    print(ngettext("{file}: {n} entry", "{file}: {n} entries", report.entries).format(
+        file=args.file, n=report.entries))
     if table is not None:
-        print(f"Game {table.game_id.hex()}; rules: {table.rules.describe()}")
+        print(_("Game {game}; rules: {rules}").format(game=table.game_id.hex(),
+                                                     rules=table.rules.describe()))
         for seat in range(table.players):
-            print(f"  seat {seat + 1}: {table.names[seat]:<20} key {fingerprint(table.keys[seat])}")
+            print("  " + _("seat {seat}: {name} key {key}").format(
+                seat=seat + 1, name=f"{table.names[seat]:<20}", key=fingerprint(table.keys[seat])))
         width = max(len(n) for n in table.names)
         if report.sheet:
-            print("Hands" + "".join(f"  {n:>{width}}" for n in table.names))
+            # TRANSLATORS: the headings of the rows of the audit's score sheet: a row for each
+            # hand (its number), then a row of the totals. Short words: the first column is as
+            # wide as the longer of them, at least 5 characters.
+            hands = pgettext("audit score sheet", "Hands")
+            total = pgettext("audit score sheet", "Total")
+            first = max(5, len(hands), len(total))
+            print(f"{hands:<{first}}" + "".join(f"  {n:>{width}}" for n in table.names))
             for i, row in enumerate(report.sheet):
                 cells = "".join(f"  {('-' if p is None else str(p)) + ('*' if m else ' '):>{width}}"
                                 for p, m in zip(row.points, row.made, strict=True))
-                label = f"{i + 1}{' tie' if row.tie else ''}"
-                print(f"{label:<5}{cells}")
-            print("Total" + "".join(f"  {t:>{width - 1}} " for t in table.engine.totals))
-            print("(* = phase made)")
+                # TRANSLATORS: a hand's row in the audit's score sheet when the hand ended in a
+                # tie; {hand} is its number. Short: the column is 5 characters wide (or as wide as
+                # the words "Hands" and "Total" there).
+                label = _("{hand} tie").format(hand=i + 1) if row.tie else str(i + 1)
+                print(f"{label:<{first}}{cells}")
+            print(f"{total:<{first}}" + "".join(f"  {t:>{width - 1}} " for t in table.engine.totals))
+            print(_("(* = phase made)"))
         if table.engine.winner is not None:
-            print(f"Winner: {table.name(table.engine.winner)}")
+            print(_("Winner: {name}").format(name=table.name(table.engine.winner)))
         for takeover in report.takeovers:
-            print(f"Went on without a machine: {report.takeover_text(takeover)}")
+            print(_("Went on without a machine: {what}").format(what=report.takeover_text(takeover)))
         for back in report.returns:
-            print(f"Came back: {report.return_text(back)}")
+            print(_("Came back: {what}").format(what=report.return_text(back)))
     print(report.verdict())
     return report.exit_status
 

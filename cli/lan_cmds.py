@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 from cli import UsageError
 from p2p10.bots import POLICIES
+from p2p10.i18n import N_, _, ngettext, pgettext
 from p2p10.table import MAX_NAME
 from protocol.discovery import TableAd, TableBrowser, list_tables
 from protocol.lan import Front, GameResult, Host, Joiner, LanError, LanSeat, Resumer, Timing, parse_address
@@ -36,11 +37,11 @@ def _name(given: str | None, fallback: str) -> str:
 def _timing(args: argparse.Namespace) -> Timing:
     go_on_after: float | None = args.go_on_after
     if go_on_after is not None and not go_on_after > 0:
-        raise UsageError("--go-on-after must be positive")
+        raise UsageError(_("--go-on-after must be positive"))
     if not args.away_after > 0:
-        raise UsageError("--away-after must be positive")
+        raise UsageError(_("--away-after must be positive"))
     if not args.think >= 0:
-        raise UsageError("--think must be 0 or more seconds")
+        raise UsageError(_("--think must be 0 or more seconds"))
     return Timing(args.away_after, go_on_after, args.think)
 
 
@@ -57,11 +58,13 @@ def _check_autoplay(args: argparse.Namespace) -> str | None:
     """The bot policy for the seat, or None for a person at this terminal."""
     if args.autoplay is None:
         if not (sys.stdin.isatty() and sys.stdout.isatty()):
-            raise UsageError("the table needs a terminal: run this in one, or let a bot play the "
-                             "seat with --autoplay POLICY")
+            # TRANSLATORS: POLICY is the metavar of --autoplay: translate it as there.
+            raise UsageError(_("the table needs a terminal: run this in one, or let a bot play "
+                               "the seat with --autoplay POLICY"))
         return None
     if args.autoplay not in POLICIES:
-        raise UsageError(f"unknown policy {args.autoplay!r}; choose from {', '.join(POLICIES)}")
+        raise UsageError(_("unknown policy {policy}; choose from {choices}").format(
+            policy=repr(args.autoplay), choices=", ".join(POLICIES)))
     policy: str = args.autoplay
     return policy
 
@@ -72,7 +75,7 @@ def _front(policy: str | None, ascii_only: bool) -> Front | None:
         return None
 
     async def front(seat: LanSeat) -> None:
-        from cli.table_app import LanTableApp  # prompt_toolkit loads only for a screen
+        from cli.table.lan import LanTableApp  # prompt_toolkit loads only for a screen
 
         await LanTableApp(seat, ascii_only).run()
 
@@ -88,9 +91,12 @@ def cmd_host(args: argparse.Namespace) -> int:
     """Open a table, wait for it to fill (or for Enter), play seat 1 to the end."""
     policy = _check_autoplay(args)
     if not 0 <= args.port < 65536:
-        raise UsageError(f"--port must be 0 to 65535, not {args.port}")
+        raise UsageError(_("--port must be 0 to 65535, not {port}").format(port=args.port))
     try:
-        host = Host(_name(args.name, "Host"), args.seats, args.rules, policy, args.interface, args.port,
+        # TRANSLATORS: the host's name at the table, when it gives none and has no login name
+        # (at most 32 characters).
+        name = _name(args.name, pgettext("default name", "Host"))
+        host = Host(name, args.seats, args.rules, policy, args.interface, args.port,
                     args.save, title=args.table, advertised=not args.quiet_network,
                     reachable_at=_reachable_at(args), bots=args.bots, bot_level=args.level,
                     start_when_full=starts_when_full(args.start_when_full), front=_front(policy, args.ascii),
@@ -100,7 +106,9 @@ def cmd_host(args: argparse.Namespace) -> int:
     return _finish(asyncio.run(_host(host)))
 
 
-NO_TERMINAL = "standard input is not a terminal: the game starts when every seat is taken"
+NO_TERMINAL = N_("standard input is not a terminal: the game starts when every seat is taken")
+"""What the host says when there is no terminal to press Enter on, in English (shown through
+``_()``)."""
 
 
 def starts_when_full(asked: bool) -> bool:
@@ -111,7 +119,7 @@ def starts_when_full(asked: bool) -> bool:
         return True
     if sys.stdin is not None and sys.stdin.isatty():
         return False
-    print(NO_TERMINAL, flush=True)
+    print(_(NO_TERMINAL), flush=True)
     return True
 
 
@@ -128,9 +136,10 @@ async def _host(host: Host) -> GameResult:
         try:
             host.start()
         except LanError as err:
-            print(f"p2p10: cannot start: {err}", file=sys.stderr, flush=True)
+            print("p2p10: " + _("cannot start: {reason}").format(reason=err), file=sys.stderr,
+                  flush=True)
 
-    print("press Enter to start with the players seated so far", flush=True)
+    print(_("press Enter to start with the players seated so far"), flush=True)
     loop.add_reader(sys.stdin, line)
     try:
         return await host.run()
@@ -142,17 +151,22 @@ def cmd_join(args: argparse.Namespace) -> int:
     """Sit down at a table and play that seat to the end."""
     policy = _check_autoplay(args)
     if args.timeout <= 0:
-        raise UsageError("--timeout must be positive")
+        raise UsageError(_("--timeout must be positive"))
     address = args.address
     found: TableAd | None = None
     if address is None:
-        found = _choose_table(asyncio.run(_listen(args.interface, args.timeout, "tables", _open)),
+        looking = _("looking for tables on the network (up to {seconds} s)...").format(
+            seconds=f"{args.timeout:g}")
+        found = _choose_table(asyncio.run(_listen(args.interface, args.timeout, looking, _open)),
                               args.timeout)
     elif not _looks_like_address(address):
         found = asyncio.run(_find_table(address, args.interface, args.timeout))
     if found is not None:
         address = f"{found.address[0]}:{found.address[1]}"
-    joiner = Joiner(address, _name(args.name, "Guest"), policy, args.interface, args.save,
+    # TRANSLATORS: a player's name at the table, when they give none and have no login name
+    # (at most 32 characters).
+    name = _name(args.name, pgettext("default name", "Guest"))
+    joiner = Joiner(address, name, policy, args.interface, args.save,
                     reachable_at=_reachable_at(args), front=_front(policy, args.ascii),
                     timing=_timing(args),
                     host_fingerprint=found.fingerprint if found is not None else None)
@@ -168,7 +182,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
 
 
 def _looks_like_address(text: str) -> bool:
-    host, _, port = text.rpartition(":")
+    host, _colon, port = text.rpartition(":")
     return bool(host) and port.isdigit()
 
 
@@ -189,17 +203,18 @@ class _Progress:
     line under it with the seconds so far and the tables heard, rewritten in place (short, so
     that it never wraps; a pipe or a file gets the first line alone)."""
 
-    def __init__(self, what: str, timeout: float) -> None:
+    def __init__(self, looking: str) -> None:
         self.stream = sys.stderr
         self.live = self.stream.isatty()
         self.shown = ""
-        print(f"looking for {what} on the network (up to {timeout:g} s)...", file=self.stream, flush=True)
+        print(looking, file=self.stream, flush=True)
 
     def tick(self, seconds: int, heard: int) -> None:
         if not self.live:
             return
-        tables = "1 table" if heard == 1 else f"{heard} tables"
-        text = f"  {seconds} s, {tables} heard"
+        # TRANSLATORS: the progress of a search for tables, rewritten each second; keep it short.
+        text = "  " + ngettext("{seconds} s, {n} table heard", "{seconds} s, {n} tables heard",
+                               heard).format(seconds=seconds, n=heard)
         if text != self.shown:
             self.stream.write("\r" + text.ljust(len(self.shown)))
             self.stream.flush()
@@ -211,11 +226,12 @@ class _Progress:
             self.stream.flush()
 
 
-async def _listen(interface: str | None, timeout: float, what: str,
+async def _listen(interface: str | None, timeout: float, looking: str,
                   wanted: Callable[[TableAd], bool]) -> list[TableAd]:
     """Every table heard, by name: as soon as a ``wanted`` one is, and a moment more for any
-    others (not the whole ``timeout``, which is how long to wait when there is none)."""
-    progress = _Progress(what, timeout)
+    others (not the whole ``timeout``, which is how long to wait when there is none).
+    ``looking`` is said first, on a line of its own."""
+    progress = _Progress(looking)
     loop = asyncio.get_running_loop()
     start = loop.time()
     until = start + timeout
@@ -235,52 +251,72 @@ async def _listen(interface: str | None, timeout: float, what: str,
 
 def _heard(table: TableAd) -> str:
     if not table.compatible:
-        state = f"protocol {table.version}, not this version"
+        state = _("protocol {version}, not this version").format(version=table.version)
     elif table.seats_free == 0:
-        state = "full"
+        # TRANSLATORS: a table heard on the network with no seat free.
+        state = pgettext("table", "full")
     else:
-        state = f"{table.seats_taken}/{table.seats_taken + table.seats_free} seats"
+        # TRANSLATORS: {seats} is always 2 or more.
+        state = _("{taken}/{seats} seats").format(taken=table.seats_taken,
+                                                  seats=table.seats_taken + table.seats_free)
     return f"{table.table!r} ({state})"
 
 
 def _what_was_heard(tables: list[TableAd]) -> str:
-    """The end of a "no open table ... heard" message: the tables that were heard instead."""
+    """The second half of a "no open table ... heard" message, a clause of its own: the tables
+    that were heard instead."""
     if not tables:
-        return ("; no table at all was heard: is a host running on this network? "
-                "(join by HOST:PORT where multicast does not reach)")
+        return _("no table at all was heard: is a host running on this network? (join by "
+                 "HOST:PORT where multicast does not reach)")
     named = ", ".join(_heard(t) for t in tables[:NAMED_AT_MOST])
-    more = f" and {len(tables) - NAMED_AT_MOST} more" if len(tables) > NAMED_AT_MOST else ""
-    return f"; heard {named}{more} ('p2p10 tables' lists them with their addresses)"
+    if len(tables) > NAMED_AT_MOST:
+        more = len(tables) - NAMED_AT_MOST
+        # TRANSLATORS: {tables} names some of the tables heard, {n} is how many more were.
+        return ngettext("heard {tables} and {n} more ('p2p10 tables' lists them with their "
+                        "addresses)",
+                        "heard {tables} and {n} more ('p2p10 tables' lists them with their "
+                        "addresses)", more).format(tables=named, n=more)
+    return _("heard {tables} ('p2p10 tables' lists them with their addresses)").format(tables=named)
+
+
+def _rules(table: TableAd) -> str:
+    """The rule options a table announces, in notation, or "standard rules"."""
+    return " ".join(table.options) or _("standard rules")
 
 
 def _describe(table: TableAd) -> str:
-    seats = table.seats_taken + table.seats_free
-    rules = " ".join(table.options) or "standard rules"
-    return (f"{table.table!r} at {table.address[0]}:{table.address[1]}, host {table.host}, "
-            f"{table.seats_taken}/{seats} seats, {rules}")
+    return _("{table} at {address}, host {host}, {taken}/{seats} seats, {rules}").format(
+        table=repr(table.table), address=f"{table.address[0]}:{table.address[1]}", host=table.host,
+        taken=table.seats_taken, seats=table.seats_taken + table.seats_free, rules=_rules(table))
 
 
 def _choose_table(heard: list[TableAd], timeout: float) -> TableAd:
     """The only open table heard, or the one the player picks from a numbered list."""
     tables = [t for t in heard if _open(t)]
     if not tables:
-        raise UsageError(f"no open table heard in {timeout:g} s{_what_was_heard(heard)}")
+        # TRANSLATORS: {heard} is a clause of its own, "heard 'Ann's table' (full)" or "no table
+        # at all was heard: ..."
+        raise UsageError(_("no open table heard in {seconds} s; {heard}").format(
+            seconds=f"{timeout:g}", heard=_what_was_heard(heard)))
     if len(tables) > 1 and not sys.stdin.isatty():
         listing = "; ".join(_describe(t) for t in tables)
-        raise UsageError(f"{len(tables)} open tables ({listing}): name one, p2p10 join 'TABLE'")
+        # TRANSLATORS: {n} is always 2 or more; TABLE stands for a table's name.
+        raise UsageError(ngettext("{n} open table ({tables}): name one, p2p10 join 'TABLE'",
+                                  "{n} open tables ({tables}): name one, p2p10 join 'TABLE'",
+                                  len(tables)).format(n=len(tables), tables=listing))
     chosen = tables[0]
     if len(tables) > 1:
         for number, table in enumerate(tables, 1):
             print(f"  {number}. {_describe(table)}")
         while True:
             try:
-                answer = input(f"join which table (1-{len(tables)})? ").strip()
+                answer = input(_("join which table (1-{n})? ").format(n=len(tables))).strip()
             except EOFError:
-                raise UsageError("no table chosen") from None
+                raise UsageError(_("no table chosen")) from None
             if answer.isdigit() and 1 <= int(answer) <= len(tables):
                 chosen = tables[int(answer) - 1]
                 break
-    print(f"joining {_describe(chosen)}", flush=True)
+    print(_("joining {table}").format(table=_describe(chosen)), flush=True)
     return chosen
 
 
@@ -288,20 +324,29 @@ async def _find_table(title: str, interface: str | None, timeout: float) -> Tabl
     def wanted(table: TableAd) -> bool:
         return _open(table) and table.table.casefold() == title.casefold()
 
-    tables = await _listen(interface, timeout, f"table {title!r}", wanted)
+    looking = _("looking for table {title} on the network (up to {seconds} s)...").format(
+        title=repr(title), seconds=f"{timeout:g}")
+    tables = await _listen(interface, timeout, looking, wanted)
     matches = [t for t in tables if wanted(t)]
     if not matches:
-        raise UsageError(f"no open table called {title!r} heard in {timeout:g} s{_what_was_heard(tables)}")
+        # TRANSLATORS: {heard} is a clause of its own, "heard 'Ann's table' (full)" or "no table
+        # at all was heard: ..."
+        raise UsageError(_("no open table called {title} heard in {seconds} s; {heard}").format(
+            title=repr(title), seconds=f"{timeout:g}", heard=_what_was_heard(tables)))
     if len(matches) > 1:
-        raise UsageError(f"{len(matches)} tables are called {title!r}: join one by HOST:PORT "
-                         "('p2p10 tables' lists the addresses)")
+        # TRANSLATORS: {n} is always 2 or more.
+        raise UsageError(ngettext("{n} table is called {title}: join one by HOST:PORT "
+                                  "('p2p10 tables' lists the addresses)",
+                                  "{n} tables are called {title}: join one by HOST:PORT "
+                                  "('p2p10 tables' lists the addresses)",
+                                  len(matches)).format(n=len(matches), title=repr(title)))
     return matches[0]
 
 
 def cmd_tables(args: argparse.Namespace) -> int:
     """List the tables announced on the network."""
     if args.timeout <= 0:
-        raise UsageError("--timeout must be positive")
+        raise UsageError(_("--timeout must be positive"))
     tables = asyncio.run(list_tables(_interfaces(args.interface), args.timeout))
     if args.json:
         print(json.dumps({"tables": [
@@ -311,12 +356,16 @@ def cmd_tables(args: argparse.Namespace) -> int:
             for t in tables]}))
         return 0
     if not tables:
-        print(f"no tables heard in {args.timeout:g} s")
+        print(_("no tables heard in {seconds} s").format(seconds=f"{args.timeout:g}"))
         return 0
     for t in tables:
-        rules = " ".join(t.options) or "standard rules"
-        note = "" if t.compatible else f"  (protocol {t.version}: not this version)"
-        print(f"{t.table:<24} {t.address[0]}:{t.address[1]:<6} {t.seats_taken}/{t.seats_taken + t.seats_free}"
-              f" seats  host {t.host} [{t.fingerprint}]  {rules}{note}")
-    print("join with: p2p10 join 'TABLE NAME' (or HOST:PORT)")
+        seats = _("{taken}/{seats} seats").format(taken=t.seats_taken, seats=t.seats_taken + t.seats_free)
+        # TRANSLATORS: in the list of tables: the host's name and its key's fingerprint.
+        host = _("host {host} [{fingerprint}]").format(host=t.host, fingerprint=t.fingerprint)
+        line = f"{t.table:<24} {t.address[0]}:{t.address[1]:<6} {seats}  {host}  {_rules(t)}"
+        if not t.compatible:
+            line += "  " + _("(protocol {version}: not this version)").format(version=t.version)
+        print(line)
+    # TRANSLATORS: TABLE NAME stands for a table's name, HOST:PORT for its address.
+    print(_("join with: p2p10 join 'TABLE NAME' (or HOST:PORT)"))
     return 0

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
+from p2p10.i18n import _
 from p2p10.log import NotALog
 
 
@@ -16,9 +17,9 @@ def opened(path: Path) -> Iterator[BinaryIO]:
     try:
         stream = path.open("rb")
     except FileNotFoundError:
-        raise NotALog(f"{path}: no such file") from None
+        raise NotALog(_("{path}: no such file").format(path=path)) from None
     except IsADirectoryError:
-        raise NotALog(f"{path} is a directory, not a game log") from None
+        raise NotALog(_("{path} is a directory, not a game log").format(path=path)) from None
     except OSError as err:
         raise NotALog(f"{path}: {err.strerror}") from None
     with stream:
@@ -27,7 +28,7 @@ def opened(path: Path) -> Iterator[BinaryIO]:
         except OSError as err:
             raise NotALog(f"{path}: {err.strerror}") from None
         if empty:  # said here, where the file has a name
-            raise NotALog(f"{path} is empty (0 bytes), not a game log")
+            raise NotALog(_("{path} is empty (0 bytes), not a game log").format(path=path))
         yield stream
 
 

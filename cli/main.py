@@ -45,8 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command; returns the exit status (0 ok, 1 a failed check, 2 bad input, 3 an
-    audit of a complete game with no violation but with steps nobody could check)."""
+    """Run the command; returns the exit status (0 ok, 1 a failed check, 2 bad input)."""
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
         # Before the parser is built, so that its help speaks the language too; the environment's

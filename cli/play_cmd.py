@@ -1,14 +1,27 @@
-"""``p2p10 play``: a game against bots at the terminal table, starting at once."""
+"""``p2p10 play``: a game against bots at the terminal table.
+
+With no game option it opens the start screen (:mod:`cli.table.start`): a new game, an unfinished
+one to continue, a recent one to replay, the player's record. Every choice there is also a flag:
+``--bots --level --name -o`` start a new game at once, ``--resume [LOG]`` continues one.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from p2p10.errors import P2P10Error
+from p2p10.i18n import _, ngettext
+
+if TYPE_CHECKING:
+    from cli.table.start import NewGame, StartChoice
+    from p2p10.engine import GameState
+    from protocol.local import LocalTable, SavedGame
 
 LEVELS = ("easy", "normal", "hard")
+LATEST = "latest"  # --resume with no log named
 
 
 class NoTerminal(P2P10Error):
@@ -18,61 +31,191 @@ class NoTerminal(P2P10Error):
 def add_parser(sub: Any, rule_options: argparse.ArgumentParser) -> None:
     """Register ``play``."""
     play = sub.add_parser(
-        "play", parents=[rule_options], help="play a game against bots (start here)",
-        description="Play Phase 10 against bots at a full-screen table. Every seat is a separate "
-                    "peer with its own keys, and the cards are dealt with the full mental-poker "
-                    "protocol, exactly as on a LAN. The game's log is saved as it goes; at the end "
-                    "the command prints where, for 'p2p10 replay' and 'p2p10 audit'. Press ? at "
-                    "the table for the keys.",
-        epilog="examples: p2p10 play\n"
-               "          p2p10 play --bots 2 --level hard -o phases=even",
+        "play", parents=[rule_options], help=_("play a game against bots (start here)"),
+        description=_("Play Phase 10 against bots at a full-screen table. With no option it opens "
+                      "the start screen: a new game, an unfinished game to continue, a recent game "
+                      "to replay, and your record. Every seat is a separate peer with its own keys, "
+                      "and the cards are dealt with the full mental-poker protocol, exactly as on a "
+                      "LAN. The game is saved as it goes; at the end the command prints the winner, "
+                      "the scores and where the log is, for 'p2p10 replay' and 'p2p10 audit'. "
+                      "Press ? at the table for the keys."),
+        epilog=_("examples: p2p10 play\n"
+                 "          p2p10 play --bots 2 --level hard -o phases=even\n"
+                 "          p2p10 play --resume"),
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    play.add_argument("--bots", type=int, default=3, metavar="N", help="bots at the table, 1-5 (3)")
-    play.add_argument("--name", default="You", help="your name at the table (You)")
-    play.add_argument("--level", default="normal", choices=LEVELS, help="how well the bots play (normal)")
+    play.add_argument("--bots", type=int, metavar="N", help=_("bots at the table, 1-5 (3)"))
+    play.add_argument("--name", help=_("your name at the table (You)"))
+    play.add_argument("--level", choices=LEVELS, help=_("how well the bots play (normal)"))
+    play.add_argument("--resume", nargs="?", const=LATEST, metavar="LOG",
+                      help=_("continue the most recent unfinished game, or the one saved in LOG"))
     play.add_argument("--seed", type=int, metavar="S",
-                      help="make the game reproducible (test randomness: never for real play)")
+                      help=_("make the game reproducible (test randomness: never for real play)"))
     play.add_argument("--ascii", action="store_true",
-                      help="draw cards in text (R7 B12 W S), with no box-drawing characters")
+                      help=_("draw cards in text (R7 B12 W S), with no box-drawing characters"))
     play.add_argument("--pace", type=float, default=0.6, metavar="SECONDS",
-                      help="how long each bot waits before its move (0.6)")
+                      help=_("how long each bot waits before its move (0.6; + and - change it "
+                             "at the table)"))
     play.set_defaults(func=cmd_play)
 
 
 def cmd_play(args: argparse.Namespace) -> int:
-    """Play a game at the terminal; print where its log is saved."""
+    """Play games at the terminal (the start screen's choices, or the flags'); after each, print
+    the winner, the scores and where the log is saved."""
     if not (sys.stdout.isatty() and sys.stdin.isatty()):
-        raise NoTerminal("play needs a terminal: its input and output must not be a pipe or a file "
-                         "(to watch bots play without one, try 'p2p10 simulate --crypto --save DIR')")
+        raise NoTerminal(_("play needs a terminal: its input and output must not be a pipe or a "
+                           "file (to watch bots play without one, try 'p2p10 simulate --crypto "
+                           "--save DIR')"))
+    if args.pace < 0:
+        raise P2P10Error(_("--pace cannot be negative"))
+    # Imported here: prompt_toolkit is a tenth of a second of start-up only the table needs.
+    from cli.table.start import NewGame
+
+    settings = _settings(args)
+    choice: StartChoice | None = None
+    if args.resume is not None:
+        choice = _resume_choice(args.resume)
+    elif (args.bots, args.name, args.level, args.seed) != (None,) * 4 or args.options:
+        choice = settings
+    while True:
+        if choice is None:
+            choice = _start_screen(settings, args.ascii)
+        again = _act(choice, args)
+        if again is None:
+            return 0
+        if isinstance(choice, NewGame):
+            settings = choice
+        choice = settings if again else None
+
+
+def _settings(args: argparse.Namespace) -> NewGame:
+    """The new game the flags describe (checked as the start screen checks it)."""
+    from cli.table.start import NewGame
+    from p2p10.table import MAX_NAME
+
+    name = (args.name if args.name is not None else _("You")).strip()
+    if not 0 < len(name) <= MAX_NAME or not name.isprintable():
+        raise P2P10Error(_("--name takes 1 to {n} printable characters").format(n=MAX_NAME))
+    bots = 3 if args.bots is None else args.bots
+    if not 1 <= bots <= 5:
+        raise P2P10Error(_("--bots must be 1 to 5, not {n}").format(n=bots))
+    return NewGame(name, bots, args.level or "normal", tuple(args.rules.options()))
+
+
+def _resume_choice(named: str) -> StartChoice:
+    from cli.table.start import Continue
+    from protocol.local import unfinished_games
+
+    if named != LATEST:
+        return Continue(Path(named))
+    games = unfinished_games(limit=1)
+    if not games:
+        raise P2P10Error(_("there is no unfinished game to continue: start one with 'p2p10 play'"))
+    return Continue(games[0].path)
+
+
+def _start_screen(settings: NewGame, ascii_only: bool) -> StartChoice:
+    """Show the start screen, with the unfinished games, the recent ones and the record."""
+    from cli.table.start import SHOWN, Listed, choose
+    from protocol import record_store
+    from protocol.local import unfinished_games
+
+    print(_("Looking for your saved games..."), end="\r", flush=True)
+    unfinished = [Listed(g.path, _unfinished_label(g)) for g in unfinished_games(limit=SHOWN)]
+    try:
+        record = record_store.load()
+        lines = record.summary_lines()
+        recent = [Listed(Path(g.log_path), g.describe()) for g in record.latest(SHOWN)
+                  if Path(g.log_path).exists()]
+    except P2P10Error as err:
+        lines, recent = [str(err)], []
+    return choose(settings, unfinished, recent, lines, ascii_only)
+
+
+def _unfinished_label(game: SavedGame) -> str:
+    others = ", ".join(game.names[1:])
+    phase = (_("you are on phase {phase}").format(phase=game.phase) if game.phase is not None
+             else _("you sit this hand out"))
+    return _("{when}: against {others}, hand {hand}, {phase}").format(
+        when=game.when.strftime("%Y-%m-%d %H:%M"), others=others, hand=game.hand, phase=phase)
+
+
+def _act(choice: StartChoice, args: argparse.Namespace) -> bool | None:
+    """Do what was chosen. None: leave; else whether the player asked to play again."""
+    from cli.table.start import Continue, Leave, Replay
+
+    if isinstance(choice, Leave):
+        return None
+    if isinstance(choice, Replay):
+        _replay(choice.path, args.ascii)
+        return False
     # Imported here, when a game is to be played: asyncio and the table's peers, which load the
     # dealing cryptography, are start-up that the other commands should not pay for.
-    import asyncio
-
-    from p2p10.table import MAX_NAME
     from protocol.local import LocalTable
 
-    name = args.name.strip()
-    if not 0 < len(name) <= MAX_NAME or not name.isprintable():
-        raise P2P10Error(f"--name takes 1 to {MAX_NAME} printable characters")
-    if not 1 <= args.bots <= 5:
-        raise P2P10Error(f"--bots must be 1 to 5, not {args.bots}")
-    if args.pace < 0:
-        raise P2P10Error("--pace cannot be negative")
-    # Imported here: prompt_toolkit is a tenth of a second of start-up that only the table needs.
-    from cli.table_app import TableApp
+    if isinstance(choice, Continue):
+        print(_("Opening the game saved in {path}...").format(path=choice.path), flush=True)
+        local = LocalTable.resume(choice.path, pace=args.pace)
+    else:
+        from p2p10.rules import RuleSet
 
-    local = LocalTable(name, args.bots, args.level, args.rules, args.seed, pace=args.pace)
+        local = LocalTable(choice.name, choice.bots, choice.level, RuleSet.parse(choice.options),
+                           args.seed, pace=args.pace)
+    return _play(local, args.ascii)
+
+
+def _play(local: LocalTable, ascii_only: bool) -> bool:
+    """One game at the table; prints how it ended. True if the player asked for another."""
+    import asyncio
+
+    from cli.table.play import TableApp
+    from protocol import record_store
+    from protocol.local import USER
+
+    app = TableApp(local, ascii_only=ascii_only)
     try:
-        asyncio.run(TableApp(local, ascii_only=args.ascii).run())
+        asyncio.run(app.run())
     finally:
         local.close()
     path = local.log_path
-    if local.over:
-        print("The game is saved in:")
+    state = local.view() if local.table is not None else None
+    if state is not None and state.winner is not None:
+        for line in result_lines(state):
+            print(line)
+        try:
+            record_store.add_finished_game(path, USER)
+        except P2P10Error as err:
+            print(_("Your record was not updated: {reason}").format(reason=err))
+        print(_("The game is saved in:"))
     else:
-        print("You left the game before its end. The log so far is saved in:")
+        print(_("You left the game before its end; 'p2p10 play --resume' continues it. "
+                "It is saved in:"))
     print(f"  {path}")
-    print("To see it again move by move, and to check every shuffle, card and score:")
+    print(_("To see it again move by move, and to check every shuffle, card and score:"))
     print(f"  p2p10 replay {path}")
     print(f"  p2p10 audit {path}")
-    return 0
+    return app.again
+
+
+def result_lines(state: GameState) -> list[str]:
+    """The end of a game for the terminal: who won, then each player's phases and points."""
+    assert state.winner is not None
+    lines = [_("{name} won the game.").format(name=state.names[state.winner])]
+    width = max(len(name) for name in state.names)
+    for seat, name in enumerate(state.names):
+        made = len(state.made[seat])
+        phases = ngettext("{n} phase made", "{n} phases made", made).format(n=made)
+        points = ngettext("{n} point", "{n} points", state.totals[seat]).format(n=state.totals[seat])
+        lines.append(f"  {name.ljust(width)}  {phases}, {points}")
+    return lines
+
+
+def _replay(path: Path, ascii_only: bool) -> None:
+    """Watch a saved game in the replay viewer, as 'p2p10 replay' does."""
+    import asyncio
+
+    from cli.log_files import read_bytes
+    from cli.table.replay_view import ReplayApp
+    from p2p10.log import read_records
+
+    records = read_records(read_bytes(path))
+    asyncio.run(ReplayApp(records.items, None, ascii_only).run())

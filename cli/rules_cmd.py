@@ -11,6 +11,7 @@ from typing import IO, Any
 
 from p2p10.cards import COLOURS, card_text, cards_text, parse_hand, points
 from p2p10.errors import P2P10Error
+from p2p10.i18n import _, ngettext
 from p2p10.melds import label_text
 from p2p10.rules import OPTION_HELP, PHASES, RuleSet, describe_phase
 from p2p10.solver import LayDownPlan, solve
@@ -18,53 +19,60 @@ from p2p10.solver import LayDownPlan, solve
 
 def add_parser(sub: Any, rule_options: argparse.ArgumentParser) -> None:
     """Register ``rules`` and its subcommands."""
-    rules = sub.add_parser("rules", help="the phases, the rule options and the meld solver",
-                           description="The phases under the chosen rule options, and the "
-                                       "meld solver.")
+    rules = sub.add_parser("rules", help=_("the phases, the rule options and the meld solver"),
+                           description=_("The phases under the chosen rule options, and the "
+                                         "meld solver."))
     rsub = rules.add_subparsers(dest="rules_command", metavar="{phases,options,solve}")
     rsub.required = True
     phases = rsub.add_parser("phases", parents=[rule_options],
-                             help="list the phases played under the chosen options")
+                             help=_("list the phases played under the chosen options"))
     phases.set_defaults(func=cmd_phases)
-    options = rsub.add_parser("options", help="list every rule option")
+    options = rsub.add_parser("options", help=_("list every rule option"))
     options.set_defaults(func=cmd_options)
     solve_p = rsub.add_parser(
         "solve", parents=[rule_options],
-        help="the lay-down of a phase that puts the most cards down",
-        description="Print the lay-down of a phase that puts the most cards down. With --json, "
-                    'read one JSON object per line on stdin, {"phase": N, "hand": ["R7", ...], '
-                    '"options": {...}}, and write one JSON answer per line.',
-        epilog="example: p2p10 rules solve --phase 2 R7 B7 G7 R4 B5 Y6 W R2 R11 S")
-    solve_p.add_argument("--phase", type=int, help="the phase, 1..10")
+        help=_("the lay-down of a phase that puts the most cards down"),
+        # TRANSLATORS: the JSON in braces is what the program reads: keep it as it is.
+        description=_("Print the lay-down of a phase that puts the most cards down. With "
+                      '--json, read one JSON object per line on stdin, {"phase": N, "hand": '
+                      '["R7", ...], "options": {...}}, and write one JSON answer per line.'),
+        epilog=_("example: p2p10 rules solve --phase 2 R7 B7 G7 R4 B5 Y6 W R2 R11 S"))
+    solve_p.add_argument("--phase", type=int, help=_("the phase, 1..10"))
     solve_p.add_argument("--json", action="store_true",
-                         help="answer in JSON; with no cards, read JSON lines on stdin")
-    solve_p.add_argument("cards", nargs="*", metavar="CARD",
-                         help="cards in notation: R7 B12 G1 Y9 W S")
+                         help=_("answer in JSON; with no cards, read JSON lines on stdin"))
+    # TRANSLATORS: the metavar of the cards to solve, each in notation (R7, W, S).
+    solve_p.add_argument("cards", nargs="*", metavar=_("CARD"),
+                         help=_("cards in notation: R7 B12 G1 Y9 W S"))
     solve_p.set_defaults(func=cmd_solve)
 
 
 def cmd_options(args: argparse.Namespace) -> int:
     """Print every rule option with its meaning."""
-    width = max(len(name) for name, _ in OPTION_HELP)
+    width = max(len(name) for name, _text in OPTION_HELP)
     for name, text in OPTION_HELP:
-        print(f"  {name:<{width}}  {text}")
-    print("\nGive them with -o, e.g. -o skip=next -o goal=5 (or -o skip=next,goal=5).")
+        print(f"  {name:<{width}}  {_(text)}")
+    print("\n" + _("Give them with -o, e.g. -o skip=next -o goal=5 (or -o skip=next,goal=5)."))
     return 0
 
 
 def cmd_phases(args: argparse.Namespace) -> int:
     """Print the phases played under the chosen rule options."""
     rules: RuleSet = args.rules
-    print(f"Rules: {rules.describe()}")
+    print(_("Rules: {rules}").format(rules=rules.describe()))
     for index, phase in enumerate(rules.phase_list, 1):
-        print(f"  {index:>2}. Phase {phase:>2}: {describe_phase(phase)}")
+        print(f"  {index:>2}. " + _("Phase {phase}: {description}").format(
+            phase=f"{phase:>2}", description=describe_phase(phase)))
     if rules.hands:
-        print(f"Exactly {rules.hands} hands; everybody plays the same phase each hand and "
-              "advances every hand; lowest total wins.")
+        print(ngettext("Exactly {n} hand; everybody plays the same phase each hand and advances "
+                       "every hand; lowest total wins.",
+                       "Exactly {n} hands; everybody plays the same phase each hand and "
+                       "advances every hand; lowest total wins.", rules.hands).format(n=rules.hands))
     elif rules.any_order:
-        print("Lay down any phase of the list not yet made, one per hand.")
+        print(_("Lay down any phase of the list not yet made, one per hand."))
     if rules.goal:
-        print(f"The game ends after the hand in which somebody has made {rules.goal} phases.")
+        print(ngettext("The game ends after the hand in which somebody has made {n} phase.",
+                       "The game ends after the hand in which somebody has made {n} phases.",
+                       rules.goal).format(n=rules.goal))
     return 0
 
 
@@ -141,11 +149,14 @@ def solve_stream(source: IO[str], sink: IO[str]) -> None:
 
 def print_plan(plan: LayDownPlan | None, phase: int, hand: tuple[int, ...]) -> None:
     """Print a lay-down for a person."""
-    title = f"Phase {phase} ({describe_phase(phase)})"
+    description = describe_phase(phase)
     if plan is None:
-        print(f"{title}: this hand does not make it.")
+        print(_("Phase {phase} ({description}): this hand does not make it.").format(
+            phase=phase, description=description))
         return
-    print(f"{title}: makes it, {plan.down} card{'s' * (plan.down != 1)} down")
+    print(ngettext("Phase {phase} ({description}): makes it, {n} card down",
+                   "Phase {phase} ({description}): makes it, {n} cards down", plan.down).format(
+        phase=phase, description=description, n=plan.down))
     for meld in plan.melds:
         shown = []
         for card, value in zip(meld.cards, meld.values, strict=True):
@@ -158,26 +169,29 @@ def print_plan(plan: LayDownPlan | None, phase: int, hand: tuple[int, ...]) -> N
     for card in plan.cards:
         rest.remove(card)
     if rest:
-        print(f"Left in hand: {cards_text(rest)} ({sum(map(points, rest))} points)")
+        left = sum(map(points, rest))
+        print(ngettext("Left in hand: {cards} ({n} point)", "Left in hand: {cards} ({n} points)",
+                       left).format(cards=cards_text(rest), n=left))
     else:
-        print("Left in hand: nothing")
+        print(_("Left in hand: nothing"))
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
     """``p2p10 rules solve``."""
     if args.json and not args.cards:
         if args.phase is not None:
-            print("p2p10: --phase is read from each JSON line; leave it out with --json",
+            print("p2p10: " + _("--phase is read from each JSON line; leave it out with --json"),
                   file=sys.stderr)
             return 2
         solve_stream(sys.stdin, sys.stdout)
         return 0
     if args.phase is None or args.phase not in PHASES:
-        print("p2p10: give --phase N (1 to 10) and the cards, e.g. "
-              "p2p10 rules solve --phase 2 R7 B7 G7 R4 B5 Y6 W", file=sys.stderr)
+        print("p2p10: " + _("give --phase N (1 to 10) and the cards, e.g. "
+                            "p2p10 rules solve --phase 2 R7 B7 G7 R4 B5 Y6 W"), file=sys.stderr)
         return 2
     if not args.cards:
-        print("p2p10: give the cards of the hand, e.g. R7 B7 G7 R4 B5 Y6 W", file=sys.stderr)
+        print("p2p10: " + _("give the cards of the hand, e.g. R7 B7 G7 R4 B5 Y6 W"),
+              file=sys.stderr)
         return 2
     hand = parse_hand(args.cards)
     plan = solve(hand, args.phase, args.rules)

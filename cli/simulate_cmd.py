@@ -21,6 +21,7 @@ from typing import Any
 from cli import UsageError
 from p2p10.bots import POLICIES
 from p2p10.errors import P2P10Error
+from p2p10.i18n import _, ngettext, pgettext
 from p2p10.rules import RuleSet
 from p2p10.simulate import play_game
 
@@ -29,8 +30,8 @@ def _policy_names(text: str) -> list[str]:
     names = [n.strip() for n in text.split(",") if n.strip()]
     unknown = [n for n in names if n not in POLICIES]
     if unknown or not names:
-        raise UsageError(f"unknown policy {', '.join(unknown) or repr(text)}; "
-                         f"choose from {', '.join(POLICIES)}")
+        raise UsageError(_("unknown policy {policy}; choose from {choices}").format(
+            policy=", ".join(unknown) or repr(text), choices=", ".join(POLICIES)))
     return names
 
 
@@ -61,10 +62,11 @@ def _play_one(job: _Job) -> dict[str, Any]:
         table = run.peers[0].table
         assert table is not None
         engine = table.engine
-        problems = [f"seat {p.seat + 1}: {p.violation}" for p in run.peers if p.violation is not None]
+        problems = [_("seat {seat}: {violation}").format(seat=p.seat + 1, violation=p.violation)
+                    for p in run.peers if p.violation is not None]
         if problems:
-            raise P2P10Error("a peer found a violation in a game between honest bots: "
-                             + "; ".join(problems))
+            raise P2P10Error(_("a peer found a violation in a game between honest bots: "
+                               "{problems}").format(problems="; ".join(problems)))
         result = {"entries": len(run.log), "log": str(path) if path is not None else None}
     else:
         engine = play_game(players, job.rules, random.Random(job.seed)).state
@@ -105,21 +107,50 @@ def _progress(done: int, total: int, started: float) -> None:
     width = 30
     filled = width * done // total
     rate = done / max(time.perf_counter() - started, 1e-9)
-    print(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} games, {rate:.1f}/s",
+    # TRANSLATORS: the progress of "p2p10 simulate": games played of all, and games a second.
+    counted = ngettext("{done}/{total} game, {rate}/s", "{done}/{total} games, {rate}/s", total)
+    print(f"\r[{'#' * filled}{'.' * (width - filled)}] "
+          + counted.format(done=done, total=total, rate=f"{rate:.1f}"),
           end="", file=sys.stderr, flush=True)
+
+
+def _game_line(result: dict[str, Any]) -> str:
+    """One game of the run, for a person: who won, after how many hands, the totals, and with
+    ``--crypto`` the size of the log and where it was saved."""
+    winner = result["winner"]
+    figures = {"game": result["game"], "seat": winner, "policy": result["seats"][winner - 1],
+               "hands": result["hands"], "totals": " ".join(map(str, result["totals"])),
+               "entries": result.get("entries"), "log": result.get("log")}
+    if result.get("log"):
+        line = ngettext("game {game}: seat {seat} ({policy}) won after {hands} hand; totals "
+                        "{totals}, {entries} entries; saved {log}",
+                        "game {game}: seat {seat} ({policy}) won after {hands} hands; totals "
+                        "{totals}, {entries} entries; saved {log}", result["hands"])
+    elif "entries" in result:
+        line = ngettext("game {game}: seat {seat} ({policy}) won after {hands} hand; totals "
+                        "{totals}, {entries} entries",
+                        "game {game}: seat {seat} ({policy}) won after {hands} hands; totals "
+                        "{totals}, {entries} entries", result["hands"])
+    else:
+        line = ngettext("game {game}: seat {seat} ({policy}) won after {hands} hand; totals "
+                        "{totals}",
+                        "game {game}: seat {seat} ({policy}) won after {hands} hands; totals "
+                        "{totals}", result["hands"])
+    return line.format(**figures)
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
     """Play ``--games`` games between the policies and report per policy."""
     rules: RuleSet = args.rules
     if not 2 <= args.players <= 6:
-        raise UsageError(f"--players must be 2 to 6, not {args.players}")
+        raise UsageError(_("--players must be 2 to 6, not {n}").format(n=args.players))
     if args.games < 1:
-        raise UsageError("--games must be at least 1")
+        raise UsageError(_("--games must be at least 1"))
     if args.jobs < 1:
-        raise UsageError("--jobs must be at least 1")
+        raise UsageError(_("--jobs must be at least 1"))
     if args.save is not None and not args.crypto:
-        raise UsageError("--save needs --crypto: only games dealt with the protocol have a signed log")
+        raise UsageError(_("--save needs --crypto: only games dealt with the protocol have a "
+                           "signed log"))
     names = _policy_names(args.policies)
     lineup = [names[s % len(names)] for s in range(args.players)]
     jobs = []
@@ -146,11 +177,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             if each_game:
                 if show_progress:
                     print("\r\033[K", end="", file=sys.stderr)
-                winner = result["winner"]
-                saved = f"; saved {result['log']}" if result.get("log") else ""
-                size = f", {result['entries']} entries" if "entries" in result else ""
-                print(f"game {result['game']}: seat {winner} ({result['seats'][winner - 1]}) won after "
-                      f"{result['hands']} hands; totals {' '.join(map(str, result['totals']))}{size}{saved}")
+                print(_game_line(result))
     if show_progress:
         print(file=sys.stderr)
     seconds = time.perf_counter() - started
@@ -163,14 +190,40 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             summary["results"] = results
         print(json.dumps(summary))
         return 0
-    print(f"{args.games} game(s), {args.players} players, in {seconds:.1f} s "
-          f"({args.games / seconds:.2f} games/s{f' on {args.jobs} processes' if args.jobs > 1 else ''}); "
-          f"rules: {rules.describe()}")
-    print(f"{'policy':<8} {'seats':>6} {'wins':>6} {'win rate':>9}  {'95% CI':<15} {'hands':>6} {'score':>7}")
+    figures = {"games": args.games, "players": args.players, "seconds": f"{seconds:.1f}",
+               "rate": f"{args.games / seconds:.2f}", "jobs": args.jobs, "rules": rules.describe()}
+    if args.jobs > 1:
+        # TRANSLATORS: {players} and {jobs} are always 2 or more.
+        summary_line = ngettext("{games} game, {players} players, in {seconds} s ({rate} games/s "
+                                "on {jobs} processes); rules: {rules}",
+                                "{games} games, {players} players, in {seconds} s ({rate} games/s "
+                                "on {jobs} processes); rules: {rules}", args.games)
+    else:
+        # TRANSLATORS: {players} is always 2 or more.
+        summary_line = ngettext("{games} game, {players} players, in {seconds} s ({rate} games/s); "
+                                "rules: {rules}",
+                                "{games} games, {players} players, in {seconds} s ({rate} games/s); "
+                                "rules: {rules}", args.games)
+    print(summary_line.format(**figures))
+    # TRANSLATORS: the headings of the columns of "p2p10 simulate"'s report, one row per bot
+    # policy: its name, the seats it played, the games it won, its win rate, the 95% confidence
+    # interval of that rate, the mean number of hands per game and its mean final score. Short
+    # words: a column is as wide as its heading, at least 8, 6, 6, 9, 15, 6 and 7 characters.
+    headings = (pgettext("simulate report column", "policy"),
+                pgettext("simulate report column", "seats"),
+                pgettext("simulate report column", "wins"),
+                pgettext("simulate report column", "win rate"),
+                pgettext("simulate report column", "95% CI"),
+                pgettext("simulate report column", "hands"),
+                pgettext("simulate report column", "score"))
+    w = [max(least, len(heading)) for least, heading in zip((8, 6, 6, 9, 15, 6, 7), headings, strict=True)]
+    print(f"{headings[0]:<{w[0]}} {headings[1]:>{w[1]}} {headings[2]:>{w[2]}} {headings[3]:>{w[3]}}  "
+          f"{headings[4]:<{w[4]}} {headings[5]:>{w[5]}} {headings[6]:>{w[6]}}")
     for name, row in stats.items():
         low, high = row["ci95"]
-        print(f"{name:<8} {row['seats']:>6} {row['wins']:>6} {row['win_rate']:>9.3f}  "
-              f"[{low:.3f}, {high:.3f}]  {row['mean_hands']:>6.1f} {row['mean_score']:>7.1f}")
-    print(f"(win rate per seat; a policy no better than the rest wins 1/{args.players} = "
-          f"{1 / args.players:.3f})")
+        interval = f"[{low:.3f}, {high:.3f}]"
+        print(f"{name:<{w[0]}} {row['seats']:>{w[1]}} {row['wins']:>{w[2]}} {row['win_rate']:>{w[3]}.3f}  "
+              f"{interval:<{w[4]}} {row['mean_hands']:>{w[5]}.1f} {row['mean_score']:>{w[6]}.1f}")
+    print(_("(win rate per seat; a policy no better than the rest wins 1/{players} = {rate})").format(
+        players=args.players, rate=f"{1 / args.players:.3f}"))
     return 0

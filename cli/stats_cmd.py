@@ -5,23 +5,26 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-NO_GAMES = "No finished games yet: play one with 'p2p10 play'."
+from p2p10.i18n import N_, _
+
+NO_GAMES = N_("No finished games yet: play one with 'p2p10 play'.")
+"""What ``p2p10 stats`` says with no game on record, in English (shown through ``_()``)."""
 
 
 def add_parser(sub: Any) -> None:
     """Register ``stats``."""
     stats = sub.add_parser(
-        "stats", help="your record: wins, losses, phases made, best and latest games",
-        description="Show your record of finished games (against bots with 'p2p10 play', or on the "
-                    "LAN): games won and lost by opponent level and by table size (a game against "
-                    "several levels counts under each), phases made per hand, your best game (of "
-                    "your wins, the fewest hands, then the lowest score) and your latest games. "
-                    "The record is kept in $XDG_DATA_HOME/p2p10/record.json "
-                    "(~/.local/share/p2p10/record.json by default).",
-        epilog="examples: p2p10 stats\n"
-               "          p2p10 stats --json",
+        "stats", help=_("your record: wins, losses, phases made, best and latest games"),
+        description=_("Show your record of finished games (against bots with 'p2p10 play', or "
+                      "on the LAN): games won and lost by opponent level and by table size (a "
+                      "game against several levels counts under each), phases made per hand, "
+                      "your best game (of your wins, the fewest hands, then the lowest score) and "
+                      "your latest games. The record is kept in $XDG_DATA_HOME/p2p10/record.json "
+                      "(~/.local/share/p2p10/record.json by default)."),
+        epilog=_("examples: p2p10 stats\n"
+                 "          p2p10 stats --json"),
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    stats.add_argument("--json", action="store_true", help="print one JSON object")
+    stats.add_argument("--json", action="store_true", help=_("print one JSON object"))
     stats.set_defaults(func=cmd_stats)
 
 
@@ -38,8 +41,8 @@ def cmd_stats(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"file": str(path), **record.summary()}))
     elif not record.games:
-        print(NO_GAMES)
+        print(_(NO_GAMES))
     else:
         print("\n".join(record.report_lines()))
-        print(f"\nRecord: {path}")
+        print("\n" + _("Record: {path}").format(path=path))
     return 0

@@ -16,7 +16,8 @@ explains the move and never changes it.
 A reason is data first (:class:`Reason`: a kind and its arguments: cards, seats, numbers, melds)
 and words second: :func:`reason_text` fills the kind's sentence template from
 :data:`TEMPLATES`, which holds every English sentence and fragment of this module in one place,
-as format strings with named placeholders, ready to be translated.
+as format strings with named placeholders, marked for translation and translated into the
+current language (:mod:`p2p10.i18n`) when a reason is put into words.
 
 Out of turn there is nothing to advise: :func:`advise` raises :class:`NoAdvice`, whose message
 says why in words a player can read.
@@ -34,6 +35,7 @@ from p2p10.cards import COLOUR_NAMES, card_text, is_skip, is_wild, points
 from p2p10.engine import GameState
 from p2p10.errors import P2P10Error
 from p2p10.events import Discard, DrawStock, Hit, LayDown, SeatEvent, TakeDiscard
+from p2p10.i18n import N_, _
 from p2p10.melds import Meld, check_meld, hit_ends
 from p2p10.moves import discard_moves
 from p2p10.rules import PHASES, MeldKind
@@ -56,64 +58,100 @@ ReasonKind = Literal[
     "feed_wild", "feed_hit", "feed_hit_own", "feed_set", "feed_run", "feed_color",
 ]
 
-# Every sentence and fragment, in English. Placeholders: {card} and {other} are cards in
-# notation, {seat} a player's name, {number} a number (a phase, a set's number),
-# {colour} a colour's name, {meld} a meld with its owner ("your run 3-6", "Ann's set of 7s"),
-# {melds} meld names joined by "and", {feed} a feed_* clause.
+# Every sentence and fragment, in English, marked for translation (reason_text translates them).
+# Placeholders: {card} and {other} are cards in notation, {seat} a player's name, {number} a
+# number (a phase, a set's number), {meld} a meld with its owner ("your run 3-6", "Ann's set of
+# 7s", from the owner.* templates), {melds} meld names joined by "and", {feed} a feed_* clause.
+# A reason about a colour has a template for each colour (feed_color.red, ...), and so has a
+# colour group (meld.color.red, ...): the colour's word agrees with the words around it.
 TEMPLATES: Mapping[str, str] = {
-    "take_completes": "take {card} from the discard pile: with it you can lay down phase {number}",
-    "take_makes": "take {card} from the discard pile: it makes {meld}",
-    "take_builds": "take {card} from the discard pile: it builds {meld}",
-    "take_wild": "take {card} from the discard pile: a wild fits any meld",
-    "take_hit": "take {card} from the discard pile: you can hit it on {meld}",
-    "take_last": "take {card} from the discard pile: the draw pile is empty",
-    "take": "take {card} from the discard pile",
-    "draw_useless": "draw from the pile: the {card} on the discard pile fits nothing of yours",
-    "draw_no_hit": "draw from the pile: you cannot hit the {card} from the discard pile",
-    "draw_skip": "draw from the pile: a Skip cannot be taken from the discard pile",
-    "draw_empty": "draw from the pile: the discard pile is empty",
-    "lay_down": "lay down phase {number}: {melds}",
-    "lay_down_out": "lay down phase {number} and go out: {melds}",
-    "hit": "hit {card} on {meld}",
-    "hit_out": "hit {card} on {meld} and go out",
-    "skip_closest": "discard {card} to skip {seat}, who is closest to going out",
-    "skip_ahead": "discard {card} to skip {seat}, who has made the most phases",
-    "skip_lowest": "discard {card} to skip {seat}, who has the lowest score",
-    "skip_only": "discard {card} to skip {seat}: nobody else may be skipped now",
-    "skip_even": "discard {card} to skip {seat}: nobody else is further ahead",
-    "skip_nobody": "discard {card}: no meld takes it, and nobody may be skipped now",
-    "discard_out": "discard {card} and go out",
-    "discard_spare": "discard {card}: no meld of yours needs it",
-    "discard_least": "discard {card}: you need every card, and this one least",
-    "discard_odds": "discard {card}: without it your next draws most often make phase {number}",
-    "discard_avoid": "discard {card}, not {other}: {feed}",
-    "discard_feeds": "discard {card}: it helps you least, though {feed}",
-    "discard_fits_nothing": "discard {card}: it fits no meld and costs {number} points in hand",
-    "discard_dearest": "discard {card}: it is your dearest card",
-    "discard_wilds": "discard {card}: you hold nothing but wilds",
-    "discard": "discard {card}",
-    "feed_wild": "{seat} would take a wild",
-    "feed_hit": "{seat} could hit it on {meld}",
-    "feed_hit_own": "{seat} could hit it on their {melds}",
-    "feed_set": "{seat} collects {number}s",
-    "feed_run": "{seat} took a {number} for a run",
-    "feed_color": "{seat} collects {colour} cards",
-    # fragments
-    "meld.set": "set of {number}s",
-    "meld.run": "run {low}-{high}",
-    "meld.color": "{colour} group",
-    "owner.yours": "your {meld}",
-    "owner.theirs": "{seat}'s {meld}",
-    "list.and": "{first} and {second}",
-    "colour.red": "red",
-    "colour.blue": "blue",
-    "colour.green": "green",
-    "colour.yellow": "yellow",
+    # TRANSLATORS: advice for the player, as short as the English (at most 80 characters
+    # once filled in). {card} is a card in notation (R7, W), {meld} a meld with its owner
+    # ("your run 3-6", "Ann's set of 7s"); the sentences start lower case.
+    "take_completes": N_("take {card} from the discard pile: with it you can lay down phase {number}"),
+    "take_makes": N_("take {card} from the discard pile: it makes {meld}"),
+    "take_builds": N_("take {card} from the discard pile: it builds {meld}"),
+    "take_wild": N_("take {card} from the discard pile: a wild fits any meld"),
+    "take_hit": N_("take {card} from the discard pile: you can hit it on {meld}"),
+    "take_last": N_("take {card} from the discard pile: the draw pile is empty"),
+    "take": N_("take {card} from the discard pile"),
+    "draw_useless": N_("draw from the pile: the {card} on the discard pile fits nothing of yours"),
+    "draw_no_hit": N_("draw from the pile: you cannot hit the {card} from the discard pile"),
+    "draw_skip": N_("draw from the pile: a Skip cannot be taken from the discard pile"),
+    "draw_empty": N_("draw from the pile: the discard pile is empty"),
+    # TRANSLATORS: {melds} are the melds of the phase: "set of 7s and run 9-12".
+    "lay_down": N_("lay down phase {number}: {melds}"),
+    "lay_down_out": N_("lay down phase {number} and go out: {melds}"),
+    "hit": N_("hit {card} on {meld}"),
+    "hit_out": N_("hit {card} on {meld} and go out"),
+    # TRANSLATORS: {card} is a Skip (S), {seat} the player it skips.
+    "skip_closest": N_("discard {card} to skip {seat}, who is closest to going out"),
+    "skip_ahead": N_("discard {card} to skip {seat}, who has made the most phases"),
+    "skip_lowest": N_("discard {card} to skip {seat}, who has the lowest score"),
+    "skip_only": N_("discard {card} to skip {seat}: nobody else may be skipped now"),
+    "skip_even": N_("discard {card} to skip {seat}: nobody else is further ahead"),
+    "skip_nobody": N_("discard {card}: no meld takes it, and nobody may be skipped now"),
+    "discard_out": N_("discard {card} and go out"),
+    "discard_spare": N_("discard {card}: no meld of yours needs it"),
+    "discard_least": N_("discard {card}: you need every card, and this one least"),
+    "discard_odds": N_("discard {card}: without it your next draws most often make phase {number}"),
+    # TRANSLATORS: {other} is the card kept instead, {feed} says who it would help, as in
+    # "discard R3, not Y12: Bob collects 12s".
+    "discard_avoid": N_("discard {card}, not {other}: {feed}"),
+    # TRANSLATORS: {feed} says who the card helps, as in "Bob collects 12s".
+    "discard_feeds": N_("discard {card}: it helps you least, though {feed}"),
+    "discard_fits_nothing": N_("discard {card}: it fits no meld and costs {number} points in hand"),
+    "discard_dearest": N_("discard {card}: it is your dearest card"),
+    "discard_wilds": N_("discard {card}: you hold nothing but wilds"),
+    "discard": N_("discard {card}"),
+    # TRANSLATORS: what the next player would do with a card: the {feed} of "discard {card},
+    # not {other}: {feed}" and of "discard {card}: it helps you least, though {feed}".
+    "feed_wild": N_("{seat} would take a wild"),
+    "feed_hit": N_("{seat} could hit it on {meld}"),
+    # TRANSLATORS: {melds} is a meld's name: "{seat} could hit it on their run 3-6".
+    "feed_hit_own": N_("{seat} could hit it on their {melds}"),
+    # TRANSLATORS: Bob collects 12s: the cards Bob takes for a set are 12s.
+    "feed_set": N_("{seat} collects {number}s"),
+    "feed_run": N_("{seat} took a {number} for a run"),
+    "feed_color.red": N_("{seat} collects red cards"),
+    "feed_color.blue": N_("{seat} collects blue cards"),
+    "feed_color.green": N_("{seat} collects green cards"),
+    "feed_color.yellow": N_("{seat} collects yellow cards"),
+    # fragments: a meld's bare name (in the {melds} of a lay-down, and after "their")
+    # TRANSLATORS: a set by its number: "set of 7s".
+    "meld.set": N_("set of {number}s"),
+    # TRANSLATORS: a run by its lowest and highest numbers: "run 3-6".
+    "meld.run": N_("run {low}-{high}"),
+    # TRANSLATORS: a group of cards of one colour.
+    "meld.color.red": N_("red group"),
+    "meld.color.blue": N_("blue group"),
+    "meld.color.green": N_("green group"),
+    "meld.color.yellow": N_("yellow group"),
+    # fragments: a meld with its owner, the {meld} of a sentence (translate it to fit in every
+    # sentence with a {meld}: "take R7 from the discard pile: it makes your set of 7s", "hit R7
+    # on Ann's set of 7s", "Bob could hit it on Ann's set of 7s")
+    # TRANSLATORS: the player's own set (the {meld} of a sentence).
+    "owner.yours.set": N_("your set of {number}s"),
+    "owner.yours.run": N_("your run {low}-{high}"),
+    "owner.yours.color.red": N_("your red group"),
+    "owner.yours.color.blue": N_("your blue group"),
+    "owner.yours.color.green": N_("your green group"),
+    "owner.yours.color.yellow": N_("your yellow group"),
+    # TRANSLATORS: another player's set (the {meld} of a sentence): "Ann's set of 7s".
+    "owner.theirs.set": N_("{seat}'s set of {number}s"),
+    "owner.theirs.run": N_("{seat}'s run {low}-{high}"),
+    "owner.theirs.color.red": N_("{seat}'s red group"),
+    "owner.theirs.color.blue": N_("{seat}'s blue group"),
+    "owner.theirs.color.green": N_("{seat}'s green group"),
+    "owner.theirs.color.yellow": N_("{seat}'s yellow group"),
+    # TRANSLATORS: two melds of a phase (a longer list repeats it): "set of 7s and run 9-12".
+    "list.and": N_("{first} and {second}"),
     # why there is no advice (the messages of NoAdvice)
-    "none.reshuffle": "the draw pile is being reshuffled: ask again in a moment",
-    "none.no_hand": "no hand is being played now",
-    "none.not_your_turn": "it is {seat}'s turn, not yours",
-    "none.hidden_hand": "this table does not know your cards",
+    # TRANSLATORS: why the hint key gives no advice now.
+    "none.reshuffle": N_("the draw pile is being reshuffled: ask again in a moment"),
+    "none.no_hand": N_("no hand is being played now"),
+    "none.not_your_turn": N_("it is {seat}'s turn, not yours"),
+    "none.hidden_hand": N_("this table does not know your cards"),
 }
 
 
@@ -155,7 +193,8 @@ class Reason:
 
 @dataclass(frozen=True, slots=True)
 class Advice:
-    """The strong bot's move for the seat now, its reason in English, and the reason as data."""
+    """The strong bot's move for the seat now, its reason in words (in the language spoken when
+    it was advised), and the reason as data."""
 
     move: SeatEvent
     reason: str
@@ -165,17 +204,14 @@ class Advice:
 # ------------------------------------------------------------------------ the words
 
 def meld_text(meld: MeldName, templates: Mapping[str, str] = TEMPLATES) -> str:
-    """A meld's bare name: 'set of 7s', 'run 3-6', 'red group'."""
-    if meld.kind == "set":
-        return templates["meld.set"].format(number=meld.label)
-    if meld.kind == "run":
-        return templates["meld.run"].format(low=meld.label, high=meld.label + meld.length - 1)
-    return templates["meld.color"].format(colour=_colour_text(meld.label, templates))
+    """A meld's bare name: 'set of 7s', 'run 3-6', 'red group' (in the current language)."""
+    return _meld_words("meld", meld, {}, templates)
 
 
 def reason_text(reason: Reason, names: Sequence[str], templates: Mapping[str, str] = TEMPLATES) -> str:
-    """The sentence for ``reason``, seats named by ``names`` (pass translated ``templates`` to
-    say it in another language)."""
+    """The sentence for ``reason``, seats named by ``names``, in the current language: each
+    template of ``templates`` is translated with the catalogue (another set of templates than
+    :data:`TEMPLATES` puts other words in, and is translated only where the catalogue has them)."""
     fields: dict[str, str] = {}
     if reason.card is not None:
         fields["card"] = card_text(reason.card)
@@ -185,32 +221,39 @@ def reason_text(reason: Reason, names: Sequence[str], templates: Mapping[str, st
         fields["seat"] = names[reason.seat]
     if reason.number is not None:
         fields["number"] = str(reason.number)
-    if reason.colour is not None:
-        fields["colour"] = _colour_text(reason.colour, templates)
     if reason.meld is not None:
         fields["meld"] = _owned_text(reason.meld, names, templates)
     if reason.melds:
         fields["melds"] = _list_text([meld_text(m, templates) for m in reason.melds], templates)
     if reason.clause is not None:
         fields["feed"] = reason_text(reason.clause, names, templates)
-    return templates[reason.kind].format(**fields)
+    key: str = reason.kind
+    if reason.colour is not None and f"{key}.{COLOUR_NAMES[reason.colour]}" in templates:
+        key = f"{key}.{COLOUR_NAMES[reason.colour]}"  # a sentence for each colour
+    return _(templates[key]).format(**fields)
 
 
-def _colour_text(index: int, templates: Mapping[str, str]) -> str:
-    return templates[f"colour.{COLOUR_NAMES[index]}"]
+def _meld_words(prefix: str, meld: MeldName, fields: Mapping[str, str],
+                templates: Mapping[str, str]) -> str:
+    """The template ``prefix``.set/.run/.color.<colour> for ``meld``, filled in."""
+    if meld.kind == "set":
+        return _(templates[f"{prefix}.set"]).format(number=meld.label, **fields)
+    if meld.kind == "run":
+        return _(templates[f"{prefix}.run"]).format(low=meld.label, high=meld.label + meld.length - 1,
+                                                   **fields)
+    return _(templates[f"{prefix}.color.{COLOUR_NAMES[meld.label]}"]).format(**fields)
 
 
 def _owned_text(meld: MeldName, names: Sequence[str], templates: Mapping[str, str]) -> str:
-    name = meld_text(meld, templates)
     if meld.owner is None:
-        return templates["owner.yours"].format(meld=name)
-    return templates["owner.theirs"].format(seat=names[meld.owner], meld=name)
+        return _meld_words("owner.yours", meld, {}, templates)
+    return _meld_words("owner.theirs", meld, {"seat": names[meld.owner]}, templates)
 
 
 def _list_text(items: Sequence[str], templates: Mapping[str, str]) -> str:
     text = items[0]
     for item in items[1:]:
-        text = templates["list.and"].format(first=text, second=item)
+        text = _(templates["list.and"]).format(first=text, second=item)
     return text
 
 
@@ -244,13 +287,13 @@ def advise(state: GameState, seat: int, names: Sequence[str], rng: random.Random
 def _check_turn(state: GameState, seat: int, names: Sequence[str]) -> None:
     waiting = state.awaiting()
     if waiting.kind == "reshuffle":
-        raise NoAdvice(TEMPLATES["none.reshuffle"])
+        raise NoAdvice(_(TEMPLATES["none.reshuffle"]))
     if waiting.kind != "move" or waiting.seat is None:
-        raise NoAdvice(TEMPLATES["none.no_hand"])
+        raise NoAdvice(_(TEMPLATES["none.no_hand"]))
     if waiting.seat != seat:
-        raise NoAdvice(TEMPLATES["none.not_your_turn"].format(seat=names[waiting.seat]))
+        raise NoAdvice(_(TEMPLATES["none.not_your_turn"]).format(seat=names[waiting.seat]))
     if any(slot not in state.known for slot in state.hands[seat]):
-        raise NoAdvice(TEMPLATES["none.hidden_hand"])
+        raise NoAdvice(_(TEMPLATES["none.hidden_hand"]))
 
 
 def explain(view: GameState, seat: int, move: SeatEvent, policy: StrongPolicy) -> Reason:
@@ -396,7 +439,7 @@ def _explain_discard(view: GameState, seat: int, move: Discard, policy: StrongPo
     keys = {m.card: key for key, m in ranked}
     if move.card not in keys:  # pragma: no cover - the bot discards one of the ranked cards
         return Reason("discard", card=move.card)
-    _, cost, feeds, _, _ = keys[move.card]
+    _wild, cost, feeds, _useful, _points = keys[move.card]
     # The card the bot would throw if the next player did not matter.
     blind = min(ranked, key=lambda item: (item[0][0], item[0][1], item[0][3], item[0][4]))[1]
     avoided = _kept_for_next(view, seat, move, blind)

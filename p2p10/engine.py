@@ -46,6 +46,8 @@ MIN_PLAYERS = 2
 MAX_PLAYERS = 6
 
 Stage = Literal["deal", "draw", "play", "reveal", "over"]
+Action = Literal["draw", "take", "lay", "hit", "discard"]
+"""A kind of move: from the draw pile, from the discard pile, a lay-down, a hit, a discard."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +86,7 @@ class PublicMove:
     or ``discard`` (with the Skip's ``target``)."""
 
     seat: int
-    action: Literal["draw", "take", "lay", "hit", "discard"]
+    action: Action
     card: int | None = None
     target: int | None = None
     phase: int | None = None
@@ -366,22 +368,59 @@ class GameState:
 
     # Each _on_* mutates a fresh copy made by apply(); the original is never touched.
 
-    def _check_seat(self, seat: int, stage: Stage) -> None:
+    def why_not(self, action: Action, seat: int) -> str | None:
+        """Why ``seat`` may not make a move of kind ``action`` now, whatever its cards, or None
+        when it may: the reason the engine gives when it refuses such a move (the same code
+        checks both), so a player can be told without a move being built to try.
+
+        A ``lay`` that passes may still be refused for its melds, a ``hit`` for its meld or card."""
         if not 0 <= seat < self.players:
-            raise IllegalMove(f"there is no seat {seat}")
+            return f"there is no seat {seat}"
+        why = self._why_not_turn(seat, "draw" if action in ("draw", "take") else "play")
+        if why is not None:
+            return why
+        if action == "draw" and not self.stock:
+            return "the draw pile is empty: take the discard"
+        if action == "take":
+            top = self.top_discard()
+            if top is None:
+                return "the discard pile is empty: draw from the draw pile"
+            if not self.takeable(top):
+                return "a Skip can never be taken from the discard pile"
+        if action == "lay":
+            if self.down[seat] is not None:
+                return "you have already laid down your phase this hand"
+            if not self.allowed_phases(seat):
+                return "you have no phase left to lay down"
+        if action == "hit" and self.down[seat] is None:
+            return "lay down your own phase before you hit"
+        return None
+
+    @staticmethod
+    def takeable(card: int) -> bool:
+        """Whether ``card`` on top of the discard pile may be taken (a Skip never may)."""
+        return not is_skip(card)
+
+    def _why_not_turn(self, seat: int, stage: Stage) -> str | None:
         if self.stage == "over":
-            raise IllegalMove("the game is over", seat)
+            return "the game is over"
         if self.stage in ("deal", "reveal"):
-            raise IllegalMove("the hand is not being played: no moves now", seat)
-        waiting = self.awaiting()
-        if waiting.kind == "reshuffle":
-            raise IllegalMove("the draw pile is empty and must be reshuffled first", seat)
+            return "the hand is not being played: no moves now"
+        if self.awaiting().kind == "reshuffle":
+            return "the draw pile is empty and must be reshuffled first"
         if seat != self.turn:
-            raise IllegalMove(f"it is {self._name(self.turn)}'s turn, not {self._name(seat)}'s", seat)
+            return f"it is {self._name(self.turn)}'s turn, not {self._name(seat)}'s"
         if self.stage != stage:
             if stage == "draw":
-                raise IllegalMove("you have already drawn this turn", seat)
-            raise IllegalMove("draw a card first: from the draw pile or the discard pile", seat)
+                return "you have already drawn this turn"
+            return "draw a card first: from the draw pile or the discard pile"
+        return None
+
+    def _check_may(self, action: Action, seat: int) -> None:
+        """Raise :class:`IllegalMove` with :meth:`why_not`'s reason, if there is one."""
+        why = self.why_not(action, seat)
+        if why is not None:
+            raise IllegalMove(why, seat if 0 <= seat < self.players else None)
 
     def _take_card(self, seat: int, slot: int, card: int) -> None:
         """Check that ``seat`` holds ``slot`` with ``card``; open it; take it from the hand."""
@@ -514,9 +553,7 @@ class GameState:
         self._set("next_slot", end)
 
     def _on_draw_stock(self, event: DrawStock) -> None:
-        self._check_seat(event.seat, "draw")
-        if not self.stock:
-            raise IllegalMove("the draw pile is empty: take the discard", event.seat)
+        self._check_may("draw", event.seat)
         slot = self.stock[-1]
         self._set("stock", self.stock[:-1])
         self._replace_at("hands", event.seat, self.hands[event.seat] + (slot,))
@@ -524,12 +561,9 @@ class GameState:
         self._record(PublicMove(event.seat, "draw"))
 
     def _on_take_discard(self, event: TakeDiscard) -> None:
-        self._check_seat(event.seat, "draw")
+        self._check_may("take", event.seat)
         top = self.top_discard()
-        if top is None:
-            raise IllegalMove("the discard pile is empty: draw from the draw pile", event.seat)
-        if is_skip(top):
-            raise IllegalMove("a Skip can never be taken from the discard pile", event.seat)
+        assert top is not None  # why_not("take") says so when there is none
         slot = self.discard[-1]
         self._set("discard", self.discard[:-1])
         self._replace_at("hands", event.seat, self.hands[event.seat] + (slot,))
@@ -538,13 +572,9 @@ class GameState:
 
     def _on_lay_down(self, event: LayDown) -> None:
         seat = event.seat
-        self._check_seat(seat, "play")
-        if self.down[seat] is not None:
-            raise IllegalMove("you have already laid down your phase this hand", seat)
+        self._check_may("lay", seat)
         allowed = self.allowed_phases(seat)
         if event.phase not in allowed:
-            if not allowed:
-                raise IllegalMove("you have no phase left to lay down", seat)
             words = " or ".join(map(str, allowed))
             raise IllegalMove(f"you are on phase {words}, not phase {event.phase}", seat)
         reqs = PHASES[event.phase]
@@ -579,9 +609,7 @@ class GameState:
 
     def _on_hit(self, event: Hit) -> None:
         seat = event.seat
-        self._check_seat(seat, "play")
-        if self.down[seat] is None:
-            raise IllegalMove("lay down your own phase before you hit", seat)
+        self._check_may("hit", seat)
         if not 0 <= event.meld < len(self.melds):
             raise IllegalMove(f"there is no meld {event.meld} on the table", seat)
         meld = self.melds[event.meld]
@@ -600,7 +628,7 @@ class GameState:
 
     def _on_discard(self, event: Discard) -> None:
         seat = event.seat
-        self._check_seat(seat, "play")
+        self._check_may("discard", seat)
         targets = self.skip_targets(seat)
         self._take_card(seat, event.slot, event.card)
         self._set("discard", self.discard + (event.slot,))
@@ -734,4 +762,5 @@ def describe_hand(state: GameState, seat: int) -> str:
                     for s in state.hands[seat])
 
 
-__all__ = ["Awaiting", "GameState", "HandResult", "PublicMove", "cards_text", "describe_hand", "fold"]
+__all__ = ["Action", "Awaiting", "GameState", "HandResult", "PublicMove", "cards_text", "describe_hand",
+           "fold"]

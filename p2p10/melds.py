@@ -24,6 +24,7 @@ from p2p10.cards import (
     is_skip,
     number,
 )
+from p2p10.i18n import N_, _, ngettext, pgettext
 from p2p10.rules import MeldKind
 
 End = Literal["low", "high"]
@@ -64,13 +65,43 @@ class Meld:
         return f"{label_text(self.kind, self.label, len(self.cards))}: {cards_text(self.cards)}"
 
 
+# A colour group's name by its colour (a whole name each: the colour agrees with "group").
+_GROUP_NAMES = (
+    # TRANSLATORS: a meld of cards of one colour, on the table: "red group: R1 R5 W ...".
+    N_("red group"),
+    N_("blue group"),
+    N_("green group"),
+    N_("yellow group"),
+)
+
+
 def label_text(kind: MeldKind, label: int, length: int) -> str:
-    """A meld's name from its kind and label: 'set of 7s', 'run 3-6', 'red group'."""
+    """A meld's name from its kind and label: 'set of 7s', 'run 3-6', 'red group', in the
+    current language."""
     if kind == "set":
-        return f"set of {label}s"
+        # TRANSLATORS: a set on the table, by its number: "set of 7s" (every card a 7).
+        return _("set of {number}s").format(number=label)
     if kind == "run":
-        return f"run {label}-{label + length - 1}"
-    return f"{COLOUR_NAMES[label]} group"
+        # TRANSLATORS: a run on the table, by its lowest and highest numbers: "run 3-6".
+        return _("run {low}-{high}").format(low=label, high=label + length - 1)
+    return _(_GROUP_NAMES[label])
+
+
+def colour_name(index: int) -> str:
+    """A colour's name alone ('red'), in the current language."""
+    names = (pgettext("colour", "red"), pgettext("colour", "blue"), pgettext("colour", "green"),
+             pgettext("colour", "yellow"))
+    return names[index]
+
+
+def and_text(items: Sequence[str]) -> str:
+    """``items`` joined with "and" in the current language: '1 and 4 and 10'."""
+    text = items[0]
+    for item in items[1:]:
+        # TRANSLATORS: two things of a list (of numbers, colours or melds); a longer list
+        # repeats it: "1 and 4 and 10".
+        text = _("{first} and {second}").format(first=text, second=item)
+    return text
 
 
 def value_text(kind: MeldKind, value: int) -> str:
@@ -93,13 +124,15 @@ def check_meld(
 
     Returns the label. Raises :class:`MeldError` with a readable reason.
     """
-    shown = cards_text(cards) or "no cards"
+    # TRANSLATORS: stands for the cards of a meld in the messages about melds ("{cards} is not
+    # a set") when no card was given.
+    shown = cards_text(cards) or _("no cards")
     for card in cards:
         if is_skip(card):
-            raise MeldError("a Skip can never be part of a meld")
+            raise MeldError(_("a Skip can never be part of a meld"))
     naturals = [c for c in cards if is_natural(c)]
     if need_natural and not naturals:
-        raise MeldError(f"{shown} has no numbered card; every meld needs at least one")
+        raise MeldError(_("{cards} has no numbered card; every meld needs at least one").format(cards=shown))
     if kind == "set":
         value = _check_set(cards, naturals, label, shown)
     elif kind == "run":
@@ -108,21 +141,24 @@ def check_meld(
         value = _check_colour(naturals, label, shown)
     # Length last, so a short run with a gap is told about the gap ("R4 R5 R7 has a gap at 6").
     if len(cards) < min_size:
-        raise MeldError(f"{shown} is {len(cards)} card{'s' * (len(cards) != 1)}, not {min_size}")
+        raise MeldError(ngettext("{cards} is {n} card, not {size}", "{cards} is {n} cards, not {size}",
+                                 len(cards)).format(cards=shown, n=len(cards), size=min_size))
     return value
 
 
 def _check_set(cards: Sequence[int], naturals: list[int], label: int | None, shown: str) -> int:
     numbers = sorted({number(c) for c in naturals})
     if len(numbers) > 1:
-        raise MeldError(f"{shown} is not a set: it mixes {' and '.join(map(str, numbers))}")
+        raise MeldError(_("{cards} is not a set: it mixes {numbers}").format(
+            cards=shown, numbers=and_text([str(n) for n in numbers])))
     value = numbers[0] if numbers else label
     if value is None:
-        raise MeldError(f"{shown} is all wilds: say which number the set stands for")
+        raise MeldError(_("{cards} is all wilds: say which number the set stands for").format(cards=shown))
     if label is not None and label != value:
-        raise MeldError(f"{shown} is a set of {value}s, not of {label}s")
+        raise MeldError(_("{cards} is a set of {value}s, not of {label}s").format(
+            cards=shown, value=value, label=label))
     if not MIN_NUMBER <= value <= MAX_NUMBER:
-        raise MeldError(f"a set's number must be 1 to 12, not {value}")
+        raise MeldError(_("a set's number must be 1 to 12, not {value}").format(value=value))
     return value
 
 
@@ -136,33 +172,37 @@ def _check_run(cards: Sequence[int], label: int | None, shown: str) -> int:
             elif implied != start:
                 expected = start + index
                 if number(card) > expected:
-                    raise MeldError(f"{shown} has a gap at {expected}")
-                raise MeldError(
-                    f"{shown} is not in ascending order: {card_text(card)} cannot stand at {expected}"
-                )
+                    raise MeldError(_("{cards} has a gap at {number}").format(cards=shown, number=expected))
+                message = _("{cards} is not in ascending order: {card} cannot stand at {number}")
+                raise MeldError(message.format(cards=shown, card=card_text(card), number=expected))
     if start is None:
-        raise MeldError(f"{shown} is all wilds: say where the run starts")
+        raise MeldError(_("{cards} is all wilds: say where the run starts").format(cards=shown))
     if start < MIN_NUMBER:
-        raise MeldError(f"{shown} would need a card below 1; runs go from 1 to 12 and do not wrap")
+        raise MeldError(_("{cards} would need a card below 1; runs go from 1 to 12 and do not wrap").format(
+            cards=shown))
     if start + len(cards) - 1 > MAX_NUMBER:
-        raise MeldError(f"{shown} would need a card above 12; runs go from 1 to 12 and do not wrap")
+        raise MeldError(_("{cards} would need a card above 12; runs go from 1 to 12 and do not wrap").format(
+            cards=shown))
     return start
 
 
 def _check_colour(naturals: list[int], label: int | None, shown: str) -> int:
     if label is not None and not 0 <= label < len(COLOURS):
         # Checked before any lookup by the label: it comes from the wire.
-        known = ", ".join(f"{i} {name}" for i, name in enumerate(COLOUR_NAMES))
-        raise MeldError(f"label {label} is no colour (the colours are {known})")
+        known = ", ".join(f"{i} {colour_name(i)}" for i in range(len(COLOUR_NAMES)))
+        raise MeldError(_("label {label} is no colour (the colours are {known})").format(
+            label=label, known=known))
     colours = sorted({colour(c) for c in naturals})
     if len(colours) > 1:
-        names = " and ".join(COLOUR_NAMES[c] for c in colours)
-        raise MeldError(f"{shown} is not one colour: it mixes {names}")
+        names = and_text([colour_name(c) for c in colours])
+        raise MeldError(_("{cards} is not one colour: it mixes {colours}").format(cards=shown, colours=names))
     value = colours[0] if colours else label
     if value is None:
-        raise MeldError(f"{shown} is all wilds: say which colour the group is")
+        raise MeldError(_("{cards} is all wilds: say which colour the group is").format(cards=shown))
     if label is not None and label != value:
-        raise MeldError(f"{shown} is {COLOUR_NAMES[value]}, not {COLOUR_NAMES[label]}")
+        # TRANSLATORS: {colour} and {label} are colours' names alone ("red", "blue").
+        raise MeldError(_("{cards} is {colour}, not {label}").format(
+            cards=shown, colour=colour_name(value), label=colour_name(label)))
     return value
 
 
@@ -189,19 +229,26 @@ def hit(meld: Meld, slot: int, card: int, end: End | None) -> Meld:
     ends = hit_ends(meld, card)
     if meld.kind != "run":
         if end is not None:
-            raise MeldError(f"the {meld.describe()} has no {end} end: only runs have ends")
+            message = (_("the {meld} has no low end: only runs have ends") if end == "low"
+                       else _("the {meld} has no high end: only runs have ends"))
+            raise MeldError(message.format(meld=meld.describe()))
         if not ends:
-            raise MeldError(f"{card_text(card)} does not fit the {meld.describe()}")
+            raise MeldError(_("{card} does not fit the {meld}").format(
+                card=card_text(card), meld=meld.describe()))
         return Meld(meld.id, meld.owner, meld.kind, meld.label,
                     meld.slots + (slot,), meld.cards + (card,))
     if end is None and len(ends) == 1:
         end = ends[0]
     if end not in ends:
-        where = f" at the {end} end" if end else ""
-        reason = f"{card_text(card)} does not fit the {meld.describe()}{where}"
         if end is None and len(ends) == 2:
-            reason = f"say which end of the {meld.describe()} the wild goes on"
-        raise MeldError(reason)
+            reason = _("say which end of the {meld} the wild goes on")
+        elif end == "low":
+            reason = _("{card} does not fit the {meld} at the low end")
+        elif end == "high":
+            reason = _("{card} does not fit the {meld} at the high end")
+        else:
+            reason = _("{card} does not fit the {meld}")
+        raise MeldError(reason.format(card=card_text(card), meld=meld.describe()))
     if end == "low":
         return Meld(meld.id, meld.owner, "run", meld.label - 1,
                     (slot,) + meld.slots, (card,) + meld.cards)

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, TypeGuard
 from p2p10.bots import POLICIES
 from p2p10.engine import MAX_PLAYERS, MIN_PLAYERS
 from p2p10.errors import P2P10Error
+from p2p10.i18n import _, ngettext, pgettext
 
 if TYPE_CHECKING:
     from p2p10.table import TableState
@@ -67,7 +68,7 @@ def seat_level(name: str, is_bot: bool = False) -> str:
     """The level of the seat called ``name``: the bot level its name ends with ("Bot 2 (hard)"
     is ``hard``), else ``bot`` for a seat known to be a bot (``is_bot``: a LAN host's "Bot 1"),
     else ``person``."""
-    base, _, last = name.rpartition(" (")
+    base, _sep, last = name.rpartition(" (")
     level = last.removesuffix(")")
     if base and last.endswith(")") and level in POLICIES:
         return level
@@ -124,22 +125,48 @@ class GameResult:
         return sum(phase is not None for phase in self.phases_made)
 
     def describe(self) -> str:
-        """One line for a person: when, won or lost, against whom, how long, your score."""
-        outcome = "won" if self.won else "lost"
-        against = ", ".join(p.name for p in self.opponents)
-        winner = f"; {self.players[self.winner].name} won" if len(self.opponents) > 1 and not self.won else ""
-        rules = f"; rules {', '.join(self.options)}" if self.options else ""
-        return (f"{short_date(self.date)}: {outcome} against {against} in {plural(self.hands, 'hand')} "
-                f"with {plural(self.score, 'point')}{winner}{rules}")
+        """One line for a person: when, won or lost, against whom, how long, your score (in the
+        current language)."""
+        # TRANSLATORS: part of a game's line in your record: "in 3 hands" (a hand: a deal).
+        hands = ngettext("in {n} hand", "in {n} hands", self.hands).format(n=self.hands)
+        # TRANSLATORS: part of a game's line in your record: "with 45 points" (your final score).
+        points = ngettext("with {n} point", "with {n} points", self.score).format(n=self.score)
+        fields = {"date": short_date(self.date), "others": ", ".join(p.name for p in self.opponents),
+                  "in_hands": hands, "with_points": points}
+        if self.won:
+            # TRANSLATORS: a game in your record: "2024-01-02 10:11: won against Bot 1 (hard), Ann
+            # in 4 hands with 45 points"; {in_hands} is "in 4 hands", {with_points} "with 45 points".
+            clauses = [_("{date}: won against {others} {in_hands} {with_points}").format(**fields)]
+        else:
+            # TRANSLATORS: a game in your record that you lost, as "{date}: won against ...".
+            clauses = [_("{date}: lost against {others} {in_hands} {with_points}").format(**fields)]
+        if len(self.opponents) > 1 and not self.won:
+            # TRANSLATORS: after a lost game in your record, who won it.
+            clauses.append(_("{name} won").format(name=self.players[self.winner].name))
+        if self.options:
+            # TRANSLATORS: after a game in your record, its rule options as written (skip=next).
+            clauses.append(_("rules {options}").format(options=", ".join(self.options)))
+        return "; ".join(clauses)
 
     def row(self) -> str:
         """One line of a list of games: when, won or lost, seats, hands, score, last phase made,
-        opponents."""
-        outcome = "won " if self.won else "lost"
-        phase = f"phase {self.final_phase}" if self.final_phase is not None else "no phase"
+        opponents (in the current language)."""
+        # TRANSLATORS: a game in the list of your latest games, won or lost.
+        won, lost = pgettext("game", "won"), pgettext("game", "lost")
+        outcome = f"{won if self.won else lost:<{max(len(won), len(lost))}}"
+        phase = (_("phase {n}").format(n=self.final_phase) if self.final_phase is not None
+                 # TRANSLATORS: in the list of your latest games: you made no phase in that game.
+                 else _("no phase"))
         against = ", ".join(p.name for p in self.opponents)
-        return (f"{short_date(self.date)}  {outcome}  {self.table_size} players  "
-                f"{plural(self.hands, 'hand'):>8}  {self.score:>4} points  {phase:<8}  vs {against}")
+        # TRANSLATORS: a game in the list of your latest games: how many players it had.
+        players = ngettext("{n} player", "{n} players", self.table_size).format(n=self.table_size)
+        # TRANSLATORS: a game in the list of your latest games: how many hands it had.
+        hands = ngettext("{n} hand", "{n} hands", self.hands).format(n=self.hands)
+        # TRANSLATORS: a game in the list of your latest games: your final score ({n} is padded).
+        points = ngettext("{n} point", "{n} points", self.score).format(n=f"{self.score:>4}")
+        # TRANSLATORS: a game in the list of your latest games: whom you played against.
+        versus = _("vs {others}").format(others=against)
+        return f"{short_date(self.date)}  {outcome}  {players}  {hands:>8}  {points}  {phase:<8}  {versus}"
 
     def to_dict(self) -> dict[str, Any]:
         """The result as a JSON object (the form the record stores)."""
@@ -152,10 +179,12 @@ class GameResult:
     @classmethod
     def from_dict(cls, item: object) -> GameResult:
         """A result from :meth:`to_dict`'s form; :class:`RecordError` saying what is wrong."""
-        game = _Fields(item, "a game")
+        # TRANSLATORS: what a message about a damaged record is about: "a game has no 'players'".
+        game = _Fields(item, _("a game"))
         players = tuple(_player(p, n) for n, p in enumerate(game.items("players"), 1))
         if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
-            raise RecordError(f"a game has {MIN_PLAYERS} to {MAX_PLAYERS} players, not {len(players)}")
+            raise RecordError(_("a game has {low} to {high} players, not {n}").format(
+                low=MIN_PLAYERS, high=MAX_PLAYERS, n=len(players)))
         me, winner = game.seat("me", len(players)), game.seat("winner", len(players))
         return cls(game_id=game.text("game_id"), date=game.text("date"), log_path=game.text("log_path"),
                    players=players, me=me, winner=winner, score=game.count("score"),
@@ -172,7 +201,7 @@ def game_result(table: TableState, me: int, *, date: str, log_path: str = "") ->
     if engine.winner is None:
         return None
     if not 0 <= me < table.players:
-        raise RecordError(f"there is no seat {me + 1} at a table of {table.players}")
+        raise RecordError(_("there is no seat {seat} at a table of {n}").format(seat=me + 1, n=table.players))
     players = tuple(Player(name, seat_level(name, sit_down.run_by is not None))
                     for name, sit_down in zip(table.given_names, table.sit_downs, strict=True))
     made = engine.made[me]
@@ -279,18 +308,21 @@ class Record:
                 "latest": [_with_outcome(game) for game in self.latest(count)]}
 
     def summary_lines(self) -> list[str]:
-        """A few short lines for the start screen."""
+        """A few short lines for the start screen (in the current language)."""
         if not self.games:
-            return ["No finished games yet."]
+            return [_("No finished games yet.")]
         total = self.total()
-        lines = [f"Your record: {total.won} won, {total.lost} lost ({percent(total.rate)} won)"]
+        # TRANSLATORS: {percent} is a share of the games, "57%".
+        lines = [_("Your record: {won} won, {lost} lost ({percent} won)").format(
+            won=total.won, lost=total.lost, percent=percent(total.rate))]
         per_hand = self.phases_per_hand()
         if per_hand is not None:
-            lines.append(f"Phases made: {per_hand:.2f} a hand")
-        lines.append(f"Last game: {self.latest(1)[0].describe()}")
+            # TRANSLATORS: phases laid down per hand dealt, on average: "0.67 a hand".
+            lines.append(_("Phases made: {rate} a hand").format(rate=f"{per_hand:.2f}"))
+        lines.append(_("Last game: {game}").format(game=self.latest(1)[0].describe()))
         best = self.best()
         if best is not None:
-            lines.append(f"Best game: {best.describe()}")
+            lines.append(_("Best game: {game}").format(game=best.describe()))
         return lines
 
     def report_lines(self, count: int = LATEST) -> list[str]:
@@ -300,15 +332,30 @@ class Record:
         made, hands = self.phases_made()
         per_hand = self.phases_per_hand()
         best = self.best()
-        return [f"Your record: {plural(total.games, 'game')}, {total.won} won, {total.lost} lost "
-                f"({percent(total.rate)} won)", "",
-                *_tally_table("Against", self.by_level()),
-                "(a game against several levels counts under each)", "",
-                *_tally_table("Players", {str(size): t for size, t in self.by_table_size().items()}), "",
-                f"Phases made: {made} in {plural(hands, 'hand')}"
-                + (f", {per_hand:.2f} a hand" if per_hand is not None else ""),
-                f"Best game (fewest hands, then lowest score): {best.describe() if best else 'no win yet'}",
-                "", "Latest games", *(f"  {game.row()}" for game in self.latest(count))]
+        # TRANSLATORS: the first line of `p2p10 stats`; {percent} is a share of the games, "57%".
+        head = ngettext("Your record: {n} game, {won} won, {lost} lost ({percent} won)",
+                        "Your record: {n} games, {won} won, {lost} lost ({percent} won)", total.games)
+        if per_hand is None:
+            phases = ngettext("Phases made: {made} in {n} hand", "Phases made: {made} in {n} hands", hands)
+        else:
+            # TRANSLATORS: {rate} is phases laid down per hand dealt, on average: "0.67".
+            phases = ngettext("Phases made: {made} in {n} hand, {rate} a hand",
+                              "Phases made: {made} in {n} hands, {rate} a hand", hands)
+        if best is None:
+            best_line = _("Best game (fewest hands, then lowest score): no win yet")
+        else:
+            best_line = _("Best game (fewest hands, then lowest score): {game}").format(game=best.describe())
+        levels = {_level_text(level): t for level, t in self.by_level().items()}
+        return [head.format(n=total.games, won=total.won, lost=total.lost, percent=percent(total.rate)), "",
+                # TRANSLATORS: the title of a column of opponent levels (easy, hard, person, ...).
+                *_tally_table(pgettext("stats column", "Against"), levels),
+                _("(a game against several levels counts under each)"), "",
+                # TRANSLATORS: the title of a column of table sizes (2, 3, 4 players).
+                *_tally_table(pgettext("stats column", "Players"),
+                              {str(size): t for size, t in self.by_table_size().items()}), "",
+                phases.format(made=made, n=hands, rate=f"{per_hand:.2f}" if per_hand is not None else ""),
+                best_line,
+                "", _("Latest games"), *(f"  {game.row()}" for game in self.latest(count))]
 
     def to_json(self) -> str:
         """The record as JSON, with its version."""
@@ -322,23 +369,28 @@ class Record:
         try:
             data = json.loads(text)
         except (ValueError, RecursionError) as err:
-            raise RecordError(f"the record is damaged: it is not JSON ({err})") from None
+            raise RecordError(_("the record is damaged: it is not JSON ({reason})").format(
+                reason=err)) from None
         if not isinstance(data, dict) or "version" not in data:
-            raise RecordError("the record is damaged: it has no version number")
+            raise RecordError(_("the record is damaged: it has no version number"))
         version = data["version"]
         if version != RECORD_VERSION:
-            newer = isinstance(version, int) and version > RECORD_VERSION
-            raise RecordError(f"the record is of version {version!r}, and this p2p10 reads version "
-                              f"{RECORD_VERSION}{' (a newer p2p10 wrote it)' if newer else ''}")
+            if isinstance(version, int) and version > RECORD_VERSION:
+                message = _("the record is of version {version!r}, and this p2p10 reads version "
+                            "{known} (a newer p2p10 wrote it)")
+            else:
+                message = _("the record is of version {version!r}, and this p2p10 reads version {known}")
+            raise RecordError(message.format(version=version, known=RECORD_VERSION))
         games = data.get("games")
         if not isinstance(games, list):
-            raise RecordError("the record is damaged: it has no list of games")
+            raise RecordError(_("the record is damaged: it has no list of games"))
         record = cls()
         for number, item in enumerate(games, 1):
             try:
                 record = record.add(GameResult.from_dict(item))
             except RecordError as err:
-                raise RecordError(f"the record is damaged: game {number}: {err}") from None
+                raise RecordError(_("the record is damaged: game {number}: {reason}").format(
+                    number=number, reason=err)) from None
         return record
 
 
@@ -352,14 +404,26 @@ def percent(rate: float | None) -> str:
     return "-" if rate is None else f"{round(100 * rate)}%"
 
 
-def plural(count: int, word: str) -> str:
-    """``count`` and ``word``, with an s unless the count is 1 ("1 hand", "3 hands")."""
-    return f"{count} {word}{'' if count == 1 else 's'}"
+def _level_text(level: str) -> str:
+    """An opponent level for a person: a bot level as the bots' names say it ("hard", as in "Bot
+    2 (hard)"), ``bot`` and ``person`` in the current language."""
+    if level == BOT:
+        # TRANSLATORS: an opponent level in `p2p10 stats`: a bot whose name does not say its level.
+        return pgettext("opponent", "bot")
+    if level == PERSON:
+        # TRANSLATORS: an opponent level in `p2p10 stats`: a person, not a bot.
+        return pgettext("opponent", "person")
+    return level
 
 
 def _tally_table(title: str, tallies: Mapping[str, Tally]) -> list[str]:
-    rows = [f"  {title:<10} {'Won':>5} {'Lost':>5} {'Won %':>6}"]
-    rows += [f"  {key:<10} {t.won:>5} {t.lost:>5} {percent(t.rate):>6}" for key, t in tallies.items()]
+    # TRANSLATORS: the titles of the columns of games won and lost, and the share won.
+    won, lost, rate = (pgettext("stats column", "Won"), pgettext("stats column", "Lost"),
+                       pgettext("stats column", "Won %"))
+    widths = (max(10, len(title)), max(5, len(won)), max(5, len(lost)), max(6, len(rate)))
+    rows = [f"  {title:<{widths[0]}} {won:>{widths[1]}} {lost:>{widths[2]}} {rate:>{widths[3]}}"]
+    rows += [f"  {key:<{widths[0]}} {t.won:>{widths[1]}} {t.lost:>{widths[2]}} {percent(t.rate):>{widths[3]}}"
+             for key, t in tallies.items()]
     return rows
 
 
@@ -381,7 +445,8 @@ def _with_outcome(game: GameResult) -> dict[str, Any]:
 
 
 def _player(item: object, number: int) -> Player:
-    fields = _Fields(item, f"player {number}")
+    # TRANSLATORS: what a message about a damaged record is about: "player 2 has no 'name'".
+    fields = _Fields(item, _("player {number}").format(number=number))
     return Player(fields.text("name"), fields.text("level"))
 
 
@@ -392,12 +457,12 @@ def _is_count(value: object) -> TypeGuard[int]:
 def _maybe_count(value: object, what: str) -> int | None:
     if value is None or _is_count(value):
         return value
-    raise RecordError(f"{what} holds {value!r}, not a whole number or null")
+    raise RecordError(_("{what} holds {value!r}, not a whole number or null").format(what=what, value=value))
 
 
 def _text(value: object, what: str) -> str:
     if not isinstance(value, str):
-        raise RecordError(f"{what} holds {value!r}, not text")
+        raise RecordError(_("{what} holds {value!r}, not text").format(what=what, value=value))
     return value
 
 
@@ -406,13 +471,13 @@ class _Fields:
 
     def __init__(self, item: object, what: str) -> None:
         if not isinstance(item, Mapping):
-            raise RecordError(f"{what} is not a JSON object")
+            raise RecordError(_("{what} is not a JSON object").format(what=what))
         self.item = item
         self.what = what
 
     def _get(self, key: str) -> object:
         if key not in self.item:
-            raise RecordError(f"{self.what} has no {key!r}")
+            raise RecordError(_("{what} has no {key!r}").format(what=self.what, key=key))
         return self.item[key]
 
     def text(self, key: str) -> str:
@@ -423,15 +488,15 @@ class _Fields:
         """The whole number (0 or more) at ``key``."""
         value = self._get(key)
         if not _is_count(value):
-            raise RecordError(f"{key!r} is {value!r}, not a whole number")
+            raise RecordError(_("{key!r} is {value!r}, not a whole number").format(key=key, value=value))
         return value
 
     def seat(self, key: str, players: int) -> int:
         """The seat (from 0) of one of ``players`` at ``key``."""
         seat = self.count(key)
         if seat >= players:
-            raise RecordError(f"{key!r} is seat {seat}, and a table of {players} has seats 0 to "
-                              f"{players - 1}")
+            raise RecordError(_("{key!r} is seat {seat}, and a table of {n} has seats 0 to {last}").format(
+                key=key, seat=seat, n=players, last=players - 1))
         return seat
 
     def maybe_count(self, key: str) -> int | None:
@@ -442,5 +507,5 @@ class _Fields:
         """The list at ``key``."""
         value = self._get(key)
         if not isinstance(value, list):
-            raise RecordError(f"{key!r} is not a list")
+            raise RecordError(_("{key!r} is not a list").format(key=key))
         return value

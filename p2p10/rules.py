@@ -14,6 +14,7 @@ from dataclasses import dataclass, fields
 from typing import Literal
 
 from p2p10.errors import BadRules
+from p2p10.i18n import N_, _
 
 MeldKind = Literal["set", "run", "color"]
 
@@ -26,10 +27,38 @@ class MeldReq:
     size: int
 
     def describe(self) -> str:
-        """'set of 3', 'run of 4', '7 cards of one colour'."""
+        """'set of 3', 'run of 4', '7 cards of one colour', in the current language."""
+        named = _MELD_REQ_NAMES.get((self.kind, self.size))
+        if named is not None:
+            return _(named)
         if self.kind == "color":
-            return f"{self.size} cards of one colour"
-        return f"{self.kind} of {self.size}"
+            return _("{n} cards of one colour").format(n=self.size)
+        if self.kind == "set":
+            return _("set of {n}").format(n=self.size)
+        return _("run of {n}").format(n=self.size)
+
+
+# The melds the phases ask for, by name (the glossary names each: "Drilling", "Viererfolge").
+_MELD_REQ_NAMES: Mapping[tuple[MeldKind, int], str] = {
+    # TRANSLATORS: a meld a phase asks for: two or more cards of one number (German "Zwilling").
+    ("set", 2): N_("set of 2"),
+    # TRANSLATORS: a meld a phase asks for (German "Drilling").
+    ("set", 3): N_("set of 3"),
+    # TRANSLATORS: a meld a phase asks for (German "Vierling").
+    ("set", 4): N_("set of 4"),
+    # TRANSLATORS: a meld a phase asks for (German "Fünfling").
+    ("set", 5): N_("set of 5"),
+    # TRANSLATORS: a meld a phase asks for: four or more cards in a row (German "Viererfolge").
+    ("run", 4): N_("run of 4"),
+    # TRANSLATORS: a meld a phase asks for (German "Siebenerfolge").
+    ("run", 7): N_("run of 7"),
+    # TRANSLATORS: a meld a phase asks for (German "Achterfolge").
+    ("run", 8): N_("run of 8"),
+    # TRANSLATORS: a meld a phase asks for (German "Neunerfolge").
+    ("run", 9): N_("run of 9"),
+    # TRANSLATORS: a meld a phase asks for (phase 8).
+    ("color", 7): N_("7 cards of one colour"),
+}
 
 
 PHASES: Mapping[int, tuple[MeldReq, ...]] = {
@@ -46,12 +75,34 @@ PHASES: Mapping[int, tuple[MeldReq, ...]] = {
 }
 
 
+# What each phase asks for, in the words of the glossary's table of the ten phases.
+PHASE_NAMES: Mapping[int, str] = {
+    # TRANSLATORS: phase 1 (the glossary's table of the ten phases names each).
+    1: N_("2 sets of 3"),
+    # TRANSLATORS: phase 2.
+    2: N_("set of 3 + run of 4"),
+    # TRANSLATORS: phase 3.
+    3: N_("set of 4 + run of 4"),
+    # TRANSLATORS: phase 4 (one meld: "run of 7" alone).
+    4: N_("run of 7"),
+    # TRANSLATORS: phase 5.
+    5: N_("run of 8"),
+    # TRANSLATORS: phase 6.
+    6: N_("run of 9"),
+    # TRANSLATORS: phase 7.
+    7: N_("2 sets of 4"),
+    # TRANSLATORS: phase 8.
+    8: N_("7 cards of one colour"),
+    # TRANSLATORS: phase 9.
+    9: N_("set of 5 + set of 2"),
+    # TRANSLATORS: phase 10.
+    10: N_("set of 5 + set of 3"),
+}
+
+
 def describe_phase(phase: int) -> str:
-    """'2 sets of 3', 'set of 3 + run of 4', ..."""
-    reqs = PHASES[phase]
-    if len(reqs) == 2 and reqs[0] == reqs[1]:
-        return f"2 {reqs[0].kind}s of {reqs[0].size}"
-    return " + ".join(r.describe() for r in reqs)
+    """'2 sets of 3', 'set of 3 + run of 4', ..., in the current language."""
+    return _(PHASE_NAMES[phase])
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,17 +135,16 @@ class RuleSet:
 
     def __post_init__(self) -> None:
         if not self.phase_list or any(p not in PHASES for p in self.phase_list):
-            raise BadRules(f"phase list {self.phase_list} must name phases 1..10")
+            raise BadRules(_("phase list {phases} must name phases 1..10").format(phases=self.phase_list))
         if self.hands < 0 or self.goal < 0:
-            raise BadRules("hands and goal cannot be negative (0 turns the option off)")
+            raise BadRules(_("hands and goal cannot be negative (0 turns the option off)"))
         if self.hands and self.goal:
-            raise BadRules("hands=N and goal=N cannot both be set: each ends the game")
+            raise BadRules(_("hands=N and goal=N cannot both be set: each ends the game"))
         if self.hands and self.any_order:
-            raise BadRules("order=any has no meaning with hands=N: everybody plays the same phase")
+            raise BadRules(_("order=any has no meaning with hands=N: everybody plays the same phase"))
         if self.goal > len(self.phase_list):
-            raise BadRules(
-                f"goal={self.goal} is more phases than the {len(self.phase_list)} played"
-            )
+            raise BadRules(_("goal={goal} is more phases than the {n} played").format(
+                goal=self.goal, n=len(self.phase_list)))
 
     @property
     def phases_to_win(self) -> int:
@@ -124,8 +174,10 @@ class RuleSet:
         return tuple(out)
 
     def describe(self) -> str:
-        """A readable one-liner of the options in force."""
-        return ", ".join(self.options()) or "standard rules"
+        """A readable one-liner of the options in force (the options as written, or "standard
+        rules" in the current language)."""
+        # TRANSLATORS: what the rules say when no rule option is set.
+        return ", ".join(self.options()) or _("standard rules")
 
     @classmethod
     def parse(cls, options: Iterable[str] | Mapping[str, object] | None = None) -> RuleSet:
@@ -148,7 +200,7 @@ class RuleSet:
             # Options come from other peers too (a sit-down, a roster): every message below
             # repeats the option, so it is bounded here, once.
             if len(key) + len(value or "") > MAX_OPTION_CHARS:
-                raise BadRules(f"a rule option is at most {MAX_OPTION_CHARS} characters")
+                raise BadRules(_("a rule option is at most {n} characters").format(n=MAX_OPTION_CHARS))
             kwargs.update(_parse_option(key.strip().lower(), None if value is None else value.strip().lower(),
                                         typed))
         return cls(**kwargs)  # type: ignore[arg-type]
@@ -162,16 +214,25 @@ PHASE_LISTS: Mapping[str, tuple[int, ...]] = {
     "odd": (1, 3, 5, 7, 9),
 }
 
+# Each option as written (never translated) and what it does (marked here: translate it with
+# _() where it is shown, or take the pairs translated from option_help()).
 OPTION_HELP = (
-    ("skip=next", "a Skip always hits the next player (two players: you go again)"),
-    ("skip_stacking", "a player may be skipped again before their own next turn"),
-    ("natural=phase", "one numbered card per phase is enough (default: one per meld)"),
-    ("hit=own", "hit only on your own melds"),
-    ("phases=even|odd", "play only the even (2,4,6,8,10) or odd (1,3,5,7,9) phases"),
-    ("order=any", "lay down any phase of the list not yet made"),
-    ("hands=N", "exactly N hands, everybody advances every hand, lowest total wins"),
-    ("goal=N", "the game ends when somebody has made N phases"),
+    ("skip=next", N_("a Skip always hits the next player (two players: you go again)")),
+    ("skip_stacking", N_("a player may be skipped again before their own next turn")),
+    ("natural=phase", N_("one numbered card per phase is enough (default: one per meld)")),
+    ("hit=own", N_("hit only on your own melds")),
+    ("phases=even|odd", N_("play only the even (2,4,6,8,10) or odd (1,3,5,7,9) phases")),
+    ("order=any", N_("lay down any phase of the list not yet made")),
+    # TRANSLATORS: N is the option's syntax (hands=N): keep it as it is.
+    ("hands=N", N_("exactly N hands, everybody advances every hand, lowest total wins")),
+    # TRANSLATORS: N is the option's syntax (goal=N): keep it as it is.
+    ("goal=N", N_("the game ends when somebody has made N phases")),
 )
+
+
+def option_help() -> tuple[tuple[str, str], ...]:
+    """:data:`OPTION_HELP` with each help line in the current language."""
+    return tuple((name, _(text)) for name, text in OPTION_HELP)
 
 
 # An option that picks one of two values: the field it sets, the value that sets it, the other.
@@ -191,12 +252,17 @@ def _accepted(key: str) -> str:
     """The values an option takes, in words."""
     if key in _CHOICES:
         _field, yes, no = _CHOICES[key]
-        return f"{key}={yes} or {key}={no}"
+        # TRANSLATORS: the two ways to write an option (skip=next or skip=choose): keep the
+        # "{key}={yes}" and "{key}={no}" as they are.
+        return _("{key}={yes} or {key}={no}").format(key=key, yes=yes, no=no)
     if key == "phases":
-        return "phases=all, phases=even or phases=odd"
+        # TRANSLATORS: the ways to write the option: keep phases=all, phases=even, phases=odd.
+        return _("phases=all, phases=even or phases=odd")
     if key in _COUNTS:
-        return f"{key}=N, a whole number of at least 1"
-    return f"{key}, {key}=true or {key}=false"
+        # TRANSLATORS: {key}=N is the option as written (hands=N): keep it.
+        return _("{key}=N, a whole number of at least 1").format(key=key)
+    # TRANSLATORS: the ways to write a flag (skip_stacking, skip_stacking=true, ...): keep them.
+    return _("{key}, {key}=true or {key}=false").format(key=key)
 
 
 def _parse_option(key: str, value: str | None, typed: str) -> dict[str, object]:
@@ -207,12 +273,15 @@ def _parse_option(key: str, value: str | None, typed: str) -> dict[str, object]:
             return {_FLAGS[key]: True}
         if value in _NO:
             return {_FLAGS[key]: False}
-        raise BadRules(f"rule option {typed!r}: expected {_accepted(key)}")
+        raise BadRules(_("rule option {typed!r}: expected {accepted}").format(
+            typed=typed, accepted=_accepted(key)))
     if key not in _CHOICES and key not in _COUNTS and key != "phases":
-        known = ", ".join(name for name, _ in OPTION_HELP)
-        raise BadRules(f"unknown rule option {typed!r}; the options are {known}")
+        known = ", ".join(name for name, _text in OPTION_HELP)
+        raise BadRules(_("unknown rule option {typed!r}; the options are {known}").format(
+            typed=typed, known=known))
     if value is None:
-        raise BadRules(f"rule option {typed!r} needs a value: {_accepted(key)}")
+        raise BadRules(_("rule option {typed!r} needs a value: {accepted}").format(
+            typed=typed, accepted=_accepted(key)))
     if key in _CHOICES:
         field, yes, no = _CHOICES[key]
         if value in (yes, no):
@@ -222,7 +291,8 @@ def _parse_option(key: str, value: str | None, typed: str) -> dict[str, object]:
             return {"phase_list": PHASE_LISTS[value]}
     elif value.isascii() and value.isdigit() and int(value) >= 1:
         return {key: int(value)}
-    raise BadRules(f"rule option {typed!r}: expected {_accepted(key)}")
+    raise BadRules(_("rule option {typed!r}: expected {accepted}").format(
+        typed=typed, accepted=_accepted(key)))
 
 
 DEFAULT = RuleSet()

@@ -64,8 +64,9 @@ from protocol.lobby import (
     valid_name,
 )
 from protocol.lobby import LanError as LanError  # what callers of this module catch
-from protocol.local import SeatScreen, data_dir, dealing_progress
+from protocol.local import data_dir, dealing_progress
 from protocol.mesh import MESH_PATH, Mesh, attach_files, listen
+from protocol.seat_screen import PeerSeat
 from protocol.storage import LogWriter, SeatFiles, SecretsWriter, resume_peer, write_private
 
 WILDCARD = ("", "0.0.0.0", "::")
@@ -143,10 +144,10 @@ def taken_note(table: TableState, seat: int) -> str | None:
     return None
 
 
-class LanSeat(SeatScreen):
-    """A seat at a LAN table as a screen sees it: the reading and playing interface of
-    :class:`~protocol.local.LocalTable` (so the same play screen serves both), but driven by
-    the mesh, not by the screen. Made by :func:`play_seat` once the table entry is known."""
+class LanSeat(PeerSeat):
+    """A seat at a LAN table as a screen sees it (a :class:`~protocol.seat_screen.SeatScreen`,
+    as a :class:`~protocol.local.LocalTable` is, so the same play screen serves both), played
+    by the mesh. Made by :func:`play_seat` once the table entry is known."""
 
     def __init__(self, peer: Peer, mesh: Mesh, rules: RuleSet, log_path: Path,
                  playing: asyncio.Task[None], machine: Machine) -> None:
@@ -194,6 +195,21 @@ class LanSeat(SeatScreen):
         """The user's move; raises :class:`IllegalMove` with a reason, changing nothing."""
         self.user.play(move)
         self.mesh.pump()
+
+    def hold(self, held: bool) -> None:
+        """Nothing: the other machines do not wait while this player reads."""
+
+    async def run(self) -> None:
+        """Wait while the mesh plays the table, until the game is over (or the table stops)."""
+        try:
+            await asyncio.shield(self.playing)  # leaving the screen must not stop the mesh
+        except asyncio.CancelledError:
+            if not self.playing.cancelled():
+                raise  # the screen left, not the table
+
+    def stop_reason(self) -> str | None:
+        """Why the table froze (whom it blames), or None."""
+        return self.user.stop_reason()
 
     def awaited(self) -> int | None:
         """The player whose machine the table waits for now, if it is not this one."""

@@ -2,8 +2,17 @@
 
 Every seat is a separate :class:`~p2p10.peer.Peer` with its own keys and secrets, exactly as on
 a LAN; their messages are passed in memory at once. Bots move after ``pace`` seconds, so a
-person can follow the game. The user's log (and secrets) are written to ``save_dir`` as the
-game goes, so ``p2p10 replay`` and ``p2p10 audit`` work on it, even if the game is quit.
+person can follow the game. The user's log is written to ``save_dir`` as the game goes, so
+``p2p10 replay`` and ``p2p10 audit`` work on it, even if the game is quit.
+
+Beside the log go every seat's secrets (the user's ``STEM.p2p10-secrets``, each bot's
+``STEM.seatN.p2p10-secrets``) and the table's settings (``STEM.p2p10-local``): see
+:mod:`protocol.storage`. From them :meth:`LocalTable.resume` starts every seat again, each one
+from the user's log, with ``Peer.restore`` as a LAN seat's resume does. The bots keep no log of
+their own: an entry a bot signed that never reached the user's peer was never saved nor shown
+anywhere, since every seat lives in this one process, so the bot writing another one for that
+position after a resume is seen by nobody. Its hand secrets were saved before any entry that
+depends on them, so a hand key it published is always backed by its secrets.
 
 The driver is asyncio: :meth:`LocalTable.run` delivers messages in small steps, yielding to
 the event loop between them so a screen stays responsive while the deck is shuffled, and calls
@@ -13,23 +22,34 @@ the event loop between them so a screen stays responsive while the deck is shuff
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 from p2p10.bots import POLICIES, Policy
-from p2p10.engine import GameState
-from p2p10.errors import IllegalMove
+from p2p10.errors import IllegalMove, P2P10Error, SavedFileError
 from p2p10.events import SeatEvent
-from p2p10.log import Entry
-from p2p10.peer import HandSecrets, Peer, addressed
+from p2p10.i18n import _
+from p2p10.log import Entry, parse_entry
+from p2p10.peer import Peer, addressed
 from p2p10.rules import RuleSet
-from p2p10.table import TableState
-from protocol.memory import make_peers, sit_downs_for
-from protocol.storage import LogWriter, SeatFiles, SecretsWriter
+from p2p10.table import TableState, fold
+from protocol.memory import make_peers, seeded_bytes, sit_downs_for
+from protocol.seat_screen import PeerSeat
+from protocol.storage import (
+    LOG_SUFFIX,
+    LocalSettings,
+    LogWriter,
+    SeatFiles,
+    SecretsWriter,
+    read_log,
+    resume_peer,
+)
 
 USER = 0
 
@@ -48,65 +68,122 @@ class Seat:
     policy: str | None
 
 
-class SeatScreen:
-    """What the play screen reads of the user's seat, whatever drives the table: the user's
-    peer (:attr:`user`), its fold, its view, and whether it is the user's move."""
-
-    @property
-    def user(self) -> Peer:
-        """The user's own peer."""
-        raise NotImplementedError
-
-    @property
-    def seat(self) -> int:
-        """The user's seat."""
-        return self.user.seat
-
-    @property
-    def table(self) -> TableState | None:
-        """The user's fold of the log."""
-        return self.user.table
-
-    def view(self) -> GameState:
-        """The game as the user sees it."""
-        return self.user.view()
-
-    def my_turn(self) -> bool:
-        """True when the table waits for the user's move."""
-        table = self.table
-        expect = table.expected() if table else None
-        return expect is not None and expect.seat == self.seat and expect.kind == "move"
+class GameOver(P2P10Error):
+    """A saved game that has ended: there is nothing to resume."""
 
 
-class LocalTable(SeatScreen):
+@dataclass(frozen=True, slots=True)
+class SavedGame:
+    """An unfinished game against bots, as a start screen lists it: its log, when it was
+    last played, the players, the hand in play (or the next to be dealt, from 1) and the
+    user's phase in it (None if the user sits that hand out)."""
+
+    path: Path
+    when: datetime
+    names: tuple[str, ...]
+    hand: int
+    phase: int | None
+
+
+class LocalTable(PeerSeat):
     """The user at seat 0 against bots, every seat its own peer (see the module docstring)."""
 
     def __init__(self, name: str = "You", bots: int = 3, level: str = "normal",
                  rules: RuleSet | None = None, seed: int | None = None,
                  save_dir: Path | None = None, pace: float = 0.6) -> None:
         if not 1 <= bots <= 5:
-            raise IllegalMove(f"a table has 1 to 5 bots besides you, not {bots}")
+            raise IllegalMove(_("a table has 1 to 5 bots besides you, not {n}").format(n=bots))
         if level not in POLICIES:
-            raise IllegalMove(f"unknown bot level {level!r}; choose from {', '.join(POLICIES)}")
+            # TRANSLATORS: {choices} are the bot levels as the --level option takes them.
+            raise IllegalMove(_("unknown bot level {level!r}; choose from {choices}").format(
+                level=level, choices=", ".join(POLICIES)))
         self.rules = rules or RuleSet()
-        self.pace = pace
-        self.seats = [Seat(name, None)] + [Seat(f"Bot {i} ({level})", level) for i in range(1, bots + 1)]
-        self.policies: list[Policy | None] = [None] + [POLICIES[level]] * bots
-        self._rng = random.Random(seed)
-        self.peers = make_peers([None] * (bots + 1), seed)
+        settings = LocalSettings(((name, None),) + tuple((f"Bot {i} ({level})", level)
+                                                         for i in range(1, bots + 1)), pace, seed)
+        peers = make_peers([None] * (bots + 1), seed)
         stamp = time.strftime("%Y%m%d-%H%M%S")
-        self.sit_downs = sit_downs_for(self.peers, [s.name for s in self.seats], self.rules, seed)
+        self.sit_downs = sit_downs_for(peers, [name for name, _level in settings.seats], self.rules, seed)
         self.game_id = TableState.game_id_for(self.sit_downs)
-        folder = save_dir or data_dir()
-        self.log_path = folder / f"{stamp}-{self.game_id.hex()[:8]}.p2p10"
-        self._log = LogWriter(self.log_path)
-        self._secrets = SecretsWriter(SeatFiles(self.log_path).secrets)
-        user = self.peers[USER]
-        self._secrets.add_identity(USER, user.identity.private_bytes_raw())
-        user.hooks.listen(entry=self._saved, secret=self._keep_secret)
+        log_path = (save_dir or data_dir()) / f"{stamp}-{self.game_id.hex()[:8]}{LOG_SUFFIX}"
+        self._seat_all(settings, peers, log_path, random.Random(seed), new=True)
+
+    def _seat_all(self, settings: LocalSettings, peers: list[Peer], log_path: Path,
+                  rng: random.Random, new: bool) -> None:
+        """Seat ``peers`` by ``settings`` and save the game at ``log_path`` as it goes: the
+        user's log, every seat's secrets, and (for a ``new`` game, before anything else) every
+        seat's identity key and the settings."""
+        self.pace = settings.pace
+        self.seats = [Seat(name, policy) for name, policy in settings.seats]
+        self.policies: list[Policy | None] = [POLICIES[s.policy] if s.policy else None for s in self.seats]
+        self._rng = rng
+        self.peers = peers
+        self.log_path = log_path
+        files = SeatFiles(log_path)
+        self._secrets: list[SecretsWriter] = []
+        for peer in peers:
+            writer = SecretsWriter(_secrets_of(files, peer.seat))
+            if new:
+                writer.add_identity(peer.seat, peer.identity.private_bytes_raw())
+            peer.hooks.listen(secret=writer.add_hand)
+            self._secrets.append(writer)
+        if new:
+            settings.save(files.local)
+        self._log = LogWriter(log_path)
+        self.user.hooks.listen(entry=self._saved)
         self._listeners: list[Callable[[], None]] = []
         self._changed = asyncio.Event() if _loop_running() else None
         self.started = False
+
+    @classmethod
+    def resume(cls, log_path: Path, pace: float | None = None) -> LocalTable:
+        """The game against bots saved at ``log_path``, every seat started again from its files
+        exactly where the log stops (:meth:`start` then has each seat write what is due); it
+        writes on to the same files. ``pace`` overrides the saved one.
+
+        Raises :class:`GameOver` if the game has ended, and :class:`SavedFileError` naming the
+        file if one is missing, damaged or belongs to another game, if the log is not one of a
+        game against bots on this machine, or if it never got its table entry."""
+        files = SeatFiles(log_path)
+        if not log_path.is_file():
+            raise SavedFileError(_("no game log at {path}").format(path=log_path))
+        settings = LocalSettings.read(files.local) if files.local.exists() else None
+        seed = settings.seed if settings is not None else None
+        written = len(read_log(log_path))  # so that every resume of a seeded game draws afresh
+        user = _restored_seat(files, USER, seed, written)
+        table = user.table
+        if table is not None and table.expected() is None:
+            winner = table.engine.winner
+            if winner is None:
+                raise GameOver(_("that game is over (nobody won)"))
+            raise GameOver(_("that game is over ({name} won)").format(name=table.given_names[winner]))
+        if settings is None:
+            # TRANSLATORS: {settings} is the name of a file; 'p2p10 resume' is a command: keep it.
+            raise SavedFileError(_("{path} is not a game against bots on this machine (there is no "
+                                   "{settings} beside it); a LAN seat goes on with 'p2p10 resume'").format(
+                path=log_path, settings=files.local.name))
+        if table is None:
+            raise SavedFileError(_("{path}: the game never started (the log has no table entry)").format(
+                path=log_path))
+        if (list(table.given_names) != [name for name, _level in settings.seats]
+                or settings.seats[USER][1] is not None
+                or any(policy not in POLICIES for _name, policy in settings.seats[USER + 1:])):
+            raise SavedFileError(_("{settings}: its seats are not the user and the bots of {log}").format(
+                settings=files.local, log=log_path.name))
+        peers = [user] + [_restored_seat(files, seat, seed, written)
+                          for seat in range(USER + 1, len(settings.seats))]
+        for seat, peer in enumerate(peers):
+            if peer.seat != seat:
+                raise SavedFileError(_("{path} holds the secrets of seat {seat}, not seat {wanted}").format(
+                    path=_secrets_of(files, seat), seat=peer.seat + 1, wanted=seat + 1))
+        if pace is not None:
+            settings = dataclasses.replace(settings, pace=pace)
+        rng = random.Random(f"{seed}/resume{written}") if seed is not None else random.Random()
+        local = cls.__new__(cls)
+        local.rules = table.rules
+        local.sit_downs = list(table.sit_downs)
+        local.game_id = table.game_id
+        local._seat_all(settings, peers, log_path, rng, new=False)
+        return local
 
     # -------------------------------------------------------------------- reading
 
@@ -143,11 +220,17 @@ class LocalTable(SeatScreen):
     # ------------------------------------------------------------------- driving
 
     def start(self) -> None:
-        """Write the table entry (the user's peer opens the table)."""
+        """Set the table going: the user's peer writes the table entry of a new game; in a
+        resumed one, every seat writes what is due from it."""
         if self.started:
             return
         self.started = True
-        self.user.open_table(self.sit_downs)
+        if self.user.table is None:
+            self.user.open_table(self.sit_downs)
+            return
+        now = time.monotonic()
+        for peer in self.peers:
+            peer.poll(now)
 
     def step(self) -> bool:
         """Deliver one round of pending messages; True if anything moved."""
@@ -170,15 +253,23 @@ class LocalTable(SeatScreen):
         peer.play(policy(peer.view(), expect.seat, self._rng))
         return True
 
+    held = False  # the user is reading (a hand's summary): the bots wait
+
+    def hold(self, held: bool) -> None:
+        """Make the bots wait (True) while the user reads, or let them go on (False)."""
+        self.held = held
+        self._wake()
+
     async def run(self) -> None:
-        """Play until the game is over: pass messages, pace the bots, wait for the user."""
+        """Play until the game is over: pass messages, pace the bots, wait for the user (and
+        while the table is held)."""
         self._changed = asyncio.Event()
         self.start()
         while not self.over:
             if self.step():
                 await asyncio.sleep(0)  # let the screen redraw between dealing steps
                 continue
-            if self.my_turn():
+            if self.my_turn() or self.held:
                 self._changed.clear()
                 await self._changed.wait()
                 continue
@@ -186,7 +277,8 @@ class LocalTable(SeatScreen):
             expect = table.expected() if table else None
             if expect is not None and expect.kind == "move":
                 await asyncio.sleep(self.pace)
-                self.bot_move()
+                if not self.held:  # held while the bot took its time
+                    self.bot_move()
                 continue
             await asyncio.sleep(0)
         self.step()
@@ -205,9 +297,18 @@ class LocalTable(SeatScreen):
         self.step()
 
     def close(self) -> None:
-        """Close the files (the log stays where it is)."""
+        """Close the files (the log stays where it is). Once the game has a winner, the bots'
+        secrets and the settings go: they serve only a resume, and the log holds all the game
+        needs of them by then (every hand's reveals). So :func:`unfinished_games` need not fold
+        the logs of finished games to leave them out."""
         self._log.close()
-        self._secrets.close()
+        for writer in self._secrets:
+            writer.close()
+        if self.user.finished:
+            files = SeatFiles(self.log_path)
+            for seat in range(USER + 1, len(self.peers)):
+                files.bot_secrets(seat).unlink(missing_ok=True)
+            files.local.unlink(missing_ok=True)
 
     # ------------------------------------------------------------------ internals
 
@@ -216,12 +317,62 @@ class LocalTable(SeatScreen):
         for listener in self._listeners:
             listener()
 
-    def _keep_secret(self, secrets: HandSecrets) -> None:
-        self._secrets.add_hand(secrets)
-
     def _wake(self) -> None:
         if self._changed is not None:
             self._changed.set()
+
+
+def unfinished_games(folder: Path | None = None, limit: int | None = None) -> list[SavedGame]:
+    """The games against bots saved in ``folder`` (:func:`data_dir` by default) that
+    :meth:`LocalTable.resume` can go on with, the most recently played first, at most ``limit``
+    of them. A LAN seat's log (no bots' secrets and settings beside it), a finished game, and one
+    whose files are missing or do not read are left out. The logs are folded without the
+    end-of-hand checks of their proofs (a resume makes them all); with a ``limit``, only the
+    newest files are folded, so a start screen opens in time however many games are kept."""
+    def played(path: Path) -> float:
+        try:
+            return path.stat().st_mtime
+        except OSError:
+            return 0.0
+
+    found: list[SavedGame] = []
+    for path in sorted((folder or data_dir()).glob(f"*{LOG_SUFFIX}"), key=played, reverse=True):
+        if limit is not None and len(found) >= limit:
+            break
+        if (game := _unfinished(path)) is not None:
+            found.append(game)
+    return found
+
+
+def _unfinished(path: Path) -> SavedGame | None:
+    files = SeatFiles(path)
+    try:
+        settings = LocalSettings.read(files.local) if files.local.exists() else None
+        if settings is None or not files.secrets.exists() or not all(
+                files.bot_secrets(seat).exists() for seat in range(USER + 1, len(settings.seats))):
+            return None
+        table: TableState | None = None
+        for raw in read_log(path):
+            table = fold(table, parse_entry(raw), postpone=True)  # the hands' checks never made
+        when = datetime.fromtimestamp(path.stat().st_mtime)
+    except (P2P10Error, OSError):
+        return None
+    if table is None or table.expected() is None:
+        return None
+    hand = table.hand.number + 1 if table.hand is not None else table.hands_started + 1
+    return SavedGame(path, when, tuple(table.given_names), hand, table.engine.phase_of(USER))
+
+
+def _secrets_of(files: SeatFiles, seat: int) -> Path:
+    """The secrets file of ``seat`` at a game against bots: the user's, or a bot's."""
+    return files.secrets if seat == USER else files.bot_secrets(seat)
+
+
+def _restored_seat(files: SeatFiles, seat: int, seed: int | None, written: int) -> Peer:
+    """The peer of ``seat``'s secrets file started again from the game's log (``written``
+    entries); seeded, its random source is another reproducible one at every resume."""
+    return resume_peer(files.log, _secrets_of(files, seat),
+                       rng_bytes=seeded_bytes(seed, f"seat{seat}/resume{written}"))
 
 
 def dealing_progress(table: TableState | None, players: int) -> tuple[int, int] | None:

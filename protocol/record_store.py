@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 
+from p2p10.i18n import _
 from p2p10.record import GameResult, Record, RecordError, game_result
 
 RECORD_FILE = "record.json"
@@ -43,12 +44,15 @@ def load(path: Path | None = None) -> Record:
     except FileNotFoundError:
         return Record()
     except (OSError, UnicodeDecodeError) as err:
-        reason = err.strerror if isinstance(err, OSError) else "it is not text"
-        raise RecordError(f"cannot read your record {path}: {reason}") from None
+        # TRANSLATORS: why your record cannot be read: the file holds something else than text.
+        reason = err.strerror if isinstance(err, OSError) else _("it is not text")
+        raise RecordError(_("cannot read your record {path}: {reason}").format(
+            path=path, reason=reason)) from None
     try:
         return Record.from_json(text)
     except RecordError as err:
-        raise RecordError(f"{path}: {err}; move the file away to start a new record") from None
+        raise RecordError(_("{path}: {reason}; move the file away to start a new record").format(
+            path=path, reason=err)) from None
 
 
 def add_finished_game(log_path: Path, me: int, record_file: Path | None = None) -> GameResult | None:
@@ -77,7 +81,8 @@ def add_finished_game(log_path: Path, me: int, record_file: Path | None = None) 
             try:
                 write_private(path, record.add(result).to_json().encode())
             except OSError as err:
-                raise RecordError(f"cannot write your record {path}: {err.strerror}") from None
+                raise RecordError(_("cannot write your record {path}: {reason}").format(
+                    path=path, reason=err.strerror)) from None
     return result
 
 
@@ -89,7 +94,8 @@ def _locked(path: Path) -> Iterator[None]:
         path.parent.mkdir(parents=True, exist_ok=True)
         descriptor = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
     except OSError as err:
-        raise RecordError(f"cannot write your record in {path.parent}: {err.strerror}") from None
+        raise RecordError(_("cannot write your record in {folder}: {reason}").format(
+            folder=path.parent, reason=err.strerror)) from None
     try:
         fcntl.flock(descriptor, fcntl.LOCK_EX)
         yield

@@ -1,8 +1,10 @@
 """A peer's files: the game log (``.p2p10``), its own secrets (``.p2p10-secrets``), and, for a
 LAN seat, the roster (``.p2p10-roster``) and the evidence of a frozen table (``.p2p10-evidence``)
-beside them; :class:`SeatFiles` names them all. Every one is readable by its owner alone (mode
-0600), whether it is created or reopened: the secrets hold private keys, and the others show the
-owner's game.
+beside them; :class:`SeatFiles` names them all. A game against bots on this machine (``p2p10
+play``) has one log, the user's, and beside it every bot's secrets (``.seatN.p2p10-secrets``) and
+the table's settings (``.p2p10-local``, :class:`LocalSettings`). Every one is readable by its
+owner alone (mode 0600), whether it is created or reopened: the secrets hold private keys, and
+the others show the owner's game.
 
 The log and the secrets are append-only; each record is written with one ``write`` and flushed
 (and, when ``durable``, fsynced) before the peer sends anything that depends on it, so a crash
@@ -22,7 +24,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p10.crypto.group import SCALAR_BYTES, BadScalar, Scalar
 from p2p10.crypto.shuffle import SEED_BYTES
-from p2p10.engine import MAX_PLAYERS
+from p2p10.engine import MAX_PLAYERS, MIN_PLAYERS
 from p2p10.errors import ProtocolError, SavedFileError
 from p2p10.log import (
     LOG_MAGIC,
@@ -72,6 +74,17 @@ class SeatFiles:
     def evidence(self) -> Path:
         """The signed entries that froze this seat's table, if it froze."""
         return self._beside(".p2p10-evidence")
+
+    @property
+    def local(self) -> Path:
+        """The settings of a game against bots on this machine (:class:`LocalSettings`)."""
+        return self._beside(".p2p10-local")
+
+    def bot_secrets(self, seat: int) -> Path:
+        """The secrets of the bot at ``seat`` (from 0) of a game against bots on this machine:
+        ``STEM.seatN.p2p10-secrets``, N from 1. Its bots keep no log of their own: every seat
+        of that game goes on from this one (see :mod:`protocol.local`)."""
+        return self.log.with_name(f"{self.log.stem}.seat{seat + 1}.p2p10-secrets")
 
     def other_seat(self, seat: int) -> SeatFiles | None:
         """The files of the same table's ``seat`` (from 0) in this folder (a bot this seat's
@@ -274,3 +287,54 @@ def resume_peer(log_path: Path, secrets_path: Path, **options: Any) -> Peer:
 def evidence_path(log_path: Path) -> Path:
     """Where a peer that froze keeps the signed entries that froze it: beside its log."""
     return SeatFiles(log_path).evidence
+
+
+LOCAL_LABEL = "p2p10/local/v1"
+
+
+@dataclass(frozen=True, slots=True)
+class LocalSettings:
+    """What a game against bots on this machine needs, besides its log and every seat's
+    secrets, to go on: each seat's name and bot policy (None for the person's seat), how long
+    the bots wait before a move, and the seed of a reproducible (test) game.
+
+    Saved whole beside the log as msgpack ``["p2p10/local/v1", [[name, policy | nil], ...],
+    pace, seed | nil]``, the seed in decimal (it may not fit 64 bits)."""
+
+    seats: tuple[tuple[str, str | None], ...]
+    pace: float
+    seed: int | None
+
+    def save(self, path: Path) -> None:
+        """Write the settings to ``path`` (mode 0600, through a ``.part`` file)."""
+        seed = None if self.seed is None else str(self.seed)
+        write_private(path, pack_secret([LOCAL_LABEL, [list(seat) for seat in self.seats], self.pace, seed]))
+
+    @classmethod
+    def read(cls, path: Path) -> LocalSettings:
+        """The settings saved at ``path``; :class:`SavedFileError` naming the file and what is
+        wrong if it cannot be read or is not of that shape."""
+        try:
+            data = path.read_bytes()
+        except OSError as err:
+            raise SavedFileError(f"cannot read {path}: {err.strerror}") from None
+        try:
+            return cls._parse(unpack_secret(data))
+        except ProtocolError as err:
+            raise SavedFileError(f"{path}: {err}") from None
+
+    @classmethod
+    def _parse(cls, item: Any) -> LocalSettings:
+        if not (isinstance(item, list) and len(item) == 4 and item[0] == LOCAL_LABEL):
+            raise ProtocolError(f"not the settings of a game against bots ({LOCAL_LABEL})")
+        _, seats, pace, seed = item
+        if not (isinstance(seats, list) and MIN_PLAYERS <= len(seats) <= MAX_PLAYERS
+                and all(isinstance(s, list) and len(s) == 2 and isinstance(s[0], str)
+                        and (s[1] is None or isinstance(s[1], str)) for s in seats)):
+            raise ProtocolError(f"the seats are not {MIN_PLAYERS} to {MAX_PLAYERS} [name, policy] pairs")
+        if isinstance(pace, bool) or not isinstance(pace, int | float) or not pace >= 0:
+            raise ProtocolError("the pace is not a number of seconds")
+        if seed is not None and not (isinstance(seed, str) and seed.removeprefix("-").isdecimal()):
+            raise ProtocolError("the seed is not a whole number")
+        return cls(tuple((name, policy) for name, policy in seats), float(pace),
+                   None if seed is None else int(seed))

@@ -13,14 +13,16 @@ from p2p10.advice import (
     ADVISOR_LEVEL,
     TEMPLATES,
     Advice,
+    MeldName,
     NoAdvice,
     Reason,
     ReasonKind,
     advise,
+    meld_text,
     reason_text,
 )
 from p2p10.bots import POLICIES, Policy
-from p2p10.cards import card_text, parse_face
+from p2p10.cards import COLOUR_NAMES, card_text, parse_face, parse_hand
 from p2p10.engine import GameState
 from p2p10.events import Discard, DrawStock, Hit, LayDown, SeatEvent, TakeDiscard
 from p2p10.rules import RuleSet
@@ -229,10 +231,14 @@ def test_a_skip_goes_to_whoever_made_the_most_phases() -> None:
 # ---------------------------------------------------------------- the words
 
 def test_every_kind_of_reason_has_its_template_and_only_known_placeholders() -> None:
-    placeholders = {"card", "other", "seat", "number", "colour", "meld", "melds", "feed"}
+    """A kind has one template, or one for each colour (its colour's word agrees with the
+    words around it: feed_color.red, ...)."""
+    placeholders = {"card", "other", "seat", "number", "meld", "melds", "feed"}
     for kind in get_args(ReasonKind):
-        fields = set(re.findall(r"{(\w+)}", TEMPLATES[kind]))
-        assert fields <= placeholders, (kind, fields)
+        keys = [kind] if kind in TEMPLATES else [f"{kind}.{name}" for name in COLOUR_NAMES]
+        for key in keys:
+            fields = set(re.findall(r"{(\w+)}", TEMPLATES[key]))
+            assert fields <= placeholders, (key, fields)
 
 
 def test_the_words_come_from_the_templates_given() -> None:
@@ -247,3 +253,20 @@ def test_the_words_come_from_the_templates_given() -> None:
     shouting = {key: re.sub(r"[^{}]+(?={|$)", lambda m: m.group().upper(), text)
                 for key, text in TEMPLATES.items()}
     assert reason_text(parts, ["ANN", "BOB"], shouting) == reason_text(parts, ["Ann", "Bob"]).upper()
+
+
+def test_every_meld_has_its_words_alone_and_with_its_owner() -> None:
+    """A colour group's words are a whole template for each colour (its colour agrees with the
+    words around it in another language), for the meld alone, yours, and another player's."""
+    r7 = parse_hand("R7")[0]
+    melds = [MeldName("set", 7, 3), MeldName("run", 3, 4)] + [MeldName("color", c, 7) for c in range(4)]
+    bare = ["set of 7s", "run 3-6"] + [f"{name} group" for name in COLOUR_NAMES]
+    for meld, words in zip(melds, bare, strict=True):
+        assert meld_text(meld) == words
+        assert reason_text(Reason("hit", card=r7, meld=meld), NAMES) == f"hit R7 on your {words}"
+        theirs = MeldName(meld.kind, meld.label, meld.length, owner=1)
+        assert reason_text(Reason("hit", card=r7, meld=theirs), NAMES) == f"hit R7 on Bob's {words}"
+    for index, name in enumerate(COLOUR_NAMES):
+        clause = Reason("feed_color", seat=2, colour=index)
+        assert reason_text(Reason("discard_feeds", card=r7, clause=clause), NAMES) == \
+            f"discard R7: it helps you least, though Cy collects {name} cards"

@@ -13,7 +13,7 @@ from pathlib import Path
 from prompt_toolkit.application import create_app_session
 from prompt_toolkit.input import create_pipe_input
 
-from cli.table_app import LanTableApp
+from cli.table.lan import LanTableApp
 from p2p10.audit import audit_bytes
 from p2p10.bots import POLICIES
 from p2p10.peer import ChatLine

@@ -15,25 +15,24 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-import pytest
 from prompt_toolkit.application import create_app_session
 from prompt_toolkit.data_structures import Point, Size
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.mouse_events import MouseButton, MouseEvent, MouseEventType
 from prompt_toolkit.output import DummyOutput
+from prompt_toolkit.utils import get_cwidth
 
-from cli.table_app import Narrator, ReplayApp, TableApp, lay_down_choices, plan_hits, spoken_name
+from cli.table.drawing import clip
+from cli.table.play import TableApp
+from cli.table.replay_view import ReplayApp
 from p2p10.audit import audit_bytes
 from p2p10.bots import POLICIES
-from p2p10.cards import card_text, is_skip, parse_hand
-from p2p10.engine import GameState
-from p2p10.errors import IllegalMove
+from p2p10.cards import card_text, is_skip
 from p2p10.events import DrawStock, Hit, LayDown, SeatEvent, TakeDiscard
 from p2p10.log import read_records
 from p2p10.rules import RuleSet
 from protocol.local import USER, LocalTable
-from tests.scenario import Game
 
 
 class Terminal(DummyOutput):
@@ -54,16 +53,13 @@ class Keyboard:
 
     def __init__(self, app: TableApp, pipe: PipeInput) -> None:
         self.app = app
-        self.local = app.local
+        self.local = app.table_seat
         self.pipe = pipe
         self.handled = 0
-        press = app.press
+        app.app.key_processor.after_key_press += self._counted
 
-        def counted(key: str) -> None:
-            press(key)
-            self.handled += 1
-
-        app.press = counted  # type: ignore[method-assign]
+    def _counted(self, _processor: object) -> None:
+        self.handled += 1  # a key was handled, by the table's keys or by a line being typed
 
     async def until(self, condition: Callable[[], bool], seconds: float = 20) -> None:
         deadline = asyncio.get_running_loop().time() + seconds
@@ -89,10 +85,11 @@ class Keyboard:
 
 @asynccontextmanager
 async def table(folder: Path, bots: int = 1, seed: int = 3, options: tuple[str, ...] = ("hands=1",),
-                ascii_only: bool = False, terminal: Terminal | None = None) -> AsyncIterator[Keyboard]:
+                ascii_only: bool = False, terminal: Terminal | None = None,
+                name: str = "Ann") -> AsyncIterator[Keyboard]:
     """A running table at seat 0 against ``bots`` bots that move at once."""
     with create_pipe_input() as pipe, create_app_session(input=pipe, output=terminal or Terminal()):
-        local = LocalTable("Ann", bots, "normal", RuleSet.parse(options), seed, save_dir=folder, pace=0)
+        local = LocalTable(name, bots, "normal", RuleSet.parse(options), seed, save_dir=folder, pace=0)
         app = TableApp(local, ascii_only=ascii_only)
         task = asyncio.create_task(app.run())
         keyboard = Keyboard(app, pipe)
@@ -332,6 +329,34 @@ async def test_the_table_fits_the_terminal_and_follows_a_resize(tmp_path: Path) 
                 assert f"Bot {seat} (normal)" in "\n".join(lines)
 
 
+async def test_a_wide_name_keeps_the_columns_aligned_and_is_never_cut_through(tmp_path: Path) -> None:
+    """A name in wide characters (two columns each) is measured in columns: every line fits its
+    pane, a line cut to fit ends before a wide character rather than in it, and the score
+    sheet's columns stay aligned."""
+    name = "山田" * 10  # 20 characters, 40 columns
+    terminal = Terminal(60, 24)
+    async with table(tmp_path, terminal=terminal, name=name) as kb:
+        await kb.until(kb.my_turn)
+        app = kb.app
+        for columns in range(35, 121, 7):
+            terminal.size = Size(rows=24, columns=columns)
+            log = max(app._log_width() - 1, 0)
+            for text, limit in ((app._left_text(), app.left_width()), (app._log_text(), log),
+                                (app._status_text(), columns), (app._footer_text(), columns)):
+                for line in "".join(f[1] for f in text).split("\n"):
+                    assert get_cwidth(line) <= limit, (columns, line)
+        terminal.size = Size(rows=24, columns=35)  # a pane of 35 columns: the name is cut
+        rows = "".join(f[1] for f in app._left_text()).split("\n")
+        mine = rows[next(i for i, row in enumerate(rows) if row.startswith("──")) + 1]
+        assert mine[2:] == name[:16] and get_cwidth(mine) == 34  # not half of the 17th character
+        assert clip([("", "ab山田")], 3) == [("", "ab")] and clip([("", "ab山田")], 4) == [("", "ab山")]
+        terminal.size = Size(rows=24, columns=80)  # names of 16 columns on the score sheet
+        await kb.keys("s")
+        sheet = [row for row in kb.screen().splitlines() if row.startswith((" Hand ", " Total", " Made"))]
+        assert len(sheet) == 3 and len({get_cwidth(row) for row in sheet}) == 1, sheet
+        assert name[:8] in sheet[0]
+
+
 def test_the_dealing_shows_progress_before_the_first_hand(tmp_path: Path) -> None:
     with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):
         local = LocalTable("Ann", 3, "normal", RuleSet(), 1, save_dir=tmp_path, pace=0)
@@ -342,59 +367,6 @@ def test_the_dealing_shows_progress_before_the_first_hand(tmp_path: Path) -> Non
         note = app.piles_note()
         assert note is not None and "Shuffling and dealing" in "".join(f[1] for f in note)
         local.close()
-
-
-def run_scenario_steps(deal: dict[str, str], *steps: str,
-                       each: Callable[[GameState], object] = lambda state: None) -> GameState:
-    """A two-seat game on phase 2 (a scenario of ``specs/rules``), ``each`` called after every step."""
-    game = Game(GameState.start(2, RuleSet(), made=[[1], [1]], hands_played=1))
-    game.deal(deal)
-    each(game.state)
-    for step in steps:
-        game.do(step)
-        each(game.state)
-    return game.state
-
-
-def test_a_multi_card_hit_is_ordered_so_each_card_fits_or_refused_whole() -> None:
-    state = run_scenario_steps(
-        {"A": "R7 B7 G7 R4 B5 G6 Y7 R3 R8 W", "B": "Y8 Y9 Y10 Y11 Y12 G8 G9 G10 G11 B12", "up": "B11",
-         "stock": "R10"},
-        "A draw", "A down 2: R7 B7 G7 | R4 B5 G6 Y7")
-    hand = {state.known[s]: s for s in state.hands[0]}
-    r3, r8, wild, r10 = (hand[c] for c in parse_hand("R3 R8 W R10"))
-    # R10 waits for a 9: the wild fills it once R8 is on; R3 goes at the low end.
-    hits = plan_hits(state, 0, 1, [r10, wild, r3, r8])
-    assert [h.slot for h in hits] == [r3, r8, wild, r10]
-    assert hits[2].end == "high"
-    with pytest.raises(IllegalMove, match="does not fit the set of 7s"):
-        plan_hits(state, 0, 0, [r3, r8])
-
-
-def test_lay_down_choices_put_the_best_first_then_other_arrangements() -> None:
-    state = run_scenario_steps(
-        {"A": "R7 B7 G7 Y7 R4 B5 G6 W R3 G12", "B": "Y8 Y9 Y10 Y11 Y12 G8 G9 G10 G11 B12", "up": "B11",
-         "stock": "R10"}, "A draw")
-    plans = lay_down_choices(state, 0, state.hand_cards(0))
-    assert plans[0].down == max(p.down for p in plans) == 9
-    assert len(plans) > 1 and len({tuple(sorted(p.cards)) for p in plans}) == len(plans)
-
-
-def test_the_move_log_speaks_plain_words() -> None:
-    narrator = Narrator(["Ann", "Bot 1"], me=1, second_person=True)
-    run_scenario_steps(
-        {"A": "R7 B7 G7 R4 B5 G6 Y7 R3 R8 S", "B": "Y8 Y9 Y10 Y11 Y12 G8 G9 G10 G11 B12", "up": "B11",
-         "stock": "R10 B1"},
-        "A draw", "A down 2: R7 B7 G7 | R4 B5 G6 Y7", "A hit R8 -> 1", "A discard S -> B",
-        each=narrator.update)
-    assert narrator.lines[1:] == [
-        "Your phase: 2 (set of 3 + run of 4).",
-        "Ann drew a card from the draw pile.",
-        "Ann laid down phase 2: set of 7s: R7 B7 G7; run 4-7: R4 B5 G6 Y7.",
-        "Ann hit R8 on own run 4-8.",
-        "Ann skipped you.",
-    ]
-    assert spoken_name("Bot 1 (easy)") == "Bot 1" and spoken_name("Ann (home)") == "Ann (home)"
 
 
 async def test_replay_viewer_steps_by_move_and_hand_as_a_seat_or_a_spectator(tmp_path: Path) -> None:

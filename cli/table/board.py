@@ -1,0 +1,349 @@
+"""What the play screen and the replay viewer share: the layout (the table pane and the move
+log, or a side screen; the status line; the keys), the status line's messages and questions,
+and the key dispatch."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import partial
+
+from prompt_toolkit.application import Application
+from prompt_toolkit.filters import buffer_has_focus
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.keys import Keys
+from prompt_toolkit.layout import DynamicContainer, HSplit, Layout, VSplit, Window
+from prompt_toolkit.layout.containers import Container
+from prompt_toolkit.layout.controls import FormattedTextControl
+
+from cli.table import panels
+from cli.table.drawing import (
+    ASCII,
+    BAR,
+    RULE,
+    STYLE,
+    Line,
+    click,
+    clip,
+    coloured_words,
+    join,
+    tagged,
+    width,
+    wrap,
+)
+from cli.table.pane import TablePane
+from cli.table.prompts import Choice, Prompt
+from p2p10.engine import GameState
+from p2p10.narrate import HandSummary, Narrator, Told
+from p2p10.rules import RuleSet
+
+# Key names as press() takes them, from prompt_toolkit's.
+KEY_NAMES = {"c-m": "Enter", "c-j": "Enter", " ": "Space", "c-i": "Tab", "s-tab": "BackTab", "escape": "Esc",
+             "left": "←", "right": "→", "up": "↑", "down": "↓"}
+
+
+class Board(TablePane):
+    """A full-screen table of one game (see the module docstring), seen by seat ``me``; the
+    move log told by a :class:`~p2p10.narrate.Narrator`, "you" for ``me`` if
+    ``second_person``."""
+
+    help_text: tuple[str, ...] = ()
+
+    def __init__(self, names: Sequence[str], rules: RuleSet, me: int | None, ascii_only: bool,
+                 second_person: bool = False) -> None:
+        super().__init__(me, ascii_only)
+        self.rules = rules
+        self.screen = "table"  # or help, sheet, rules, hand, over
+        self.status: Line = []
+        self.narrator = Narrator(names, me, second_person)
+        self.summary: HandSummary | None = None
+        self.scroll = 0  # the first line shown of a side screen taller than the terminal
+        self._panel_rows = 0
+        self._left = FormattedTextControl(lambda: self.drawn(self._left_text()))
+        self._log = FormattedTextControl(lambda: self.drawn(self._log_text()))
+        self._panel = FormattedTextControl(lambda: self.drawn(self._panel_text()))
+        self._status = FormattedTextControl(lambda: self.drawn(self._status_text()))
+        self._footer = FormattedTextControl(lambda: self.drawn(self._footer_text()))
+        table = VSplit([Window(self._left, wrap_lines=False),
+                        Window(width=1, char="|" if ascii_only else BAR, style="class:dim"),
+                        Window(self._log, width=lambda: self._log_width(), wrap_lines=False)])
+        lone = Window(self._left, wrap_lines=False)
+        panel = Window(self._panel, wrap_lines=False)
+
+        def body() -> Container:
+            if self.screen != "table":
+                return panel
+            return table if self._log_width() else lone
+
+        root = HSplit([DynamicContainer(body), self.status_line(),
+                       Window(self._footer, height=lambda: len(self.footer_lines()))])
+        keys = KeyBindings()
+        # Every key, the arrows and Ctrl-C too (press() sorts them out), unless a line of text
+        # is being typed: then the text field's own keys edit it.
+        keys.add(Keys.Any, filter=~buffer_has_focus)(self._key)
+        self.app: Application[None] = Application(
+            layout=Layout(root), key_bindings=keys, style=STYLE, full_screen=True,
+            mouse_support=True, min_redraw_interval=0.03)
+        # Esc alone must not wait half a second for the rest of an escape sequence.
+        self.app.ttimeoutlen = 0.05
+
+    def status_line(self) -> Container:
+        """The status line under the table (a screen may type text there)."""
+        return Window(self._status, height=1)
+
+    @property
+    def names(self) -> list[str]:
+        """The seats' names as the table has them now (a seat a bot took over says whose)."""
+        return list(self.narrator.names)
+
+    @property
+    def spoken(self) -> list[str]:
+        """The seats' names as sentences say them."""
+        voice = self.narrator.voice
+        return [voice.name(seat) for seat in range(len(self.narrator.names))]
+
+    def drawn(self, text: StyleAndTextTuples) -> StyleAndTextTuples:
+        """Text as it goes to the terminal: in ASCII with ``--ascii``."""
+        if not self.ascii:
+            return text
+        return [(f[0], f[1].translate(ASCII), *f[2:]) for f in text]
+
+    def screen_text(self) -> str:
+        """What the screen shows, as plain text: the table (or side screen), the move log, the
+        status line and the keys."""
+        parts = [self._left_text(), self._log_text()] if self.screen == "table" else [self._panel_text()]
+        parts += [self._status_text(), self._footer_text()]
+        return "\n".join("".join(fragment[1] for fragment in self.drawn(part)) for part in parts)
+
+    # ----------------------------------------------------------------- to be provided
+
+    def table_keys(self, key: str) -> None:
+        """Handle a key on the table screen."""
+        raise NotImplementedError
+
+    def footer(self) -> list[Line]:
+        """The two lines of keys for the table screen."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------- measuring
+
+    def _log_width(self) -> int:
+        columns = self.size()[0]
+        if columns >= 110:
+            return 36
+        return 24 if columns >= 72 else 0
+
+    def left_width(self) -> int:
+        """Columns of the table pane."""
+        log = self._log_width()
+        return self.size()[0] - (log + 1 if log else 0)
+
+    def body_rows(self) -> int:
+        """Rows above the status line and the keys."""
+        return self.size()[1] - 1 - len(self.footer_lines())
+
+    # -------------------------------------------------------------------- the move log
+
+    def log_told(self) -> Sequence[Told]:
+        """The story so far (the move log shows its lines for a screen)."""
+        return self.narrator.told
+
+    def log_lines(self) -> list[str]:
+        """The move log's lines so far, a hand's heading set off by a rule."""
+        return [f"{RULE * 2} {t.line}" if t.kind == "heading" else t.line for t in self.log_told() if t.shown]
+
+    def _log_text(self) -> StyleAndTextTuples:
+        limit = self._log_width() - 1
+        rows = self.body_rows() - 1
+        if limit <= 0 or rows <= 0:  # no room for the log pane
+            return []
+        wrapped: list[Line] = []
+        for text in self.log_lines():
+            style = "class:dim" if text.startswith(RULE) else ""
+            for part in wrap(text, limit) or [""]:
+                wrapped.append(coloured_words(part, style))
+        return join([[("class:header", " Moves")], *wrapped[-rows:]])
+
+    # ----------------------------------------------------------------- side screens
+
+    def _panel_text(self) -> StyleAndTextTuples:
+        state = self.state()
+        limit = self.size()[0]
+        if self.screen == "help":
+            lines = panels.help_lines(self.help_text)
+        elif self.screen == "rules":
+            lines = panels.rules_lines(self.rules, limit)
+        elif self.screen == "hand" and self.summary is not None and state is not None:
+            lines = panels.summary_lines(self.summary, state.names, self.narrator.voice)
+        elif self.screen == "over" and state is not None:
+            lines = self.over_lines(state)
+        else:
+            lines = panels.sheet_lines(state, limit) if state is not None else []
+        self._panel_rows = len(lines)
+        rows = self.body_rows()
+        self.scroll = max(0, min(self.scroll, len(lines) - rows))
+        return join([clip(line, limit) for line in lines[self.scroll:self.scroll + rows]])
+
+    def over_lines(self, state: GameState) -> list[Line]:
+        """The end of the game: the winner and the score sheet."""
+        return panels.over_lines(state, self.narrator.summaries, self.narrator.voice, self.size()[0])
+
+    # --------------------------------------------------------------- status, footer
+
+    def say(self, text: str, style: str = "class:info") -> None:
+        """Show a message in the status line."""
+        self.status = coloured_words(text, style)
+
+    def refuse(self, text: str) -> None:
+        """Show why an action is not allowed."""
+        self.say(text[:1].upper() + text[1:] + ("" if text.endswith((".", "!", "?")) else "."), "class:error")
+
+    def _status_text(self) -> StyleAndTextTuples:
+        prompt = self.prompt
+        columns = self.size()[0]
+        if prompt is None:
+            status = self.status
+            if not status and not self._log_width() and self.screen == "table" and self.log_lines():
+                status = coloured_words(self.log_lines()[-1], "class:dim")  # no room for the log pane
+            return clip([("", " "), *status], columns)
+        line: Line = [("class:warn", f" {prompt.question} ")]
+        for index, choice in enumerate(prompt.choices):
+            style = "class:choice" if index == prompt.index else ""
+            line += tagged([("class:key", choice.key), (style, f" {choice.label}")],
+                           click(partial(self._pick, index)))
+            line.append(("", "  "))
+        if width(line) > columns:  # too many to show: the current one, and where it stands
+            choice = prompt.current
+            place = f"({prompt.index + 1} of {len(prompt.choices)}) "
+            line = [("class:warn", f" {prompt.question} "), ("", place),
+                    ("class:key", choice.key), ("class:choice", f" {choice.label}"),
+                    ("class:dim", f"  {prompt.cycle or '→'} next")]
+        return clip(line, columns)
+
+    def keys_lines(self, items: Sequence[tuple[str, str, bool]]) -> list[Line]:
+        """Footer lines: each key and its action, dimmed when not available, flowed to the
+        terminal's width; a click presses the key."""
+        columns = self.size()[0]
+        lines: list[Line] = [[]]
+        for key, words, available in items:
+            off = "" if available else "class:key.off"
+            piece = tagged([(off or "class:key", f" {key} "), (off, f" {words}")],
+                           click(partial(self.press, key)))
+            if lines[-1] and width(lines[-1]) + 2 + width(piece) > columns:
+                lines.append([])
+            lines[-1] += [("", "  ")] * bool(lines[-1]) + piece
+        return lines
+
+    def footer_lines(self) -> list[Line]:
+        """The keys at the bottom of the screen, for what is on it."""
+        if self.prompt is not None:
+            return self.keys_lines([("←→", "choose", True), ("Enter", "pick", True), ("Esc", "cancel", True)])
+        if self.screen == "table":
+            return self.footer()
+        back = "leave" if self.screen == "over" else "next hand" if self.screen == "hand" else "back"
+        items = [("Enter", back, True), *self.panel_keys_shown(), ("s", "scores", True),
+                 ("r", "rules", True), ("?", "help", True), ("q", "quit", True)]
+        lines = self.keys_lines(items)
+        if self._panel_rows > self.size()[1] - 1 - len(lines):  # taller than the screen
+            lines = self.keys_lines([*items, ("↑↓", "scroll", True)])
+        return lines
+
+    def panel_keys_shown(self) -> list[tuple[str, str, bool]]:
+        """A screen's own keys on a side screen, after Enter's (none here)."""
+        return []
+
+    def _footer_text(self) -> StyleAndTextTuples:
+        return join([clip(line, self.size()[0]) for line in self.footer_lines()])
+
+    # ------------------------------------------------------------------------ keys
+
+    def _key(self, event: KeyPressEvent) -> None:
+        pressed = event.key_sequence[0]
+        key = pressed.key.value if isinstance(pressed.key, Keys) else pressed.data
+        self.press(KEY_NAMES.get(key, key))
+
+    def press(self, key: str) -> None:
+        """Handle one key (also the footer's clicks)."""
+        self.status = []  # the status line answers the last key only
+        prompt = self.prompt
+        if prompt is not None:
+            self._prompt_key(prompt, key)
+        elif key in ("q", "c-c", "<sigint>"):
+            self.ask_quit()
+        elif self.screen == "table":
+            self.table_keys(key)
+        else:
+            self.panel_keys(key)
+        self.app.invalidate()
+
+    def panel_keys(self, key: str) -> None:
+        """Keys on a side screen: its own key or Esc/Enter go back; s, r, ? switch; ↑↓ scroll."""
+        screens = {"s": "sheet", "r": "rules", "?": "help"}
+        if key in ("↑", "↓", "pageup", "pagedown"):
+            step = {"↑": -1, "↓": 1, "pageup": -10, "pagedown": 10}[key]
+            self.scroll = max(0, self.scroll + step)
+        elif key in screens and screens[key] != self.screen:
+            self.open(screens[key])
+        elif key in ("Esc", "Enter", "Space", *screens):
+            self.close_panel()
+
+    def open(self, screen: str) -> None:
+        """Show a side screen (from its top)."""
+        self.screen = screen
+        self.scroll = 0
+
+    def close_panel(self) -> None:
+        """Back to the table."""
+        self.screen = "table"
+
+    def ask_quit(self) -> None:
+        """Ask before leaving."""
+        self.prompt = Prompt("Quit?", [Choice("y", "yes, quit", self.quit), Choice("n", "no", self.cancel)],
+                             index=1)
+
+    def quit(self) -> None:
+        """Leave the screen (once: a key typed twice must not end it twice)."""
+        if self.app.is_running and not self.app.is_done:
+            self.app.exit()
+
+    def fail(self, err: BaseException) -> None:
+        """Leave the screen because of a bug, so that the terminal is usable again; ``run``
+        raises ``err``."""
+        if self.app.is_running and not self.app.is_done:
+            self.app.exit(exception=err)
+
+    def cancel(self) -> None:
+        """Drop the question in the status line."""
+        self.prompt = None
+
+    def _pick(self, index: int) -> None:
+        prompt = self.prompt
+        if prompt is None:
+            return
+        self.prompt = None
+        prompt.choices[index].action()
+        self.app.invalidate()
+
+    def _prompt_key(self, prompt: Prompt, key: str) -> None:
+        keys = [c.key.lower() for c in prompt.choices]
+        if key.lower() in keys and key != prompt.cycle:
+            self._pick(keys.index(key.lower()))
+        elif key in ("←", "↑", "BackTab"):
+            prompt.index = (prompt.index - 1) % len(prompt.choices)
+        elif key in ("→", "↓", "Tab", prompt.cycle):
+            prompt.index = (prompt.index + 1) % len(prompt.choices)
+        elif key in ("Enter", "Space"):
+            self._pick(prompt.index)
+        elif prompt.other is not None and prompt.other(key):
+            self.prompt = None
+        else:
+            self.prompt = None
+            self.say("Cancelled.", "class:dim")
+
+    def move_cursor(self, key: str, count: int) -> bool:
+        """Move the hand's cursor with ←, →, Home, End; True if ``key`` was one of them."""
+        steps = {"←": self.cursor - 1, "→": self.cursor + 1, "home": 0, "end": count - 1}
+        if key not in steps or not count:
+            return False
+        self.cursor = steps[key] % count
+        return True

@@ -1,0 +1,209 @@
+"""The table's drawing kit: lines of styled fragments, the styles, the cards' colours, and text
+measured in terminal columns.
+
+Widths are prompt_toolkit's (:func:`~prompt_toolkit.utils.get_cwidth`): a wide character (山,
+an emoji) takes two columns, so a name written in one still lines up with the others, and a
+line cut to fit never ends in half of one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+from prompt_toolkit.formatted_text import OneStyleAndTextTuple, StyleAndTextTuples, fragment_list_width
+from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
+from prompt_toolkit.styles import Style
+from prompt_toolkit.utils import get_cwidth
+
+from p2p10.cards import COLOURS, card_text, colour, is_natural, is_skip, is_wild, number
+
+Line = list[OneStyleAndTextTuple]
+Handler = Callable[[MouseEvent], object]
+
+STYLE = Style.from_dict({
+    "title": "bold",
+    "myturn": "bold reverse",
+    "dim": "fg:ansibrightblack",
+    "warn": "fg:ansiyellow bold",
+    "error": "fg:ansired bold",
+    "info": "fg:ansigreen",
+    "chip": "reverse",
+    "key": "bold reverse",
+    "key.off": "fg:ansibrightblack",
+    "choice": "bold reverse",
+    "meld": "bold underline",
+    "header": "bold underline",
+    "card.r": "fg:ansired bold",
+    "card.b": "fg:ansibrightblue bold",
+    "card.g": "fg:ansigreen bold",
+    "card.y": "fg:ansiyellow bold",
+    "card.w": "fg:ansimagenta bold",
+    "card.s": "fg:ansicyan bold",
+    "fit": "underline",
+    "cursor": "reverse",
+})
+
+# Card notation in free text (the log pane), to colour it: R7, B12, W, S as whole words.
+CARD_WORD = re.compile(r"^[RBGY](?:1[0-2]|[1-9])[,.:;]?$|^[WS][,.:;]?$")
+BOX_TOP, BOX_SIDE, BOX_BOTTOM = ("┌───┐", "│", "└───┘")
+HEAVY_TOP, HEAVY_SIDE, HEAVY_BOTTOM = ("┏━━━┓", "┃", "┗━━━┛")
+
+TURN, DOWN, RULE, BAR, CURSOR, BACK = "▶", "✓", "─", "│", "▲", "▒"
+# With --ascii every character drawn goes through this table (cards are framed only without it).
+ASCII = str.maketrans({TURN: ">", DOWN: "+", RULE: "-", BAR: "|", CURSOR: "^", BACK: "#", "█": "#",
+                       "░": ".", "←": "<", "→": ">", "↑": "^", "↓": "v"})
+
+
+def card_class(card: int) -> str:
+    """The style class of a card: its colour, or Wild, or Skip."""
+    if is_wild(card):
+        return "class:card.w"
+    if is_skip(card):
+        return "class:card.s"
+    return f"class:card.{COLOURS[colour(card)].lower()}"
+
+
+def colour_key(card: int) -> tuple[int, int, int]:
+    """Order cards by colour, then number; Wilds then Skips last."""
+    if not is_natural(card):
+        return (4 if is_wild(card) else 5, 0, card)
+    return (colour(card), number(card), card)
+
+
+def card_fragment(card: int, extra: str = "") -> OneStyleAndTextTuple:
+    """A card in notation, coloured (with the ``extra`` style too)."""
+    return (f"{card_class(card)} {extra}".strip(), card_text(card))
+
+
+def cards_line(cards: Sequence[int]) -> Line:
+    """Cards in notation separated by spaces."""
+    out: Line = []
+    for index, card in enumerate(cards):
+        if index:
+            out.append(("", " "))
+        out.append(card_fragment(card))
+    return out
+
+
+def click(action: Callable[[], object]) -> Handler:
+    """A mouse handler that runs ``action`` when a button is released over the text."""
+    def handler(event: MouseEvent) -> object:
+        if event.event_type == MouseEventType.MOUSE_UP:
+            action()
+            return None
+        return NotImplemented
+    return handler
+
+
+# ------------------------------------------------------------------ text in columns
+
+
+def columns(text: str) -> int:
+    """How many terminal columns ``text`` takes."""
+    return get_cwidth(text)
+
+
+def cut(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` columns, never through a wide character."""
+    used = 0
+    for index, char in enumerate(text):
+        used += get_cwidth(char)
+        if used > limit:
+            return text[:index]
+    return text
+
+
+def pad(text: str, size: int, align: str = "<") -> str:
+    """``text`` padded with spaces to ``size`` columns, on the right (``<``) or the left (``>``)."""
+    room = " " * max(0, size - get_cwidth(text))
+    return text + room if align == "<" else room + text
+
+
+def wrap(text: str, limit: int, indent: str = " ") -> list[str]:
+    """``text`` wrapped at spaces into lines of at most ``limit`` columns, the lines after
+    the first indented; a word longer than a line is cut."""
+    if get_cwidth(indent) + 1 >= limit:
+        indent = ""
+    lines: list[str] = []
+    current = ""
+    for word in text.split():
+        joined = f"{current} {word}" if current else (indent if lines else "") + word
+        if get_cwidth(joined) <= limit:
+            current = joined
+            continue
+        if current:
+            lines.append(current)
+            joined = indent + word
+        while get_cwidth(joined) > limit:
+            head = cut(joined, limit) or joined[0]  # at least a character, however narrow
+            lines.append(head)
+            joined = indent + joined[len(head):]
+        current = joined
+    if current:
+        lines.append(current)
+    return lines
+
+
+# ------------------------------------------------------------------ lines of fragments
+
+
+def width(line: Line) -> int:
+    """How many columns a line of fragments takes."""
+    return fragment_list_width(line)
+
+
+def clip(line: Line, limit: int) -> Line:
+    """The line cut to ``limit`` columns (mouse handlers kept), never through a wide character."""
+    out: Line = []
+    room = limit
+    for fragment in line:
+        if room <= 0:
+            break
+        text = fragment[1]
+        size = get_cwidth(text)
+        if size > room:
+            fragment = tagged([(fragment[0], cut(text, room))], *fragment[2:])[0]
+            size = room
+        out.append(fragment)
+        room -= size
+    return out
+
+
+def tagged(line: Line, handler: Handler | None = None) -> Line:
+    """The line with ``handler`` on every fragment (as it is, without one)."""
+    if handler is None:
+        return line
+    return [(f[0], f[1], handler) for f in line]
+
+
+def join(lines: Sequence[Line]) -> StyleAndTextTuples:
+    """Lines of fragments as one formatted text."""
+    out: StyleAndTextTuples = []
+    for index, line in enumerate(lines):
+        if index:
+            out.append(("", "\n"))
+        out.extend(line)
+    return out
+
+
+def plain(text: str, style: str = "") -> Line:
+    """A line of one style."""
+    return [(style, text)]
+
+
+def coloured_words(text: str, style: str = "") -> Line:
+    """Free text with every card in it coloured."""
+    out: Line = []
+    for index, word in enumerate(text.split(" ")):
+        if index:
+            out.append((style, " "))
+        core = word.rstrip(",.:;")
+        if CARD_WORD.match(word):
+            face = core[0]
+            out.append((f"class:card.{face.lower()}", core))
+            if len(core) < len(word):
+                out.append((style, word[len(core):]))
+        else:
+            out.append((style, word))
+    return out

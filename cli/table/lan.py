@@ -1,0 +1,218 @@
+"""The play screen at a LAN table: the same table as ``p2p10 play``, played by the mesh, with
+table chat, and what the table is waiting for (a player thinking, a machine out of reach, who
+agreed to go on without it)."""
+
+from __future__ import annotations
+
+import textwrap
+from functools import partial
+
+from prompt_toolkit.buffer import Buffer
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.key_binding import KeyBindings
+from prompt_toolkit.layout import ConditionalContainer, HSplit, Window
+from prompt_toolkit.layout.containers import Container
+from prompt_toolkit.layout.controls import BufferControl
+from prompt_toolkit.layout.processors import BeforeInput
+
+from cli.table.drawing import Line, clip, plain
+from cli.table.play import PLAY_HELP, TableApp
+from cli.table.prompts import Choice, Prompt
+from p2p10.engine import GameState
+from p2p10.errors import IllegalMove
+from p2p10.peer import ChatLine
+from p2p10.wire import MAX_CHAT
+from protocol.lan import LanSeat
+from protocol.storage import evidence_path
+
+LAN_HELP = (
+    *PLAY_HELP,
+    "",
+    " At a LAN table: c  chat (type a line, Enter sends it, Esc drops it).",
+    " g  go on without a player whose machine has been out of reach for a while",
+    " (never one who is connected and thinking): when every other player agrees,",
+    " the hand is dealt again without them, and a bot run by the lowest other",
+    " seat's machine plays their seat until their machine comes back, at the",
+    " start of a hand.",
+    " Every player's lines are signed with their key; chat is not in the log.",
+    " The game goes on while a hand's summary is open: the others do not wait.",
+    " Quit leaves the table; 'p2p10 resume LOG' takes you back to it.",
+)
+
+CHAT_PROMPT = " Say: "
+
+
+def _duration(seconds: float) -> str:
+    """``25 s``, ``2 min``: how long, as a title line says it."""
+    return f"{seconds:.0f} s" if seconds < 60 else f"{seconds // 60:.0f} min"
+
+
+class LanTableApp(TableApp):
+    """The play screen for a seat at a LAN table (:class:`~protocol.lan.LanSeat`): the same
+    table, driven by the mesh instead of by the screen, with table chat (a line typed in the
+    status line, a prompt_toolkit :class:`~prompt_toolkit.buffer.Buffer`) and a warning when
+    the table has been waiting too long for somebody."""
+
+    help_text: tuple[str, ...] = LAN_HELP
+    thinking_shown = 10.0  # seconds a player thinks before the title says so
+
+    def __init__(self, seat: LanSeat, ascii_only: bool = False) -> None:
+        self.lan = seat
+        self.chatting = False
+        self.chat = Buffer(multiline=False, on_text_changed=_at_most_a_chat_line)
+        self._taken_said: str | None = None
+        super().__init__(seat, ascii_only)
+        seat.chat_listeners.append(self._heard)
+        self.app.refresh_interval = 1.0  # the "waiting for" line changes with no new entry
+
+    # ------------------------------------------------------------------------ chat
+
+    def status_line(self) -> Container:
+        """The status line, or the chat line being typed (Enter sends it, Esc drops it)."""
+        keys = KeyBindings()
+        keys.add("enter")(lambda _event: self._send())
+        keys.add("escape", eager=True)(lambda _event: self._end_chat())  # at once: no longer key here
+        typing = Condition(lambda: self.chatting)
+        control = BufferControl(self.chat, input_processors=[BeforeInput(CHAT_PROMPT, "class:warn")],
+                                key_bindings=keys, focusable=typing)
+        self._chat_control = control
+        return HSplit([ConditionalContainer(super().status_line(), filter=~typing),
+                       ConditionalContainer(Window(control, height=1), filter=typing)])
+
+    @property
+    def typing(self) -> str | None:
+        """The chat line being typed, or None."""
+        return self.chat.text if self.chatting else None
+
+    def _start_chat(self) -> None:
+        self.chatting = True
+        self.app.layout.focus(self._chat_control)
+
+    def _end_chat(self) -> None:
+        self.chatting = False
+        self.chat.reset()
+        self.app.layout.focus_last()
+        self.app.invalidate()
+
+    def _send(self) -> None:
+        text = self.chat.text
+        self._end_chat()
+        if text.strip():
+            try:
+                self.lan.say(text)
+            except IllegalMove as err:
+                self.refuse(str(err))
+
+    def press(self, key: str) -> None:
+        """A key, or a click on the footer: while a chat line is typed, its Enter sends it and
+        its Esc drops it."""
+        if not self.chatting:
+            super().press(key)
+        elif key == "Enter":
+            self._send()
+        elif key == "Esc":
+            self._end_chat()
+
+    def _heard(self, line: ChatLine) -> None:
+        self.narrator.said(line.seat, line.text)
+        self.app.invalidate()
+
+    def _status_text(self) -> StyleAndTextTuples:
+        if not self.chatting:
+            return super()._status_text()
+        return clip([("class:warn", CHAT_PROMPT), ("", self.chat.text)], self.size()[0])
+
+    # ------------------------------------------------------------------- the table
+
+    def _changed(self) -> None:
+        """After every entry: the screen's own, and what happened to this player's seat if the
+        table went on without this machine (kept in the move log once the status moves on)."""
+        super()._changed()
+        note = self.lan.taken_note()
+        if note is not None and note != self._taken_said:
+            self._taken_said = note
+            self.say(note, "class:warn")
+            self.narrator.note(note)
+
+    def over_lines(self, state: GameState) -> list[Line]:
+        """The end of the game; or, for a table that froze, why, whom it blames, and where
+        the signed evidence is."""
+        reason = self.lan.stop_reason()
+        if reason is None:
+            return super().over_lines(state)
+        limit = max(20, self.size()[0] - 2)
+        lines = [plain(" The table stopped: nobody can play on.", "class:error"), plain("")]
+        lines += [plain(" " + part) for part in textwrap.wrap(reason, limit)]
+        lines += [plain(""), plain(f" The signed evidence: {evidence_path(self.lan.log_path)}"),
+                  plain(f" The game's log: {self.lan.log_path}", "class:dim")]
+        return lines
+
+    def title(self, state: GameState | None) -> Line:
+        """As at home, and who the table is waiting for (thinking, or out of reach), and who
+        has agreed to go on without them."""
+        line = super().title(state)
+        voice = self.narrator.voice
+        waiting = self.lan.waiting()
+        if waiting is not None:
+            who = voice.name(waiting.person)
+            if waiting.away is None:
+                if waiting.waited >= self.thinking_shown:
+                    line = [*line, ("class:dim", f" {who} is thinking ({_duration(waiting.waited)}) ")]
+            else:
+                line = [*line, ("class:error", f" {who} is out of reach ({_duration(waiting.away)}) ")]
+        for person, signers in self.lan.agreed().items():
+            line = [*line, ("class:warn", f" {voice.all(signers, start=False)} agreed to go on without "
+                                          f"{voice.name(person)} ")]
+        return line
+
+    def footer(self) -> list[Line]:
+        """The keys, with chat, and going on without a player whose machine is away."""
+        if self.chatting:
+            return self.keys_lines([("Enter", "send", True), ("Esc", "cancel", True)])
+        lines = super().footer()
+        extra = [("c", "chat", True)]
+        waiting = self.lan.waiting()
+        if waiting is not None and waiting.offer:
+            extra.append(("g", f"go on without {self.narrator.voice.name(waiting.person)}", True))
+        return [*lines[:-1], *self.keys_lines(extra), lines[-1]]
+
+    def table_keys(self, key: str) -> None:
+        """The table's keys; c: chat; g: go on without the player whose machine is away."""
+        if key == "c":
+            self._start_chat()
+        elif key == "g":
+            self._ask_go_on()
+        else:
+            super().table_keys(key)
+
+    def _ask_go_on(self) -> None:
+        waiting = self.lan.waiting()
+        voice = self.narrator.voice
+        if waiting is None or not waiting.offer:
+            if waiting is not None and waiting.away is None:
+                self.refuse(f"{voice.name(waiting.person)} is connected and thinking: "
+                            "the table waits for them")
+            else:
+                self.refuse("nobody's machine has been out of reach long enough to go on without them")
+            return
+        person = waiting.person
+        self.prompt = Prompt(f"Go on without {voice.name(person)}? The hand is dealt again without them.",
+                             [Choice("y", "yes, go on", partial(self._go_on, person)),
+                              Choice("n", "no, wait", self.cancel)], index=1)
+
+    def _go_on(self, person: int) -> None:
+        self.prompt = None
+        try:
+            self.lan.go_on_without(person)
+        except IllegalMove as err:
+            self.refuse(str(err))
+            return
+        name = self.narrator.voice.name(person)
+        self.say(f"You agreed to go on without {name}; the others must agree too.")
+
+
+def _at_most_a_chat_line(buffer: Buffer) -> None:
+    """Keep a chat line being typed to what one line of chat may hold."""
+    if len(buffer.text) > MAX_CHAT:
+        buffer.text = buffer.text[:MAX_CHAT]

@@ -1,0 +1,282 @@
+"""The table pane: the other seats with their phase, score, cards in hand and melds, the draw
+and discard piles, and one seat's hand, drawn from a :class:`~p2p10.engine.GameState`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from prompt_toolkit.application.current import get_app
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+
+from cli.table.drawing import (
+    BACK,
+    BOX_BOTTOM,
+    BOX_SIDE,
+    BOX_TOP,
+    CURSOR,
+    DOWN,
+    HEAVY_BOTTOM,
+    HEAVY_SIDE,
+    HEAVY_TOP,
+    RULE,
+    TURN,
+    Handler,
+    Line,
+    card_class,
+    card_fragment,
+    cards_line,
+    clip,
+    colour_key,
+    join,
+    plain,
+    tagged,
+    width,
+)
+from cli.table.prompts import Prompt
+from p2p10.cards import card_text, sort_key
+from p2p10.engine import GameState
+from p2p10.melds import Meld, label_text
+from p2p10.moves import hand_fit
+from p2p10.rules import describe_phase
+
+
+class TablePane:
+    """What the table pane shows of a game seen by seat ``me`` (None: a spectator), and the
+    hand's cursor and selection. The screens built on it provide the game (:meth:`state`),
+    the title line, and what the terminal leaves for the pane."""
+
+    def __init__(self, me: int | None, ascii_only: bool) -> None:
+        self.me = me
+        self.ascii = ascii_only
+        self.prompt: Prompt | None = None
+        self.by_colour = False
+        self.cursor = 0
+        self.selected: set[int] = set()
+
+    # ----------------------------------------------------------------- to be provided
+
+    def state(self) -> GameState | None:
+        """The game as this screen shows it."""
+        raise NotImplementedError
+
+    def title(self, state: GameState | None) -> Line:
+        """The first line of the table pane."""
+        raise NotImplementedError
+
+    def body_rows(self) -> int:
+        """Rows for the pane (above the status line and the keys)."""
+        raise NotImplementedError
+
+    def left_width(self) -> int:
+        """Columns of the table pane."""
+        raise NotImplementedError
+
+    def piles_note(self) -> Line | None:
+        """Something to show instead of the piles (dealing progress), if any."""
+        return None
+
+    def meld_clicked(self, meld_id: int) -> Handler | None:
+        """What a click on a meld does (nothing here)."""
+        return None
+
+    def card_clicked(self, index: int) -> Handler | None:
+        """What a click on the hand's card at ``index`` does (nothing here)."""
+        return None
+
+    def size(self) -> tuple[int, int]:
+        """(columns, rows) of the terminal."""
+        size = get_app().output.get_size()
+        return size.columns, size.rows
+
+    # ------------------------------------------------------------------- the hand
+
+    def hand_slots(self, state: GameState) -> list[int]:
+        """The slots of the shown hand, in the chosen order (the cursor kept on one of them)."""
+        if self.me is None or state.stage == "deal":
+            return []
+        known = [s for s in state.hands[self.me] if s in state.known]
+        key = colour_key if self.by_colour else sort_key
+        slots = sorted(known, key=lambda s: key(state.known[s]))
+        self.cursor = max(0, min(self.cursor, len(slots) - 1))
+        return slots
+
+    def fits(self, state: GameState) -> tuple[frozenset[int], str]:
+        """The cards to highlight in the shown hand (as slots), and a line that says why."""
+        fit = hand_fit(state, self.me) if self.me is not None else None
+        if fit is None:
+            return frozenset(), ""
+        if fit.down:
+            return fit.slots, ("Highlighted: cards that fit a meld (h hits them)." if fit.slots
+                               else "Phase made; no card of yours fits a meld now.")
+        if fit.phase is None:
+            return frozenset(), "This hand is far from any phase you may lay down."
+        if fit.short == 0:
+            return fit.slots, f"You hold phase {fit.phase}: l lays it down."
+        short = f"{fit.short} card{'s' * (fit.short > 1)}"
+        return fit.slots, f"Highlighted: your phase {fit.phase} so far, {short} short."
+
+    def raised(self) -> set[int]:
+        """The hand's slots drawn raised: the selection, or the lay-down a prompt previews."""
+        if self.prompt is not None and self.prompt.current.cards:
+            return set(self.prompt.current.cards)
+        return self.selected
+
+    def hand_lines(self, state: GameState, limit: int) -> list[Line]:
+        """The shown hand: cards in frames (or in text), the selected ones raised a row, the
+        highlighted ones heavier (underlined), the cursor marked under its card."""
+        slots = self.hand_slots(state)
+        if not slots:
+            return []
+        fits, _ = self.fits(state)
+        raised = self.raised()
+        framed = not self.ascii and 5 * len(slots) <= limit
+        cell = 5 if framed else 4
+        rows: list[Line] = [[] for _ in range(4 if framed else 2)]
+        marks: Line = []
+        for index, slot in enumerate(slots):
+            card = state.known[slot]
+            fit = slot in fits
+            up = slot in raised
+            text = card_text(card)
+            here = index == self.cursor
+            face = card_class(card) + (" class:fit" if fit else "") + (" class:cursor" if here else "")
+            handler = self.card_clicked(index)
+            if framed:
+                top, side, bottom = (HEAVY_TOP, HEAVY_SIDE, HEAVY_BOTTOM) if fit else (BOX_TOP, BOX_SIDE,
+                                                                                      BOX_BOTTOM)
+                frame = card_class(card)
+                pieces: list[Line] = [[(frame, top)], [(frame, side), (face, f"{text:^3}"), (frame, side)],
+                                      [(frame, bottom)]]
+                first = 0 if up else 1
+                for row in range(4):
+                    blank: Line = [("", " " * cell)]
+                    part = pieces[row - first] if first <= row < first + 3 else blank
+                    rows[row] += tagged(part, handler)
+                marks.append(("class:warn", f"{CURSOR if here else '':^{cell}}"))
+            else:
+                for row in range(2):
+                    shown = (row == 0) == up
+                    rows[row] += tagged([(face if shown else "", f"{text if shown else '':<3}"), ("", " ")],
+                                        handler)
+                mark = (CURSOR if here else " ") + ("*" if fit and self.ascii else " ")
+                marks.append(("class:warn", f"{mark:<{cell}}"))
+        return [*rows, marks]
+
+    # ------------------------------------------------------------------- the seats
+
+    def seat_line(self, state: GameState, seat: int) -> Line:
+        """A seat's name, phase chip, cards in hand, score and Skips waiting for it."""
+        playing = state.stage in ("draw", "play") and state.turn == seat
+        line: Line = [("class:warn", f"{TURN} " if playing else "  "),
+                      ("class:title" if playing else "", state.names[seat])]
+        phase = state.phase_of(seat) if seat in state.seats_in_hand or state.stage == "deal" else None
+        if state.stage != "over" and phase is not None:
+            down = DOWN if state.down[seat] is not None else ""
+            line += [("", "  "), ("class:chip", f" P{phase}{down} ")]
+        if seat in state.seats_in_hand and state.stage in ("draw", "play", "reveal"):
+            count = len(state.hands[seat])
+            line.append(("", f"  {count} card{'s' * (count != 1)}"))
+        line.append(("", f"  {state.totals[seat]} pts"))
+        if state.pending_skips[seat]:
+            line.append(("class:warn", "  skipped next" if state.pending_skips[seat] == 1
+                         else f"  skipped {state.pending_skips[seat]} turns"))
+        return line
+
+    def meld_lines(self, state: GameState, seat: int, limit: int) -> list[Line]:
+        """A seat's melds on the table, lettered A, B, ... (the letter a hit chooses), wrapped."""
+        if state.stage not in ("draw", "play", "reveal"):
+            return []
+        lines: list[Line] = []
+        line: Line = [("", "    ")]
+        for meld in state.melds:
+            if meld.owner != seat:
+                continue
+            piece = self.meld_piece(meld)
+            if width(line) > 4 and width(line) + 2 + width(piece) > limit:
+                lines.append(line)
+                line = [("", "    ")]
+            elif width(line) > 4:
+                line.append(("", "  "))
+            line += piece
+        if width(line) > 4:
+            lines.append(line)
+        return [clip(x, limit) for x in lines]
+
+    def meld_piece(self, meld: Meld) -> Line:
+        """One meld: its letter, its name and its cards."""
+        name = label_text(meld.kind, meld.label, len(meld.cards))
+        piece: Line = [("class:meld", chr(ord("A") + meld.id)), ("class:dim", f" {name} ")]
+        return tagged(piece + cards_line(meld.cards), self.meld_clicked(meld.id))
+
+    def piles_line(self, state: GameState) -> Line:
+        """The draw pile's count and the discard pile's top card."""
+        note = self.piles_note()
+        if note is not None:
+            return note
+        if state.stage not in ("draw", "play", "reveal"):
+            return plain("")
+        line: Line = [("", "  Draw pile "), ("class:dim", BACK * 2), ("", f" {len(state.stock)}"),
+                      ("", "     Discard pile ")]
+        top = state.top_discard()
+        if top is None:
+            line.append(("class:dim", "empty"))
+        else:
+            line.append(card_fragment(top, "class:chip"))
+            if not state.takeable(top):
+                line.append(("class:dim", " (cannot be taken)"))
+        return line
+
+    # ------------------------------------------------------------------- the pane
+
+    def _left_text(self) -> StyleAndTextTuples:
+        state = self.state()
+        limit = self.left_width()
+        rows = self.body_rows()
+        lines = [self.title(state)]
+        if state is None:
+            return join([*lines, plain(""), plain("  Opening the table...")])
+        others = [s for s in range(state.players) if s != self.me]
+        blocks = [(self.seat_line(state, s), self.meld_lines(state, s, limit)) for s in others]
+        mine = self._own_part(state, limit)
+        room = max(rows - (1 + len(others) + 1 + len(mine)), 0)  # title, seats, piles, own part
+        for seat_line, melds in _fitted(blocks, room):
+            lines.append(seat_line)
+            lines += melds
+        if len(lines) + 2 + len(mine) <= rows:  # a blank line before the piles, if it fits
+            lines.append(plain(""))
+        lines.append(self.piles_line(state))
+        lines += mine
+        return join([clip(line, limit) for line in lines])
+
+    def _own_part(self, state: GameState, limit: int) -> list[Line]:
+        """The viewer's own seat under a rule: its line, melds and hand (nothing for a spectator)."""
+        if self.me is None:
+            return []
+        you = self.seat_line(state, self.me)
+        phase = state.phase_of(self.me) if state.stage != "over" else None
+        if phase is not None:
+            you.append(("class:dim", f"  {describe_phase(phase)}"))
+        mine = [plain(RULE * limit, "class:dim"), you, *self.meld_lines(state, self.me, limit)]
+        hand = self.hand_lines(state, limit)
+        mine += hand
+        if hand:
+            mine.append(plain(self.fits(state)[1], "class:dim"))
+        elif state.stage == "deal":
+            mine.append(plain("  The cards are being shuffled and dealt...", "class:dim"))
+        return mine
+
+
+def _fitted(blocks: Sequence[tuple[Line, list[Line]]], room: int) -> list[tuple[Line, list[Line]]]:
+    """The other seats' lines with their melds cut to ``room`` lines in all: melds first lose
+    their wrapped lines, then whole meld lines, so that every seat stays."""
+    fitted = list(blocks)
+    if sum(len(m) for _, m in fitted) > room:
+        fitted = [(s, m[:1]) for s, m in fitted]
+    if sum(len(m) for _, m in fitted) > room:
+        keep = room
+        trimmed = []
+        for seat_line, melds in fitted:
+            trimmed.append((seat_line, melds[:keep]))
+            keep -= len(melds[:keep])
+        fitted = trimmed
+    return fitted

@@ -1,0 +1,111 @@
+"""What a play screen knows of the user's seat at a table, whatever plays the table: a
+:class:`~protocol.local.LocalTable` (bots on this machine) or a :class:`~protocol.lan.LanSeat`
+(a mesh of machines). The seat plays the table; the screen only reads it, passes the user's
+moves on, and waits for it (:meth:`SeatScreen.run`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Protocol
+
+from p2p10.engine import GameState
+from p2p10.events import SeatEvent
+from p2p10.peer import Peer
+from p2p10.rules import RuleSet
+from p2p10.table import TableState
+
+
+class SeatScreen(Protocol):
+    """The user's seat as a screen sees it: the table's names and rules, the user's fold of the
+    log and view of the game, the user's moves in, and the table played until it ends."""
+
+    @property
+    def names(self) -> Sequence[str]:
+        """The players' names, in seat order, as the table began."""
+        ...
+
+    @property
+    def rules(self) -> RuleSet:
+        """The rules in force."""
+        ...
+
+    @property
+    def log_path(self) -> Path:
+        """Where the user's log is saved."""
+        ...
+
+    @property
+    def seat(self) -> int:
+        """The user's seat."""
+        ...
+
+    @property
+    def table(self) -> TableState | None:
+        """The user's fold of the log (None until the table entry is in)."""
+        ...
+
+    @property
+    def over(self) -> bool:
+        """True once the game has a winner, or the table froze on a violation."""
+        ...
+
+    def view(self) -> GameState:
+        """The game as the user sees it."""
+        ...
+
+    def my_turn(self) -> bool:
+        """True when the table waits for the user's move."""
+        ...
+
+    def dealing(self) -> tuple[int, int] | None:
+        """While a hand is being set up: (entries written, entries needed); None in play."""
+        ...
+
+    def subscribe(self, listener: Callable[[], None]) -> None:
+        """Call ``listener`` after every new entry in the user's log."""
+        ...
+
+    def play(self, move: SeatEvent) -> None:
+        """The user's move; raises :class:`~p2p10.errors.IllegalMove` with a reason, changing
+        nothing."""
+        ...
+
+    def hold(self, held: bool) -> None:
+        """Ask the table to wait (True) while the user reads, or to go on (False). A table that
+        cannot wait for one player (the others' machines) goes on regardless."""
+        ...
+
+    async def run(self) -> None:
+        """Play the table until the game is over (or stops); cancel it to leave."""
+        ...
+
+
+class PeerSeat:
+    """The part of a :class:`SeatScreen` that the user's own peer (:attr:`user`) answers: the
+    seat, the fold, the view, and whether it is the user's move."""
+
+    @property
+    def user(self) -> Peer:
+        """The user's own peer."""
+        raise NotImplementedError
+
+    @property
+    def seat(self) -> int:
+        """The user's seat."""
+        return self.user.seat
+
+    @property
+    def table(self) -> TableState | None:
+        """The user's fold of the log."""
+        return self.user.table
+
+    def view(self) -> GameState:
+        """The game as the user sees it."""
+        return self.user.view()
+
+    def my_turn(self) -> bool:
+        """True when the table waits for the user's move."""
+        table = self.table
+        expect = table.expected() if table else None
+        return expect is not None and expect.seat == self.seat and expect.kind == "move"

@@ -1,0 +1,71 @@
+"""``p2p10 play`` around the table: the end of a game printed, play again, and --resume."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import pytest
+
+from cli import play_cmd
+from cli.table.start import Continue, NewGame
+from p2p10.bots import POLICIES
+from p2p10.errors import P2P10Error
+from p2p10.rules import RuleSet
+from protocol.local import LocalTable
+from tests.test_play_app import play_by_keys, table
+
+
+def args(**given: object) -> argparse.Namespace:
+    values: dict[str, object] = {"bots": None, "name": None, "level": None, "seed": None, "resume": None,
+                                 "ascii": False, "pace": 0.0, "options": [], "rules": RuleSet()}
+    values.update(given)
+    return argparse.Namespace(**values)
+
+
+def test_the_end_of_a_game_names_the_winner_and_every_players_phases_and_points(tmp_path: Path) -> None:
+    local = LocalTable("Ann", 2, "easy", RuleSet.parse(["hands=1"]), 5, save_dir=tmp_path, pace=0)
+    local.run_to_end(POLICIES["normal"])
+    local.close()
+    state = local.view()
+    lines = play_cmd.result_lines(state)
+    assert state.winner is not None
+    assert lines[0] == f"{state.names[state.winner]} won the game."
+    assert len(lines) == 4
+    for seat, line in enumerate(lines[1:]):
+        assert line.split()[0] == state.names[seat].split()[0]
+        assert f"{state.totals[seat]} point" in line and f"{len(state.made[seat])} phase" in line
+
+
+async def test_n_at_the_end_of_a_game_asks_for_another(tmp_path: Path) -> None:
+    async with table(tmp_path, bots=1, seed=21) as kb:
+        await play_by_keys(kb, [], [])
+        await kb.until(lambda: kb.app.screen == "over")
+        assert "play again" in kb.screen()
+        assert not kb.app.again
+        await kb.keys("n")
+        assert kb.app.again
+
+
+def test_the_flags_give_the_new_game_and_check_it() -> None:
+    assert play_cmd._settings(args()) == NewGame("You", 3, "normal", ())
+    chosen = args(bots=2, level="hard", name=" Zoë ", rules=RuleSet.parse(["phases=even"]))
+    assert play_cmd._settings(chosen) == NewGame("Zoë", 2, "hard", ("phases=even",))
+    with pytest.raises(P2P10Error, match="--bots must be 1 to 5, not 6"):
+        play_cmd._settings(args(bots=6))
+    with pytest.raises(P2P10Error, match="--name takes 1 to"):
+        play_cmd._settings(args(name="  "))
+
+
+def test_resume_with_no_game_named_takes_the_newest_unfinished_one(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    with pytest.raises(P2P10Error, match="no unfinished game"):
+        play_cmd._resume_choice(play_cmd.LATEST)
+    local = LocalTable("Ann", 1, "easy", RuleSet.parse(["hands=2"]), 5, pace=0)
+    local.start()
+    for _step in range(3):
+        local.step()
+    local.close()
+    assert play_cmd._resume_choice(play_cmd.LATEST) == Continue(local.log_path)
+    assert play_cmd._resume_choice("elsewhere.p2p10") == Continue(Path("elsewhere.p2p10"))
