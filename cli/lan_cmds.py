@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 from cli import UsageError
 from p2p10.bots import POLICIES
+from p2p10.errors import P2P10Error
 from p2p10.i18n import N_, _, ngettext, pgettext
 from p2p10.table import MAX_NAME
 from protocol.discovery import TableAd, TableBrowser, list_tables
@@ -82,8 +83,17 @@ def _front(policy: str | None, ascii_only: bool) -> Front | None:
     return front
 
 
-def _finish(result: GameResult) -> int:
+def _finish(result: GameResult, played_by_hand: bool) -> int:
+    """Say how the game ended; a game the user played to its end goes into their record (one
+    a bot played for them with --autoplay is not theirs to count)."""
     print(result.summary(), flush=True)
+    if played_by_hand and result.peer.finished and not result.peer.stopped:
+        from protocol import record_store
+
+        try:
+            record_store.add_finished_game(result.log_path, result.peer.seat)
+        except P2P10Error as err:
+            print(_("Your record was not updated: {reason}").format(reason=err))
     return 1 if result.peer.stopped else 0
 
 
@@ -103,7 +113,7 @@ def cmd_host(args: argparse.Namespace) -> int:
                     timing=_timing(args))
     except LanError as err:
         raise UsageError(str(err)) from None
-    return _finish(asyncio.run(_host(host)))
+    return _finish(asyncio.run(_host(host)), policy is None)
 
 
 NO_TERMINAL = N_("standard input is not a terminal: the game starts when every seat is taken")
@@ -170,7 +180,7 @@ def cmd_join(args: argparse.Namespace) -> int:
                     reachable_at=_reachable_at(args), front=_front(policy, args.ascii),
                     timing=_timing(args),
                     host_fingerprint=found.fingerprint if found is not None else None)
-    return _finish(asyncio.run(joiner.run()))
+    return _finish(asyncio.run(joiner.run()), policy is None)
 
 
 def cmd_resume(args: argparse.Namespace) -> int:
@@ -178,7 +188,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
     policy = _check_autoplay(args)
     resumer = Resumer(args.file, policy, args.interface, front=_front(policy, args.ascii),
                       bot_level=args.level, timing=_timing(args))
-    return _finish(asyncio.run(resumer.run()))
+    return _finish(asyncio.run(resumer.run()), policy is None)
 
 
 def _looks_like_address(text: str) -> bool:

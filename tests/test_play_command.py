@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -57,8 +58,8 @@ def test_the_flags_give_the_new_game_and_check_it() -> None:
         play_cmd._settings(args(name="  "))
 
 
-def test_resume_with_no_game_named_takes_the_newest_unfinished_one(tmp_path: Path,
-                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_resume_with_no_game_named_takes_the_newest_unfinished_one(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
     with pytest.raises(P2P10Error, match="no unfinished game"):
         play_cmd._resume_choice(play_cmd.LATEST)
@@ -69,3 +70,33 @@ def test_resume_with_no_game_named_takes_the_newest_unfinished_one(tmp_path: Pat
     local.close()
     assert play_cmd._resume_choice(play_cmd.LATEST) == Continue(local.log_path)
     assert play_cmd._resume_choice("elsewhere.p2p10") == Continue(Path("elsewhere.p2p10"))
+
+
+class _Peer:
+    def __init__(self, seat: int) -> None:
+        self.seat, self.finished, self.stopped = seat, True, False
+
+
+class _Result:
+    def __init__(self, log_path: Path, seat: int) -> None:
+        self.log_path, self.peer = log_path, _Peer(seat)
+
+    def summary(self) -> str:
+        return "the game is over"
+
+
+def test_a_lan_game_played_by_hand_goes_into_the_record_and_an_autoplayed_one_does_not(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from cli import lan_cmds
+    from protocol import record_store
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    local = LocalTable("Ann", 1, "easy", RuleSet.parse(["hands=1"]), 5, save_dir=tmp_path, pace=0)
+    local.run_to_end(POLICIES["normal"])
+    local.close()
+    result: Any = _Result(local.log_path, 1)
+    assert lan_cmds._finish(result, played_by_hand=False) == 0
+    assert record_store.load().games == ()
+    assert lan_cmds._finish(result, played_by_hand=True) == 0
+    (game,) = record_store.load().games
+    assert game.me == 1 and game.players[1].name.startswith("Bot 1")
