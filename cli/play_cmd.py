@@ -16,7 +16,7 @@ from p2p10.errors import P2P10Error
 from p2p10.i18n import _, ngettext
 
 if TYPE_CHECKING:
-    from cli.table.start import NewGame, StartChoice
+    from cli.table.start import Continue, NewGame, StartChoice
     from p2p10.engine import GameState
     from protocol.local import LocalTable, SavedGame
 
@@ -68,7 +68,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     if args.pace < 0:
         raise P2P10Error(_("--pace cannot be negative"))
     # Imported here: prompt_toolkit is a tenth of a second of start-up only the table needs.
-    from cli.table.start import NewGame
+    from cli.table.start import Leave, Replay
 
     settings = _settings(args)
     choice: StartChoice | None = None
@@ -79,12 +79,16 @@ def cmd_play(args: argparse.Namespace) -> int:
     while True:
         if choice is None:
             choice = _start_screen(settings, args.ascii)
-        again = _act(choice, args)
-        if again is None:
+        if isinstance(choice, Leave):
             return 0
-        if isinstance(choice, NewGame):
-            settings = choice
-        choice = settings if again else None
+        if isinstance(choice, Replay):  # then back to the start screen
+            _replay(choice.path, args.ascii)
+            choice = None
+            continue
+        local = _table(choice, args)
+        if not _play(local, args.ascii):  # left, or the game is over and not played again
+            return 0
+        choice = settings = _settings_of(local)
 
 
 def _settings(args: argparse.Namespace) -> NewGame:
@@ -139,28 +143,28 @@ def _unfinished_label(game: SavedGame) -> str:
         when=game.when.strftime("%Y-%m-%d %H:%M"), others=others, hand=game.hand, phase=phase)
 
 
-def _act(choice: StartChoice, args: argparse.Namespace) -> bool | None:
-    """Do what was chosen. None: leave; else whether the player asked to play again."""
-    from cli.table.start import Continue, Leave, Replay
-
-    if isinstance(choice, Leave):
-        return None
-    if isinstance(choice, Replay):
-        _replay(choice.path, args.ascii)
-        return False
+def _table(choice: NewGame | Continue, args: argparse.Namespace) -> LocalTable:
+    """The table of a new game, or of an unfinished one restored from its files."""
     # Imported here, when a game is to be played: asyncio and the table's peers, which load the
     # dealing cryptography, are start-up that the other commands should not pay for.
+    from cli.table.start import Continue
+    from p2p10.rules import RuleSet
     from protocol.local import LocalTable
 
     if isinstance(choice, Continue):
         print(_("Opening the game saved in {path}...").format(path=choice.path), flush=True)
-        local = LocalTable.resume(choice.path, pace=args.pace)
-    else:
-        from p2p10.rules import RuleSet
+        return LocalTable.resume(choice.path, pace=args.pace)
+    return LocalTable(choice.name, choice.bots, choice.level, RuleSet.parse(choice.options),
+                      args.seed, pace=args.pace)
 
-        local = LocalTable(choice.name, choice.bots, choice.level, RuleSet.parse(choice.options),
-                           args.seed, pace=args.pace)
-    return _play(local, args.ascii)
+
+def _settings_of(local: LocalTable) -> NewGame:
+    """A new game like the one at ``local`` (to play again after a resumed game too)."""
+    from cli.table.start import NewGame
+
+    levels = [seat.policy for seat in local.seats if seat.policy is not None]
+    return NewGame(local.names[0], len(levels), levels[0] if levels else "normal",
+                   tuple(local.rules.options()))
 
 
 def _play(local: LocalTable, ascii_only: bool) -> bool:

@@ -70,6 +70,11 @@ def test_resume_with_no_game_named_takes_the_newest_unfinished_one(
     local.close()
     assert play_cmd._resume_choice(play_cmd.LATEST) == Continue(local.log_path)
     assert play_cmd._resume_choice("elsewhere.p2p10") == Continue(Path("elsewhere.p2p10"))
+    resumed = LocalTable.resume(local.log_path, pace=0)
+    try:  # playing again after a resumed game: a new game with that game's settings
+        assert play_cmd._settings_of(resumed) == NewGame("Ann", 1, "easy", ("hands=2",))
+    finally:
+        resumed.close()
 
 
 class _Peer:
