@@ -96,7 +96,9 @@ def _settings(args: argparse.Namespace) -> NewGame:
     from cli.table.start import NewGame
     from p2p10.table import MAX_NAME
 
-    name = (args.name if args.name is not None else _("You")).strip()
+    # The default name stays English in every language: it is written into the signed log, and
+    # the narrator knows a seat named "You" (p2p10.narrate).
+    name = (args.name if args.name is not None else "You").strip()
     if not 0 < len(name) <= MAX_NAME or not name.isprintable():
         raise P2P10Error(_("--name takes 1 to {n} printable characters").format(n=MAX_NAME))
     bots = 3 if args.bots is None else args.bots
@@ -137,10 +139,16 @@ def _start_screen(settings: NewGame, ascii_only: bool) -> StartChoice:
 
 def _unfinished_label(game: SavedGame) -> str:
     others = ", ".join(game.names[1:])
-    phase = (_("you are on phase {phase}").format(phase=game.phase) if game.phase is not None
-             else _("you sit this hand out"))
-    return _("{when}: against {others}, hand {hand}, {phase}").format(
-        when=game.when.strftime("%Y-%m-%d %H:%M"), others=others, hand=game.hand, phase=phase)
+    when = game.when.strftime("%Y-%m-%d %H:%M")
+    if game.phase is None:
+        # TRANSLATORS: an unfinished game in the start screen's list: {when} is a date and time,
+        # {others} the other players' names ("Bot 1, Bot 2").
+        return _("{when}: against {others}, hand {hand}, you sit this hand out").format(
+            when=when, others=others, hand=game.hand)
+    # TRANSLATORS: an unfinished game in the start screen's list: {when} is a date and time,
+    # {others} the other players' names ("Bot 1, Bot 2"), {phase} the phase the player is on.
+    return _("{when}: against {others}, hand {hand}, you are on phase {phase}").format(
+        when=when, others=others, hand=game.hand, phase=game.phase)
 
 
 def _table(choice: NewGame | Continue, args: argparse.Namespace) -> LocalTable:

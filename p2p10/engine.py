@@ -38,6 +38,7 @@ from p2p10.events import (
     SitOut,
     TakeDiscard,
 )
+from p2p10.i18n import _, ngettext
 from p2p10.melds import Meld, MeldError, check_meld, hit
 from p2p10.rules import DEFAULT, PHASES, RuleSet, describe_phase
 
@@ -162,9 +163,11 @@ class GameState:
     def __init__(self, players: int, rules: RuleSet = DEFAULT,
                  names: Sequence[str] | None = None) -> None:
         if not MIN_PLAYERS <= players <= MAX_PLAYERS:
-            raise IllegalMove(f"Phase 10 is for 2 to 6 players, not {players}")
+            # TRANSLATORS: "Phase 10" is the game's name here (kept as it is in every language).
+            raise IllegalMove(_("Phase 10 is for {low} to {high} players, not {n}").format(
+                low=MIN_PLAYERS, high=MAX_PLAYERS, n=players))
         if names is not None and len(names) != players:
-            raise IllegalMove(f"{len(names)} names given for {players} players")
+            raise IllegalMove(_names_mismatch(len(names), players))
         self.rules = rules
         self.names = tuple(names) if names else tuple(f"Seat {i + 1}" for i in range(players))
         self.hand_no = -1
@@ -206,12 +209,15 @@ class GameState:
         state = cls(players, rules, names)
         if made is not None:
             if len(made) != players or any(p not in rules.phase_list for m in made for p in m):
-                raise IllegalMove(f"made phases {made} do not fit {players} players and the rules")
+                # TRANSLATORS: {made} is a list of lists of phase numbers, one list per player.
+                raise IllegalMove(_("made phases {made} do not fit {n} players and the rules").format(
+                    made=made, n=players))
             state.made = tuple(tuple(m) for m in made)
             state.last_phase = tuple(m[-1] if m else None for m in made)
         if totals is not None:
             if len(totals) != players:
-                raise IllegalMove(f"{len(totals)} totals given for {players} players")
+                raise IllegalMove(_("{given} totals given for {n} players").format(
+                    given=len(totals), n=players))
             state.totals = tuple(totals)
         state.regular_hands = hands_played
         state.hand_no = hands_played - 1
@@ -246,7 +252,7 @@ class GameState:
     def with_names(self, names: Sequence[str]) -> GameState:
         """The same state with the seats renamed (a seat now played by a bot says whose)."""
         if len(names) != self.players:
-            raise IllegalMove(f"{len(names)} names given for {self.players} players")
+            raise IllegalMove(_names_mismatch(len(names), self.players))
         new = self._copy()
         new._set("names", tuple(names))
         return new
@@ -333,7 +339,7 @@ class GameState:
         """Validate ``event`` and return the state after it. Raises :class:`IllegalMove`."""
         handler = _HANDLERS.get(type(event))
         if handler is None:
-            raise IllegalMove(f"{event!r} is not a game event")
+            raise IllegalMove(_("{event!r} is not a game event").format(event=event))
         new = self._copy()
         handler(new, event)
         return new
@@ -375,25 +381,25 @@ class GameState:
 
         A ``lay`` that passes may still be refused for its melds, a ``hit`` for its meld or card."""
         if not 0 <= seat < self.players:
-            return f"there is no seat {seat}"
+            return _no_seat(seat)
         why = self._why_not_turn(seat, "draw" if action in ("draw", "take") else "play")
         if why is not None:
             return why
         if action == "draw" and not self.stock:
-            return "the draw pile is empty: take the discard"
+            return _("the draw pile is empty: take the discard")
         if action == "take":
             top = self.top_discard()
             if top is None:
-                return "the discard pile is empty: draw from the draw pile"
+                return _("the discard pile is empty: draw from the draw pile")
             if not self.takeable(top):
-                return "a Skip can never be taken from the discard pile"
+                return _("a Skip can never be taken from the discard pile")
         if action == "lay":
             if self.down[seat] is not None:
-                return "you have already laid down your phase this hand"
+                return _("you have already laid down your phase this hand")
             if not self.allowed_phases(seat):
-                return "you have no phase left to lay down"
+                return _("you have no phase left to lay down")
         if action == "hit" and self.down[seat] is None:
-            return "lay down your own phase before you hit"
+            return _("lay down your own phase before you hit")
         return None
 
     @staticmethod
@@ -403,17 +409,19 @@ class GameState:
 
     def _why_not_turn(self, seat: int, stage: Stage) -> str | None:
         if self.stage == "over":
-            return "the game is over"
+            return _("the game is over")
         if self.stage in ("deal", "reveal"):
-            return "the hand is not being played: no moves now"
+            return _("the hand is not being played: no moves now")
         if self.awaiting().kind == "reshuffle":
-            return "the draw pile is empty and must be reshuffled first"
+            return _("the draw pile is empty and must be reshuffled first")
         if seat != self.turn:
-            return f"it is {self._name(self.turn)}'s turn, not {self._name(seat)}'s"
+            # TRANSLATORS: {turn} and {seat} are players' names: "it is Ann's turn, not Bob's".
+            return _("it is {turn}'s turn, not {seat}'s").format(turn=self._name(self.turn),
+                                                                 seat=self._name(seat))
         if self.stage != stage:
             if stage == "draw":
-                return "you have already drawn this turn"
-            return "draw a card first: from the draw pile or the discard pile"
+                return _("you have already drawn this turn")
+            return _("draw a card first: from the draw pile or the discard pile")
         return None
 
     def _check_may(self, action: Action, seat: int) -> None:
@@ -425,20 +433,23 @@ class GameState:
     def _take_card(self, seat: int, slot: int, card: int) -> None:
         """Check that ``seat`` holds ``slot`` with ``card``; open it; take it from the hand."""
         if slot not in self.hands[seat]:
-            raise IllegalMove(f"{self._name(seat)} does not hold slot {slot}", seat)
+            # TRANSLATORS: a slot is a card's position in the shuffled deck (a number).
+            raise IllegalMove(_("{name} does not hold slot {slot}").format(
+                name=self._name(seat), slot=slot), seat)
         self._open(slot, card, seat)
         self._replace_at("hands", seat, tuple(s for s in self.hands[seat] if s != slot))
 
     def _open(self, slot: int, card: int, seat: int | None = None) -> None:
         if not 0 <= card < DECK_SIZE:
-            raise IllegalMove(f"card {card} does not exist", seat)
+            # TRANSLATORS: {card} is a card's number in the deck (0 to 107), not its notation.
+            raise IllegalMove(_("card {card} does not exist").format(card=card), seat)
         if not 0 <= slot < self.next_slot or slot in self.dead:
-            raise IllegalMove(f"slot {slot} is not in play", seat)
+            raise IllegalMove(_("slot {slot} is not in play").format(slot=slot), seat)
         known = self.known.get(slot)
         if known is not None:
             if known != card:
-                raise IllegalMove(
-                    f"slot {slot} holds {card_text(known)}, not {card_text(card)}", seat)
+                raise IllegalMove(_("slot {slot} holds {known}, not {card}").format(
+                    slot=slot, known=card_text(known), card=card_text(card)), seat)
             return
         clash = self.clash(slot, card)
         if clash is not None:
@@ -455,17 +466,19 @@ class GameState:
         slot, or it was not among the cards reshuffled into that slot); None if it can be."""
         other = self.where.get(card)
         if other is not None and other != slot:
-            return f"{card_text(card)} is already at slot {other}, not at slot {slot}"
+            return _("{card} is already at slot {other}, not at slot {slot}").format(
+                card=card_text(card), other=other, slot=slot)
         for first, end, pool in self.pools:
             if first <= slot < end and card not in pool:
-                return f"{card_text(card)} was not among the cards reshuffled into slot {slot}"
+                return _("{card} was not among the cards reshuffled into slot {slot}").format(
+                    card=card_text(card), slot=slot)
         return None
 
     def _on_deal(self, event: Deal) -> None:
         if self.stage == "over":
-            raise IllegalMove("the game is over: no more hands are dealt")
+            raise IllegalMove(_("the game is over: no more hands are dealt"))
         if self.stage != "deal":
-            raise IllegalMove("a hand is already under way")
+            raise IllegalMove(_("a hand is already under way"))
         n = self.players
         hand_no = self.hand_no + 1
         seats = self.next_deal_seats()
@@ -473,7 +486,7 @@ class GameState:
         order = self.next_deal_order()
         start = order[0]
         k = len(seats)
-        hands: list[tuple[int, ...]] = [() for _ in range(n)]
+        hands: list[tuple[int, ...]] = [() for _seat in range(n)]
         for i, seat in enumerate(order):
             hands[seat] = tuple(range(i, HAND_SIZE * k, k))
         first_slot = HAND_SIZE * k
@@ -505,13 +518,14 @@ class GameState:
 
     def _on_sit_out(self, event: SitOut) -> None:
         if self.stage != "deal":
-            raise IllegalMove("a seat sits out only before a deal")
+            raise IllegalMove(_("a seat sits out only before a deal"))
         if not 0 <= event.seat < self.players:
-            raise IllegalMove(f"there is no seat {event.seat}")
+            raise IllegalMove(_no_seat(event.seat))
         out = self.sitting_out | {event.seat}
         seats = self.tie if self.tie is not None else range(self.players)
         if len([s for s in seats if s not in out]) < MIN_PLAYERS:
-            raise IllegalMove(f"without {self._name(event.seat)} fewer than {MIN_PLAYERS} would play")
+            raise IllegalMove(_("without {name} fewer than {n} would play").format(
+                name=self._name(event.seat), n=MIN_PLAYERS))
         self._set("sitting_out", out)
 
     def _pass_turn(self) -> None:
@@ -531,13 +545,13 @@ class GameState:
 
     def _on_reveal(self, event: Reveal) -> None:
         if self.stage in ("deal", "over"):
-            raise IllegalMove("no hand is under way: nothing to reveal")
+            raise IllegalMove(_("no hand is under way: nothing to reveal"))
         for slot, card in event.cards:
             self._open(slot, card)
 
     def _on_reshuffle(self, event: Reshuffle) -> None:
         if self.awaiting().kind != "reshuffle":
-            raise IllegalMove("the draw pile is not empty and nobody needs to draw: no reshuffle now")
+            raise IllegalMove(_("the draw pile is not empty and nobody needs to draw: no reshuffle now"))
         old = self.discard[:-1]
         cards = frozenset(self.known[s] for s in old)
         first = self.next_slot
@@ -575,32 +589,47 @@ class GameState:
         self._check_may("lay", seat)
         allowed = self.allowed_phases(seat)
         if event.phase not in allowed:
-            words = " or ".join(map(str, allowed))
-            raise IllegalMove(f"you are on phase {words}, not phase {event.phase}", seat)
+            # TRANSLATORS: {phases} is one phase number, or several under order=any ("2 or 5");
+            # {tried} is the phase the player tried to lay down.
+            raise IllegalMove(ngettext("you are on phase {phases}, not phase {tried}",
+                                       "you are on phase {phases}, not phase {tried}",
+                                       len(allowed)).format(phases=_or_text(allowed),
+                                                            tried=event.phase), seat)
         reqs = PHASES[event.phase]
-        title = f"Phase {event.phase} ({describe_phase(event.phase)})"
+        name = describe_phase(event.phase)
         if len(event.melds) != len(reqs):
-            raise IllegalMove(f"{title} is {len(reqs)} meld{'s' * (len(reqs) > 1)}, "
-                             f"not {len(event.melds)}", seat)
+            # TRANSLATORS: {name} is what the phase asks for ("2 sets of 3"); {n} the melds it
+            # is made of, {given} the melds the player laid down.
+            raise IllegalMove(ngettext("Phase {phase} ({name}) is {n} meld, not {given}",
+                                       "Phase {phase} ({name}) is {n} melds, not {given}",
+                                       len(reqs)).format(phase=event.phase, name=name, n=len(reqs),
+                                                         given=len(event.melds)), seat)
         all_slots = [s for spec in event.melds for s in spec.slots]
         if len(set(all_slots)) != len(all_slots):
-            raise IllegalMove("a card cannot go into two melds", seat)
+            raise IllegalMove(_("a card cannot go into two melds"), seat)
         per_phase = self.rules.natural_per_phase
         new_melds: list[Meld] = []
         next_id = len(self.melds)
         for req, spec in zip(reqs, event.melds, strict=True):
             if len(spec.slots) != len(spec.cards):
-                raise IllegalMove("each card of a meld needs its slot", seat)
+                raise IllegalMove(_("each card of a meld needs its slot"), seat)
             for slot, card in zip(spec.slots, spec.cards, strict=True):
                 self._take_card(seat, slot, card)
             try:
                 label = check_meld(req.kind, spec.cards, req.size, spec.label, not per_phase)
             except MeldError as err:
-                raise IllegalMove(f"Phase {event.phase} needs a {req.describe()}; {err}", seat) from None
+                # TRANSLATORS: {meld} is a meld the phase asks for ("set of 3", "run of 4",
+                # "7 cards of one colour"); {reason} is a whole sentence saying what is wrong
+                # with the cards laid down for it ("R7 B8 W is not a set").
+                raise IllegalMove(_("Phase {phase} needs a {meld}; {reason}").format(
+                    phase=event.phase, meld=req.describe(), reason=err), seat) from None
             new_melds.append(Meld(next_id, seat, req.kind, label, spec.slots, spec.cards))
             next_id += 1
         if per_phase and not any(is_natural(c) for spec in event.melds for c in spec.cards):
-            raise IllegalMove(f"{title} needs at least one numbered card", seat)
+            # TRANSLATORS: {name} is what the phase asks for ("2 sets of 3"); the rule
+            # natural=phase asks for one numbered card in the whole phase.
+            raise IllegalMove(_("Phase {phase} ({name}) needs at least one numbered card").format(
+                phase=event.phase, name=name), seat)
         self._set("melds", self.melds + tuple(new_melds))
         self._replace_at("down", seat, event.phase)
         self._set("shown", self.shown | frozenset(all_slots))
@@ -611,11 +640,15 @@ class GameState:
         seat = event.seat
         self._check_may("hit", seat)
         if not 0 <= event.meld < len(self.melds):
-            raise IllegalMove(f"there is no meld {event.meld} on the table", seat)
+            raise IllegalMove(_("there is no meld {meld} on the table").format(meld=event.meld), seat)
         meld = self.melds[event.meld]
         if self.rules.hit_own and meld.owner != seat:
-            raise IllegalMove(f"with hit=own you may hit only your own melds, and the "
-                             f"{meld.describe()} is {self._name(meld.owner)}'s", seat)
+            # TRANSLATORS: keep "hit=own" (a rule option) as it is. {meld} is a meld on the
+            # table with its cards ("set of 7s: R7 B7 W"); {owner} the name of the player whose
+            # meld it is.
+            raise IllegalMove(_("with hit=own you may hit only your own melds, and the {meld} is "
+                                "{owner}'s").format(meld=meld.describe(),
+                                                    owner=self._name(meld.owner)), seat)
         self._take_card(seat, event.slot, event.card)
         try:
             grown = hit(meld, event.slot, event.card, event.end)
@@ -637,7 +670,8 @@ class GameState:
             if event.target is None:
                 if targets:
                     names = ", ".join(self._name(t) for t in targets)
-                    raise IllegalMove(f"say whom the Skip is for: {names}", seat)
+                    # TRANSLATORS: {names} lists the players the Skip may go to, "Ann, Bob".
+                    raise IllegalMove(_("say whom the Skip is for: {names}").format(names=names), seat)
             elif event.target not in targets:
                 raise IllegalMove(self._why_not_target(seat, event.target), seat)
             else:
@@ -645,8 +679,8 @@ class GameState:
                                  self.pending_skips[event.target] + 1)
                 self._replace_at("skipped_since_turn", event.target, True)
         elif event.target is not None and not is_skip(event.card):
-            raise IllegalMove(f"only a Skip has a target, and {card_text(event.card)} is not one",
-                             seat)
+            raise IllegalMove(_("only a Skip has a target, and {card} is not one").format(
+                card=card_text(event.card)), seat)
         self._set("shown", self.shown | {event.slot})
         skipped = event.target if is_skip(event.card) and not going_out else None
         self._record(PublicMove(seat, "discard", event.card, skipped))
@@ -657,15 +691,17 @@ class GameState:
 
     def _why_not_target(self, seat: int, target: int) -> str:
         if target == seat:
-            return "you cannot skip yourself"
+            return _("you cannot skip yourself")
         if not 0 <= target < self.players:
-            return f"there is no seat {target}"
+            return _no_seat(target)
         if target not in self.seats_in_hand:
-            return f"{self._name(target)} is not playing this hand"
+            return _("{name} is not playing this hand").format(name=self._name(target))
         if self.rules.skip_next and target != self._seat_after(seat):
-            return f"with skip=next the Skip goes to {self._name(self._seat_after(seat))}"
-        return (f"{self._name(target)} was skipped and may not be skipped again "
-                "before playing a turn of their own")
+            # TRANSLATORS: keep "skip=next" (a rule option) as it is; {name} is a player's name.
+            return _("with skip=next the Skip goes to {name}").format(
+                name=self._name(self._seat_after(seat)))
+        return _("{name} was skipped and may not be skipped again before playing a turn of "
+                 "their own").format(name=self._name(target))
 
     def _record(self, move: PublicMove) -> None:
         self._set("history", (*self.history, move))
@@ -677,10 +713,14 @@ class GameState:
 
     def _on_end_hand(self, event: EndHand) -> None:
         if self.stage != "reveal":
-            raise IllegalMove("the hand is not over")
+            raise IllegalMove(_("the hand is not over"))
         missing = self.unrevealed_in_hands()
         if missing:
-            raise IllegalMove(f"slots {', '.join(map(str, missing))} must be revealed before scoring")
+            # TRANSLATORS: {slots} lists positions in the deck ("3, 17, 40") whose cards nobody
+            # has shown yet.
+            raise IllegalMove(ngettext("slots {slots} must be revealed before scoring",
+                                       "slots {slots} must be revealed before scoring",
+                                       len(missing)).format(slots=", ".join(map(str, missing))))
         went_out = self.went_out
         assert went_out is not None  # the reveal stage is entered only by going out
         n = self.players
@@ -745,6 +785,25 @@ _HANDLERS: dict[type, Callable[[GameState, Any], None]] = {
     EndHand: GameState._on_end_hand,
     SitOut: GameState._on_sit_out,
 }
+
+
+def _no_seat(seat: int) -> str:
+    # TRANSLATORS: {seat} is a seat's index as the program counts them, from 0.
+    return _("there is no seat {seat}").format(seat=seat)
+
+
+def _names_mismatch(given: int, players: int) -> str:
+    return _("{given} names given for {n} players").format(given=given, n=players)
+
+
+def _or_text(items: Sequence[int]) -> str:
+    """Phase numbers joined with "or" in the current language: '2 or 5 or 7'."""
+    text = str(items[0])
+    for item in items[1:]:
+        # TRANSLATORS: two phase numbers the player may lay down; a longer list repeats it:
+        # "2 or 5 or 7".
+        text = _("{first} or {second}").format(first=text, second=item)
+    return text
 
 
 def fold(events: Iterable[Event], players: int, rules: RuleSet = DEFAULT,

@@ -13,11 +13,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from p2p10.cards import SKIP_FIRST, WILD_FIRST, card_text, is_natural, is_skip, number
+from p2p10.cards import SKIP_FIRST, WILD_FIRST, card_text, is_natural, is_skip, is_wild, number
 from p2p10.engine import GameState
 from p2p10.errors import IllegalMove
 from p2p10.events import Discard, DrawStock, Hit, LayDown, MeldSpec, SeatEvent, TakeDiscard
-from p2p10.melds import End, Meld, hit_ends
+from p2p10.melds import End, Meld, hit_ends, label_text
 from p2p10.rules import RuleSet
 from p2p10.solver import LayDownPlan, solve
 
@@ -67,6 +67,22 @@ def discard_targets(state: GameState, seat: int, card: int) -> tuple[int, ...]:
     if not is_skip(card) or state.stage != "play" or len(state.hands[seat]) == 1:
         return ()
     return state.skip_targets(seat)
+
+
+def wild_given_away(state: GameState, seat: int, slot: int) -> int | None:
+    """The seat that may take the Wild at ``slot`` from the discard pile if ``seat`` discards
+    it now (the next to draw); None for any other card, for a discard that ends the hand (the
+    seat goes out), and for a discard the engine refuses."""
+    card = state.known.get(slot)
+    if card is None or not is_wild(card):
+        return None
+    try:
+        after = state.apply(Discard(seat, slot, card))
+    except IllegalMove:
+        return None
+    if after.stage != "draw" or after.turn == seat or not after.takeable(card):
+        return None
+    return after.turn
 
 
 def discard_moves(state: GameState, seat: int) -> list[Discard]:
@@ -163,13 +179,17 @@ def hand_fit(state: GameState, seat: int) -> HandFit | None:
 def lay_down_choices(state: GameState, seat: int, cards: Sequence[int]) -> list[LayDownPlan]:
     """Lay-downs of ``cards`` for the phases ``seat`` may lay down, the solver's best first
     (most cards down), then the solver's best without each of its cards in turn, so a player
-    can keep a card back or choose another arrangement."""
+    can keep a card back or choose another arrangement.
+
+    No two are alike as a player sees them: the melds by their names ("set of 7s", "run 2-6"),
+    and the cards put down (or kept) in notation. Two copies of a face, a Wild on one set or
+    the other, the same melds in another order: one choice."""
     plans: list[LayDownPlan] = []
     seen: set[tuple[object, ...]] = set()
 
     def add(plan: LayDownPlan) -> None:
-        # Two copies of a face make the same arrangement for the player.
-        key = (plan.phase, *((m.kind, m.label, tuple(sorted(map(card_text, m.cards)))) for m in plan.melds))
+        key = (plan.phase, tuple(sorted(label_text(m.kind, m.label, len(m.cards)) for m in plan.melds)),
+               tuple(sorted(map(card_text, plan.cards))))
         if key not in seen:
             seen.add(key)
             plans.append(plan)

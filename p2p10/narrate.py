@@ -22,11 +22,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Literal
 
 from p2p10.bots import POLICIES
 from p2p10.cards import card_text, is_skip, sort_key
 from p2p10.engine import GameState, HandResult, PublicMove
+from p2p10.i18n import N_, _, ngettext, pgettext
 from p2p10.melds import label_text
 from p2p10.rules import describe_phase
 
@@ -64,7 +66,8 @@ class Told:
     @property
     def line(self) -> str:
         """The line in words, as a screen shows it ("Hand 2: Ann deals, R7 turned up")."""
-        return f"{self.title}: {self.text}" if self.title else self.text
+        # TRANSLATORS: a line of the move log under a title: "Hand 2: Ann deals, R7 turned up".
+        return _("{title}: {text}").format(title=self.title, text=self.text) if self.title else self.text
 
     def transcript(self) -> list[str]:
         """The line as a transcript prints it (a heading or event after a blank line, set off
@@ -93,21 +96,40 @@ class HandSummary:
 
 def spoken_name(name: str) -> str:
     """A seat's name in sentences: a bot's level left out ("Bot 2 (normal)" is "Bot 2")."""
-    base, _, level = name.rpartition(" (")
+    base, _sep, level = name.rpartition(" (")
     return base if base and level.endswith(")") and level[:-1] in POLICIES else name
+
+
+def owner_name(name: str) -> str:
+    """``name`` as an owner, its part in brackets left out: "Cy" for "Cy (Ann's bot)" (the
+    templates put it in the possessive: "{owner}'s set")."""
+    base, _sep, rest = name.rpartition(" (")
+    return base if base and rest.endswith(")") else name
 
 
 def possessive(name: str) -> str:
     """``name``'s possessive, its part in brackets left out: "Bot 2's", "Cy's" for
     "Cy (Ann's bot)"."""
-    base, _, rest = name.rpartition(" (")
-    return f"{base if base and rest.endswith(')') else name}'s"
+    # TRANSLATORS: a player's possessive, before a thing of theirs: "Ann's" (as in "Ann's set").
+    return _("{name}'s").format(name=owner_name(name))
+
+
+def list_words(items: Sequence[str]) -> str:
+    """Names or things joined: "Ann and Bob", "Ann and Bob and Cy"."""
+    text = items[0]
+    for item in items[1:]:
+        # TRANSLATORS: two names or things of a list (a longer list repeats it): "Ann and Bob".
+        text = _("{first} and {second}").format(first=text, second=item)
+    return text
 
 
 @dataclass
 class Voice:
     """How the narrator names seats: ``names`` in sentences (see :func:`spoken_name`), and the
-    viewer's seat ``me`` as "you" when ``second_person``."""
+    viewer's seat ``me`` as "you" when ``second_person``.
+
+    A sentence about a seat is a whole template in each person (:meth:`say`): "You drew ..."
+    and "{name} drew ..." are two sentences to translate, never "you" put into one."""
 
     names: Sequence[str]
     me: int | None = None
@@ -120,39 +142,51 @@ class Voice:
     def name(self, seat: int) -> str:
         """``seat``'s name in a sentence (never "you"; a seat named "You" is "Seat 1 (You)")."""
         name = spoken_name(self.names[seat])
-        return f"Seat {seat + 1} ({name})" if name.lower() == "you" else name
+        if name.lower() == "you":
+            # TRANSLATORS: a player who named themselves "You", told from the viewer: "Seat 1 (You)".
+            return _("Seat {number} ({name})").format(number=seat + 1, name=name)
+        return name
+
+    def owner(self, seat: int) -> str:
+        """``seat``'s name for a possessive template ("{owner}'s set"): its part in brackets
+        left out."""
+        return owner_name(self.name(seat))
+
+    def say(self, seat: int, you: str, other: str, **fields: object) -> str:
+        """The sentence about ``seat``: template ``you`` (second person) when it is "you",
+        else ``other`` with ``{name}``; both marked with ``N_`` where they are written,
+        translated here and filled with ``fields``."""
+        if self.is_you(seat):
+            return _(you).format(**fields)
+        return _(other).format(name=self.name(seat), **fields)
 
     def who(self, seat: int, start: bool = True) -> str:
-        """``seat`` as a subject: "You" (or "you" not at the ``start``), or its name."""
+        """``seat`` as a subject: "You" (or "you" not at the ``start``), or its name (for a
+        label or a list; a sentence is a template of :meth:`say`)."""
         if self.is_you(seat):
-            return "You" if start else "you"
+            return pgettext("subject", "You") if start else pgettext("subject", "you")
         return self.name(seat)
 
     def whom(self, seat: int) -> str:
         """``seat`` as an object: "you", or its name."""
-        return "you" if self.is_you(seat) else self.name(seat)
-
-    def whose(self, seat: int, start: bool = False) -> str:
-        """``seat``'s possessive: "your" ("Your" at the ``start``), or "Bot 2's"."""
-        if self.is_you(seat):
-            return "Your" if start else "your"
-        return possessive(self.name(seat))
-
-    def does(self, seats: Sequence[int], verb: str, start: bool = True) -> str:
-        """``seats`` as the subject of ``verb`` in the present, agreeing: "You deal", "Ann
-        deals", "Ann and Bob play"."""
-        who = self.all(seats, start)
-        plural = len(seats) > 1 or self.is_you(seats[0])
-        return f"{who} {verb if plural else verb + 's'}"
+        return pgettext("object", "you") if self.is_you(seat) else self.name(seat)
 
     def all(self, seats: Sequence[int], start: bool = True) -> str:
         """Several seats as a subject: "Ann and Bob", "You and Bob"."""
-        return " and ".join(self.who(s, start and i == 0) for i, s in enumerate(seats))
+        return list_words([self.who(s, start and i == 0) for i, s in enumerate(seats)])
+
+    def several(self, seats: Sequence[int], one_you: str, one: str, many: str, **fields: object) -> str:
+        """The sentence about ``seats``: template ``one_you`` for "you" alone, ``one`` with
+        ``{name}`` for another seat alone, ``many`` with ``{names}`` for several (see
+        :meth:`say`)."""
+        if len(seats) == 1:
+            return self.say(seats[0], one_you, one, **fields)
+        return _(many).format(names=self.all(seats, start=False), **fields)
 
 
 def cards_words(cards: Sequence[int]) -> str:
     """Cards in notation, in hand order ("no cards" for none)."""
-    return " ".join(card_text(c) for c in sorted(cards, key=sort_key)) or "no cards"
+    return " ".join(card_text(c) for c in sorted(cards, key=sort_key)) or _("no cards")
 
 
 @dataclass
@@ -208,12 +242,15 @@ class Narrator:
             self._moves_since(view)
             if len(view.pools) > self._pools:
                 self._pools = len(view.pools)
-                first, end, _ = view.pools[-1]
-                self._tell("play", f"The draw pile ran out: {end - first} cards of the discard pile "
-                                   "were reshuffled into a new draw pile.")
+                first, end, _top = view.pools[-1]
+                self._tell("play", ngettext(
+                    "The draw pile ran out: {n} card of the discard pile was reshuffled into a new "
+                    "draw pile.",
+                    "The draw pile ran out: {n} cards of the discard pile were reshuffled into a new "
+                    "draw pile.", end - first).format(n=end - first))
             if view.went_out is not None and not self._out:
                 self._out = True
-                self._tell("play", f"{self.voice.who(view.went_out)} went out!")
+                self._tell("play", self.voice.say(view.went_out, N_("You went out!"), N_("{name} went out!")))
         if len(view.sheet) > self._sheet:
             self._sheet = len(view.sheet)
             summary = self._scored(view, table)
@@ -222,7 +259,8 @@ class Narrator:
 
     def said(self, seat: int, text: str) -> None:
         """A line of table chat (a note: chat is not in the log)."""
-        self._tell("note", f"{self.voice.who(seat)} said: {text}")
+        # TRANSLATORS: a line of table chat in the move log; {text} is what was typed.
+        self._tell("note", self.voice.say(seat, N_("You said: {text}"), N_("{name} said: {text}"), text=text))
 
     def note(self, text: str) -> None:
         """A line for the move log from outside the log."""
@@ -234,8 +272,9 @@ class Narrator:
         self.told.append(Told(self._number if hand is None else hand, kind, text, title))
 
     def _begin(self, view: GameState, table: TableState | None) -> None:
-        # A game joined under way (resumed, or a LAN seat's screen opened late): the hands
-        # and events before this view are not told again.
+        # A game joined under way (a LAN seat's screen opened late): the hands and events
+        # before this view are not told. (A screen on a resumed game tells it from the start
+        # of its log: see SeatScreen.history.)
         self._started = True
         self._sheet = len(view.sheet)
         self._number = len(view.sheet) + 1 if view.stage == "deal" else view.hand_no + 1
@@ -253,29 +292,55 @@ class Narrator:
     def _went_on(self, takeover: Takeover, table: TableState) -> None:
         before, after = self.voice, Voice(table.names, self.me, self.second_person)
         gone = takeover.seats
-        them = "them" if len(gone) > 1 else "that seat"
         voided = self._last is not None and self._last.stage not in ("deal", "over")
+        fields = {"seq": takeover.seq, "agreed": before.all(takeover.agreed_by, start=False),
+                  "gone": list_words([before.whom(s) for s in gone]), "bots": after.all(gone, start=False)}
         if voided:
-            fate = f"the hand under way is void and is dealt again without {them}"
+            text = after.several(
+                gone,
+                # TRANSLATORS: the table went on without a machine's seats (PROTOCOL 4.13). {agreed}
+                # are the players who agreed ("Ann and Bob", may hold "you"); {gone} the seat(s)
+                # gone and {bots} the same seat(s) as named from then on ("Cy (Ann's bot)").
+                N_("At entry {seq} {agreed} went on without you: the hand under way is void and is dealt "
+                   "again without that seat; from the next hand you play as a bot."),
+                N_("At entry {seq} {agreed} went on without {gone}: the hand under way is void and is dealt "
+                   "again without that seat; from the next hand {bots} plays as a bot."),
+                N_("At entry {seq} {agreed} went on without {gone}: the hand under way is void and is dealt "
+                   "again without them; from the next hand {bots} play as a bot."), **fields)
         else:
-            fate = f"the next hand is dealt without {them}"
-        bots = after.does(gone, "play", start=False)
-        self._tell("event", f"At entry {takeover.seq} {before.all(takeover.agreed_by, start=False)} went on "
-                            f"without {' and '.join(before.whom(s) for s in gone)}: {fate}; from the "
-                            f"next hand {bots} as a bot.", takeover.hand + 1)
+            text = after.several(
+                gone,
+                # TRANSLATORS: as above, between two hands.
+                N_("At entry {seq} {agreed} went on without you: the next hand is dealt without that seat; "
+                   "from the next hand you play as a bot."),
+                N_("At entry {seq} {agreed} went on without {gone}: the next hand is dealt without that "
+                   "seat; from the next hand {bots} plays as a bot."),
+                N_("At entry {seq} {agreed} went on without {gone}: the next hand is dealt without them; "
+                   "from the next hand {bots} play as a bot."), **fields)
+        self._tell("event", text, takeover.hand + 1)
         cosigners = [before.name(s) for s in takeover.agreed_by if s != takeover.runner]
-        agreement = (f"with the signed agreement of {' and '.join(cosigners)}" if cosigners
-                     else "nobody else had to agree")
-        self._tell("aside", f"({before.who(takeover.runner)} wrote the away entry, {agreement})",
-                   takeover.hand + 1)
+        if cosigners:
+            # TRANSLATORS: who wrote the entry that went on without a machine, and who signed it too.
+            aside = before.say(takeover.runner, N_("(You wrote the away entry, with the signed agreement of "
+                                                   "{cosigners})"),
+                               N_("({name} wrote the away entry, with the signed agreement of {cosigners})"),
+                               cosigners=list_words(cosigners))
+        else:
+            aside = before.say(takeover.runner, N_("(You wrote the away entry, nobody else had to agree)"),
+                               N_("({name} wrote the away entry, nobody else had to agree)"))
+        self._tell("aside", aside, takeover.hand + 1)
         self._hand_no, self._again = None, voided
         self._number = takeover.hand + 1
 
     def _came_back(self, back: Return, table: TableState) -> None:
         voice = Voice(table.names, self.me, self.second_person)
-        self._tell("event", f"At entry {back.seq} {voice.all(back.seats, start=False)} came back: "
-                            f"{voice.does(back.seats, 'play', start=False)} again from hand "
-                            f"{back.hand + 1}.", back.hand + 1)
+        text = voice.several(back.seats,
+                             # TRANSLATORS: a machine the table went on without took its seat(s) back.
+                             N_("At entry {seq} you came back: you play again from hand {hand}."),
+                             N_("At entry {seq} {name} came back: {name} plays again from hand {hand}."),
+                             N_("At entry {seq} {names} came back: {names} play again from hand {hand}."),
+                             seq=back.seq, hand=back.hand + 1)
+        self._tell("event", text, back.hand + 1)
 
     def _start(self, view: GameState, table: TableState | None) -> None:
         voice = self.voice
@@ -283,30 +348,44 @@ class Narrator:
         self._moves = self._held_told = self._pools = 0
         self._out = False
         top = view.top_discard()
-        turned = f"{card_text(top)} turned up" if top is not None else "dealt"
-        tie = " (tie replay)" if view.tie is not None else ""
-        again = ", dealt again" if self._again else ""
+        title = _hand_title(self._number, view.tie is not None, self._again)
         self._again = False
-        self._tell("heading", f"{voice.does([view.dealer], 'deal')}, {turned}",
-                   title=f"Hand {self._number}{tie}{again}")
+        if top is not None:
+            # TRANSLATORS: a hand's heading, after "Hand 2: ": who deals, and the first discard.
+            heading = voice.say(view.dealer, N_("You deal, {card} turned up"),
+                                N_("{name} deals, {card} turned up"), card=card_text(top))
+        else:
+            heading = voice.say(view.dealer, N_("You deal"), N_("{name} deals"))
+        self._tell("heading", heading, title=title)
         if top is not None and is_skip(top):
             order = view.seats_in_hand
             first = next((s for s in order if s > view.dealer), order[0])  # left of the dealer
-            self._tell("play", f"The Skip turned up: {voice.does([first], 'lose')} the first turn.")
+            self._tell("play", voice.say(first, N_("The Skip turned up: you lose the first turn."),
+                                         N_("The Skip turned up: {name} loses the first turn.")))
         if table is not None and table.hand is not None and table.hand.rounds:
             seqs, players = table.hand.rounds[0].seqs, table.players
-            self._tell("detail", f"Dealt by {players} shuffles after {players} hand keys with proofs "
-                                 f"(entries {seqs[0] - players}-{seqs[-1] + players}).")
-        phases = ", ".join(f"{voice.name(s)} phase {view.phase_of(s)}" for s in view.seats_in_hand)
-        self._tell("detail", f"Phases: {phases}.")
+            # TRANSLATORS: a transcript's note on how a hand was dealt (the dealing cryptography).
+            dealt = _("Dealt by {players} shuffles after {players} hand keys with proofs "
+                      "(entries {first}-{last}).")
+            self._tell("detail", dealt.format(players=players, first=seqs[0] - players,
+                                              last=seqs[-1] + players))
+        # TRANSLATORS: one player's phase in a list of them: "Ann phase 2".
+        phases = ", ".join(_("{name} phase {phase}").format(name=voice.name(s), phase=view.phase_of(s))
+                           for s in view.seats_in_hand)
+        self._tell("detail", _("Phases: {phases}.").format(phases=phases))
         me = self.me
         if me is not None and me in view.seats_in_hand:
             phase = view.phase_of(me)
             if phase is not None:
-                self._tell("play", f"{voice.whose(me, start=True)} phase: {phase} ({describe_phase(phase)}).")
+                self._tell("play", voice.say(me, N_("Your phase: {phase} ({description})."),
+                                             N_("{owner}'s phase: {phase} ({description})."),
+                                             owner=voice.owner(me), phase=phase,
+                                             description=describe_phase(phase)))
             held = view.hand_cards(me)
             if held:  # (a replay knows them only from the hand's reveal on)
-                self._tell("detail", f"{voice.whose(me, start=True)} cards: {cards_words(held)}.")
+                self._tell("detail", voice.say(me, N_("Your cards: {cards}."),
+                                               N_("{owner}'s cards: {cards}."),
+                                               owner=voice.owner(me), cards=cards_words(held)))
 
     def _moves_since(self, view: GameState) -> None:
         history = view.history
@@ -316,7 +395,10 @@ class Narrator:
                 self._held_told = self._moves + 1
                 held = self._last.hand_cards(move.seat) if self._last is not None else ()
                 if held:
-                    self._tell("detail", f"({self.voice.whose(move.seat)} hand: {cards_words(held)})")
+                    self._tell("detail", self.voice.say(move.seat, N_("(your hand: {cards})"),
+                                                        N_("({owner}'s hand: {cards})"),
+                                                        owner=self.voice.owner(move.seat),
+                                                        cards=cards_words(held)))
             line = self._move(view, move, last=self._moves == len(history) - 1)
             if line is None:
                 return  # the seat's drawn card opens once the other seats' tokens are in
@@ -324,34 +406,52 @@ class Narrator:
             self._moves += 1
 
     def _move(self, view: GameState, move: PublicMove, last: bool) -> str | None:
-        voice = self.voice
-        who = voice.who(move.seat)
+        say = partial(self.voice.say, move.seat)
         if move.action == "draw":
             drawn = None
             if move.seat == self.me and last and view.stage == "play":
                 drawn = view.card_at(view.hands[move.seat][-1])
                 if drawn is None:
                     return None
-            return f"{who} drew {card_text(drawn) if drawn is not None else 'a card'} from the draw pile."
+            if drawn is None:
+                return say(N_("You drew a card from the draw pile."),
+                           N_("{name} drew a card from the draw pile."))
+            return say(N_("You drew {card} from the draw pile."),
+                       N_("{name} drew {card} from the draw pile."), card=card_text(drawn))
         if move.action == "lay":
             melds = "; ".join(m.describe() for m in view.melds if m.owner == move.seat)
-            return f"{who} laid down phase {move.phase}: {melds}."
+            # TRANSLATORS: {melds} are the melds laid down: "set of 7s: R7 B7 G7; run 4-7: R4 B5 G6 Y7".
+            return say(N_("You laid down phase {phase}: {melds}."),
+                       N_("{name} laid down phase {phase}: {melds}."), phase=move.phase, melds=melds)
         card = move.card
         assert card is not None  # every other move is of a card everybody saw
         if move.action == "take":
-            return f"{who} took {card_text(card)} from the discard pile."
+            return say(N_("You took {card} from the discard pile."),
+                       N_("{name} took {card} from the discard pile."), card=card_text(card))
         if move.action == "hit":
-            meld = next((m for m in view.melds if card in m.cards), None)
-            if meld is None:
-                return f"{who} hit {card_text(card)}."
-            owner = "own" if meld.owner == move.seat else voice.whose(meld.owner)
-            name = label_text(meld.kind, meld.label, len(meld.cards))
-            return f"{who} hit {card_text(card)} on {owner} {name}."
+            return self._hit(view, move, card)
         if move.target is not None:
-            return f"{who} skipped {voice.whom(move.target)}."
+            return skip_sentence(self.voice, move.seat, move.target)
         if is_skip(card) and view.went_out != move.seat:
-            return f"{who} discarded a Skip, with nobody to skip."
-        return f"{who} discarded {card_text(card)}."
+            return say(N_("You discarded a Skip, with nobody to skip."),
+                       N_("{name} discarded a Skip, with nobody to skip."))
+        return say(N_("You discarded {card}."), N_("{name} discarded {card}."), card=card_text(card))
+
+    def _hit(self, view: GameState, move: PublicMove, card: int) -> str:
+        voice = self.voice
+        say = partial(voice.say, move.seat)
+        meld = next((m for m in view.melds if card in m.cards), None)
+        if meld is None:
+            return say(N_("You hit {card}."), N_("{name} hit {card}."), card=card_text(card))
+        fields = {"card": card_text(card), "meld": label_text(meld.kind, meld.label, len(meld.cards))}
+        # TRANSLATORS: {meld} is a meld's name ("run 4-8", "set of 7s"); {owner} its owner's name.
+        if meld.owner == move.seat:
+            return say(N_("You hit {card} on own {meld}."), N_("{name} hit {card} on own {meld}."), **fields)
+        if voice.is_you(meld.owner):
+            return say(N_("You hit {card} on your {meld}."), N_("{name} hit {card} on your {meld}."),
+                       **fields)
+        return say(N_("You hit {card} on {owner}'s {meld}."), N_("{name} hit {card} on {owner}'s {meld}."),
+                   owner=voice.owner(meld.owner), **fields)
 
     def _scored(self, view: GameState, table: TableState | None) -> HandSummary:
         voice = self.voice
@@ -363,23 +463,68 @@ class Narrator:
         summary = HandSummary(len(view.sheet), result, left, view.totals, view.winner,
                               tuple(sorted(view.tie)) if view.tie is not None else ())
         if table is not None:
-            self._tell("detail", "Every key and seed revealed; every shuffle and hand checked:", hand)
+            self._tell("detail", _("Every key and seed revealed; every shuffle and hand checked:"), hand)
         for seat, points in enumerate(result.points):
             if points is not None:
-                phase = result.phase[seat]
-                made = "made" if result.made[seat] else "not made"
-                about = f" ({describe_phase(phase)})" if phase else ""
-                self._tell("item", f"{voice.who(seat)}: {cards_words(left[seat] or ())} = {points} points; "
-                                   f"phase {phase or '-'}{about} {made}.", hand)
-        points_words = ", ".join(f"{voice.who(s)} {p}" for s, p in enumerate(result.points) if p is not None)
-        self._tell("play", f"Hand {summary.number} over: {voice.who(result.went_out)} went out. "
-                           f"Points: {points_words}.", hand)
-        self._tell("detail", "Totals: " + ", ".join(f"{voice.who(s)} {t}" for s, t in enumerate(view.totals))
-                   + ".", hand)
+                self._tell("item", _score_item(voice.who(seat), left[seat] or (), points, result.phase[seat],
+                                               result.made[seat]), hand)
+        # TRANSLATORS: one player's points in a list of them: "Ann 35".
+        points_words = ", ".join(_("{name} {points}").format(name=voice.who(s), points=p)
+                                 for s, p in enumerate(result.points) if p is not None)
+        self._tell("play", voice.say(result.went_out,
+                                     N_("Hand {number} over: You went out. Points: {points}."),
+                                     N_("Hand {number} over: {name} went out. Points: {points}."),
+                                     number=summary.number, points=points_words), hand)
+        totals = ", ".join(_("{name} {points}").format(name=voice.who(s), points=t)
+                           for s, t in enumerate(view.totals))
+        self._tell("detail", _("Totals: {totals}.").format(totals=totals), hand)
         if view.winner is not None:
-            self._tell("play", f"Game over: {voice.does([view.winner], 'win')} with "
-                               f"{view.totals[view.winner]} points.", hand)
+            self._tell("play", voice.say(view.winner, N_("Game over: You win with {points} points."),
+                                         N_("Game over: {name} wins with {points} points."),
+                                         points=view.totals[view.winner]), hand)
         elif view.tie is not None:
-            self._tell("play", f"A tie: {voice.all(sorted(view.tie))} replay their last phase.", hand)
+            # TRANSLATORS: the players tied for the lowest total: "Ann and Bob" (may hold "You").
+            self._tell("play", _("A tie: {names} replay their last phase.").format(
+                names=voice.all(sorted(view.tie))), hand)
         self.summaries.append(summary)
         return summary
+
+
+def skip_sentence(voice: Voice, seat: int, target: int) -> str:
+    """``seat`` skipped ``target``, as ``voice`` says it: "You skipped Ann.", "Bot 2 skipped
+    you.", "Bot 2 skipped Ann." (the move log, and a play screen's status line)."""
+    if voice.is_you(target):
+        # TRANSLATORS: another player discarded a Skip on you.
+        return _("{name} skipped you.").format(name=voice.name(seat))
+    return voice.say(seat, N_("You skipped {target}."), N_("{name} skipped {target}."),
+                     target=voice.name(target))
+
+
+def _hand_title(number: int, tie: bool, again: bool) -> str:
+    """A hand's title in the move log: "Hand 2", "Hand 2 (tie replay)", "Hand 1, dealt again"."""
+    if tie and again:
+        return _("Hand {number} (tie replay), dealt again").format(number=number)
+    if tie:
+        return _("Hand {number} (tie replay)").format(number=number)
+    if again:
+        # TRANSLATORS: a hand voided when the table went on without a machine, dealt anew.
+        return _("Hand {number}, dealt again").format(number=number)
+    return _("Hand {number}").format(number=number)
+
+
+def _score_item(who: str, left: Sequence[int], points: int, phase: int | None, made: bool) -> str:
+    """A transcript's line of one seat's score at a hand's end (``who`` is a name or "You")."""
+    fields = {"who": who, "cards": cards_words(left), "points": points, "phase": phase}
+    # TRANSLATORS: a transcript's line at a hand's end: who, the cards left in hand, their
+    # points, and the phase played (with its description) made or not.
+    if phase is None:
+        return ngettext("{who}: {cards} = {points} point; phase - not made.",
+                        "{who}: {cards} = {points} points; phase - not made.", points).format(**fields)
+    fields["description"] = describe_phase(phase)
+    if made:
+        return ngettext("{who}: {cards} = {points} point; phase {phase} ({description}) made.",
+                        "{who}: {cards} = {points} points; phase {phase} ({description}) made.",
+                        points).format(**fields)
+    return ngettext("{who}: {cards} = {points} point; phase {phase} ({description}) not made.",
+                    "{who}: {cards} = {points} points; phase {phase} ({description}) not made.",
+                    points).format(**fields)

@@ -13,6 +13,7 @@ from collections.abc import Generator, Mapping, Sequence
 from p2p10.crypto.group import Scalar
 from p2p10.engine import GameState
 from p2p10.errors import ProtocolError, ProtocolViolation
+from p2p10.i18n import _
 from p2p10.log import BadEntry, parse_entry
 from p2p10.narrate import Narrator
 from p2p10.table import TableState, fold
@@ -54,7 +55,7 @@ def replay_frames(records: Sequence[bytes]) -> tuple[list[TableState], str | Non
             after = table.apply(parse_entry(raw))
         except (BadEntry, ProtocolViolation) as err:
             earlier = deferred_violation(table, index)
-            stopped = f"entry {index}: {err}" if earlier is None else f"entry {earlier.seq}: {earlier}"
+            stopped = _stopped_at(index, err) if earlier is None else _stopped_at(earlier.seq, earlier)
             break
         expect = after.expected()
         if expect is None or expect.kind == "move" or len(after.engine.sheet) > len(table.engine.sheet):
@@ -62,7 +63,7 @@ def replay_frames(records: Sequence[bytes]) -> tuple[list[TableState], str | Non
         table = after
     if stopped is None and table.expected() is not None:
         earlier = deferred_violation(table, None)
-        stopped = None if earlier is None else f"entry {earlier.seq}: {earlier}"
+        stopped = None if earlier is None else _stopped_at(earlier.seq, earlier)
     if frames[-1] is not table:
         frames.append(table)
     return frames, stopped
@@ -83,12 +84,19 @@ def transcript(records: Sequence[bytes], viewer: int | None = None,
             if table is None:
                 table = fold(None, entry, defer_proofs=True)
                 players = ", ".join(table.name(s) for s in range(table.players))
-                yield f"Game {table.game_id.hex()[:16]}: {players}"
-                yield f"Rules: {table.rules.describe()}"
+                # TRANSLATORS: the transcript's first line: the game's number (hexadecimal) and
+                # its players.
+                yield _("Game {game}: {players}").format(game=table.game_id.hex()[:16], players=players)
+                yield _("Rules: {rules}").format(rules=table.rules.describe())
                 if viewer is not None and viewer >= table.players:
-                    raise ProtocolError(f"there is no seat {viewer + 1} at this table")
-                who = f"as {table.name(viewer)}" if viewer is not None else "as a spectator"
-                yield f"Seen {who}; hidden cards appear at each hand's end-of-hand reveal."
+                    raise ProtocolError(_("there is no seat {seat} at this table").format(seat=viewer + 1))
+                if viewer is not None:
+                    # TRANSLATORS: {name} is a player's name and seat: "Ann (seat 1)".
+                    yield _("Seen as {name}; hidden cards appear at each hand's end-of-hand "
+                            "reveal.").format(name=table.name(viewer))
+                else:
+                    yield _("Seen as a spectator; hidden cards appear at each hand's end-of-hand "
+                            "reveal.")
                 narrator = Narrator(table.names, viewer)
                 narrator.update(table.engine, table)
                 continue
@@ -96,13 +104,15 @@ def transcript(records: Sequence[bytes], viewer: int | None = None,
         except (BadEntry, ProtocolViolation) as err:
             bad = deferred_violation(table, index)
             if bad is not None:
-                yield f"VIOLATION at entry {bad.seq}: {bad}"
+                yield _violation_line(bad.seq, bad)
                 return bad
             if isinstance(err, ProtocolViolation):
-                yield f"VIOLATION at entry {index}: {err}"
+                yield _violation_line(index, err)
                 return err
-            yield f"VIOLATION at entry {index}: a malformed entry: {err}"
-            return ProtocolViolation(None, index, f"a malformed entry: {err}")
+            # TRANSLATORS: {reason} says what is wrong with the bytes of a log entry.
+            malformed = _("a malformed entry: {reason}").format(reason=err)
+            yield _violation_line(index, malformed)
+            return ProtocolViolation(None, index, malformed)
         assert narrator is not None  # made with the table
         told = len(narrator.told)
         narrator.update(view_as(table, viewer, secrets), table)
@@ -112,12 +122,30 @@ def transcript(records: Sequence[bytes], viewer: int | None = None,
     if table is not None and table.expected() is not None:
         bad = deferred_violation(table, None)
         if bad is not None:
-            yield f"VIOLATION at entry {bad.seq}: {bad}"
+            yield _violation_line(bad.seq, bad)
             return bad
         expect = table.expected()
         assert expect is not None
-        yield f"(The log ends here: {table.name(expect.seat)} was to write {expect.what}.)"
+        # TRANSLATORS: the transcript's last line when the log stops mid-game: {name} is a
+        # player's name and seat ("Ann (seat 1)"), {what} the entry they were to write ("a move").
+        yield _("(The log ends here: {name} was to write {what}.)").format(
+            name=table.name(expect.seat), what=expect.what)
     return None
+
+
+def _stopped_at(seq: int | None, err: object) -> str:
+    """Where and why a replay stopped, for the replay viewer."""
+    # TRANSLATORS: why a replay stops early: {seq} is the log entry's number, {reason} what is
+    # wrong with it.
+    return _("entry {seq}: {reason}").format(seq=seq, reason=err)
+
+
+def _violation_line(seq: int | None, err: object) -> str:
+    """The transcript's line for a violation; the verdict word is a documented token, the same
+    in every language (as in ``p2p10 audit``)."""
+    # TRANSLATORS: {verdict} is the word VIOLATION, kept in English (a token scripts look for):
+    # keep it first. {seq} is the log entry's number, {reason} what is wrong with it.
+    return _("{verdict} at entry {seq}: {reason}").format(verdict="VIOLATION", seq=seq, reason=err)
 
 
 def deferred_violation(table: TableState | None, before: int | None) -> ProtocolViolation | None:

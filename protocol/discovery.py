@@ -35,6 +35,7 @@ from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZerocon
 
 from p2p10.engine import MAX_PLAYERS, MIN_PLAYERS
 from p2p10.errors import ProtocolError
+from p2p10.i18n import N_, _
 from p2p10.rules import RuleSet
 from p2p10.table import MAX_NAME, PROTOCOL_NAME
 
@@ -70,16 +71,22 @@ class BadAdvertisement(ProtocolError):
     """A table advertisement that is malformed: skipped when browsing, refused when advertising."""
 
 
-def _check_text(what: str, value: object, limit: int) -> str:
+# The messages of a malformed advertisement are shown only to the host whose own table cannot be
+# announced (a browser skips a malformed one without a word): in the user's language.
+
+def _check_text(rule: str, value: object, limit: int) -> str:
+    """``value`` if it is 1 to ``limit`` printable characters; else :class:`BadAdvertisement`
+    saying ``rule`` (marked with ``N_``, its ``{n}`` the limit)."""
     if not isinstance(value, str) or not 0 < len(value) <= limit or not value.isprintable():
-        raise BadAdvertisement(f"the {what} must be 1 to {limit} printable characters")
+        raise BadAdvertisement(_(rule).format(n=limit))
     return value
 
 
 def _check_option(option: object) -> str:
     if not (isinstance(option, str) and 0 < len(option) <= MAX_OPTION and option.isascii()
             and option.isprintable() and " " not in option):
-        raise BadAdvertisement(f"a rule option must be 1 to {MAX_OPTION} ASCII characters, no spaces")
+        raise BadAdvertisement(_("a rule option must be 1 to {n} ASCII characters, no spaces").format(
+            n=MAX_OPTION))
     return option
 
 
@@ -102,26 +109,32 @@ class TableAd:
     version: str = PROTOCOL_NAME
 
     def __post_init__(self) -> None:
-        _check_text("table name", self.table, MAX_TITLE)
-        _check_text("host name", self.host, MAX_NAME)
-        _check_text("protocol version", self.version, MAX_VERSION)
+        # TRANSLATORS: the name of a table announced on the network.
+        _check_text(N_("the table name must be 1 to {n} printable characters"), self.table, MAX_TITLE)
+        # TRANSLATORS: the name of the player who hosts a table announced on the network.
+        _check_text(N_("the host name must be 1 to {n} printable characters"), self.host, MAX_NAME)
+        _check_text(N_("the protocol version must be 1 to {n} printable characters"), self.version,
+                    MAX_VERSION)
         if not (self.version.isascii() and " " not in self.version):
-            raise BadAdvertisement("the protocol version must be ASCII with no spaces")
+            raise BadAdvertisement(_("the protocol version must be ASCII with no spaces"))
         for seats in (self.seats_taken, self.seats_free):
             if type(seats) is not int or seats < 0:
-                raise BadAdvertisement("seat counts must be whole numbers")
+                raise BadAdvertisement(_("seat counts must be whole numbers"))
         if not MIN_PLAYERS <= self.seats_taken + self.seats_free <= MAX_PLAYERS:
-            raise BadAdvertisement(f"a table has {MIN_PLAYERS} to {MAX_PLAYERS} seats")
+            raise BadAdvertisement(_("a table has {low} to {high} seats").format(
+                low=MIN_PLAYERS, high=MAX_PLAYERS))
         if not isinstance(self.options, tuple) or len(self.options) > MAX_OPTIONS:
-            raise BadAdvertisement(f"the rule options must be a tuple of at most {MAX_OPTIONS}")
+            raise BadAdvertisement(_("the rule options must be a tuple of at most {n}").format(
+                n=MAX_OPTIONS))
         for option in self.options:
             _check_option(option)
         try:
             RuleSet.parse(self.options)
         except ValueError as exc:
-            raise BadAdvertisement(f"the rule options do not parse: {exc}") from exc
+            raise BadAdvertisement(_("the rule options do not parse: {reason}").format(reason=exc)) from exc
         if not isinstance(self.fingerprint, str) or not _FINGERPRINT.fullmatch(self.fingerprint):
-            raise BadAdvertisement("the key fingerprint must look like 0123:4567:89ab:cdef")
+            # TRANSLATORS: keep the example fingerprint 0123:4567:89ab:cdef as it is.
+            raise BadAdvertisement(_("the key fingerprint must look like 0123:4567:89ab:cdef"))
         _check_address(self.address)
 
     @property
@@ -149,7 +162,10 @@ class TableAd:
         }
         for key, value in txt.items():
             if len(key) + 1 + len(value) > MAX_TXT_STRING:
-                raise BadAdvertisement(f"the TXT field {key.decode()} is longer than {MAX_TXT_STRING} bytes")
+                # TRANSLATORS: a TXT field is a part of the table's announcement on the network;
+                # {key} is its one-letter name.
+                raise BadAdvertisement(_("the TXT field {key} is longer than {n} bytes").format(
+                    key=key.decode(), n=MAX_TXT_STRING))
         return txt
 
     @classmethod
@@ -187,12 +203,13 @@ class TableAd:
 def _check_address(address: object) -> None:
     if not (isinstance(address, tuple) and len(address) == 2 and isinstance(address[0], str)
             and type(address[1]) is int and 0 < address[1] < 65536):
-        raise BadAdvertisement("the address must be (host, port) with a port from 1 to 65535")
+        raise BadAdvertisement(_("the address must be (host, port) with a port from 1 to 65535"))
     if address[0] not in _UNSPECIFIED:
         try:
             ipaddress.ip_address(address[0])
         except ValueError as exc:
-            raise BadAdvertisement(f"{address[0][:45]!r} is not an IP address") from exc
+            raise BadAdvertisement(_("{address!r} is not an IP address").format(
+                address=address[0][:45])) from exc
 
 
 # ------------------------------------------------------------------------------ zeroconf glue
@@ -204,12 +221,14 @@ def interface_addresses(interfaces: Interfaces) -> list[str] | None:
         return None
     addresses = [interfaces] if isinstance(interfaces, str) else list(interfaces)
     if not addresses:
-        raise ValueError("no interface chosen")
+        raise ValueError(_("no interface chosen"))
     for address in addresses:
         try:
             ipaddress.ip_address(address)
         except ValueError as exc:
-            raise ValueError(f"--interface {address!r}: expected an IP address") from exc
+            # TRANSLATORS: keep the option "--interface" as it is.
+            raise ValueError(_("--interface {address!r}: expected an IP address").format(
+                address=address)) from exc
     return addresses
 
 

@@ -43,6 +43,7 @@ from p2p10.bots import POLICIES
 from p2p10.engine import MAX_PLAYERS, MIN_PLAYERS
 from p2p10.errors import IllegalMove, ProtocolError
 from p2p10.events import SeatEvent
+from p2p10.i18n import _
 from p2p10.log import GAME_ID_BYTES, Entry, fingerprint, public_bytes
 from p2p10.peer import AWAY_AFTER, ChatLine, Peer, Player, Waiting
 from p2p10.rules import RuleSet
@@ -84,13 +85,22 @@ class GameResult:
         table = self.peer.table
         if self.peer.stopped:
             saved = SeatFiles(self.log_path).evidence
-            kept = f"; the signed evidence is in {saved}" if saved.exists() else ""
-            return f"the table stopped: {self.peer.stop_reason()}{kept}; log {self.log_path}"
+            reason = self.peer.stop_reason()
+            if saved.exists():
+                # TRANSLATORS: {reason} says whom the table blames and why; {evidence} and
+                # {log} are file names.
+                return _("the table stopped: {reason}; the signed evidence is in {evidence}; "
+                         "log {log}").format(reason=reason, evidence=saved, log=self.log_path)
+            return _("the table stopped: {reason}; log {log}").format(reason=reason, log=self.log_path)
         if table is None or not self.peer.finished:
-            return (f"you left the table mid-game; go back with: p2p10 resume {self.log_path}")
+            # TRANSLATORS: keep the command "p2p10 resume" as it is.
+            return _("you left the table mid-game; go back with: p2p10 resume {log}").format(
+                log=self.log_path)
         winner = table.engine.winner
-        who = table.name(winner) if winner is not None else "nobody"
-        return f"game over: {who} won; log {self.log_path}"
+        if winner is None:
+            return _("game over: nobody won; log {log}").format(log=self.log_path)
+        # TRANSLATORS: {name} is the winner's name and seat, "Ann (seat 1)"; {log} a file name.
+        return _("game over: {name} won; log {log}").format(name=table.name(winner), log=self.log_path)
 
 
 EVIDENCE_LABEL = "p2p10/evidence/v1"
@@ -108,12 +118,17 @@ def save_evidence(peer: Peer, log_path: Path) -> Path | None:
     return path
 
 
-def parse_address(text: str, what: str = "an address") -> tuple[str, int]:
+def parse_address(text: str, what: str | None = None) -> tuple[str, int]:
     """``HOST:PORT`` (an IPv6 host may be in brackets) as (host, port); :class:`LanError`
-    naming ``what`` otherwise."""
-    host, _, port = text.rpartition(":")
+    naming ``what`` (a command or an option, as typed) otherwise."""
+    host, _colon, port = text.rpartition(":")
     if not host or not port.isdigit() or not is_port(int(port)):
-        raise LanError(f"{what} takes HOST:PORT, not {text!r}")
+        if what is None:
+            # TRANSLATORS: keep HOST:PORT as it is: it is how the address is typed.
+            raise LanError(_("an address takes HOST:PORT, not {text!r}").format(text=text))
+        # TRANSLATORS: {what} is a command or an option as typed ("join", "--reachable-at");
+        # keep HOST:PORT as it is.
+        raise LanError(_("{what} takes HOST:PORT, not {text!r}").format(what=what, text=text))
     return host.strip("[]"), int(port)
 
 
@@ -135,12 +150,13 @@ def taken_note(table: TableState, seat: int) -> str | None:
     taken = next((t for t in reversed(table.takeovers) if seat in t.seats), None)
     if taken is None:
         return None
-    gone = f"The table went on without you at hand {taken.hand + 1}"
     back = next((r for r in reversed(table.returns) if seat in r.seats and r.away == taken.seq), None)
     if back is not None:
-        return f"{gone}; your seat is yours again from hand {back.hand + 1}."
+        return _("The table went on without you at hand {hand}; your seat is yours again from hand "
+                 "{back}.").format(hand=taken.hand + 1, back=back.hand + 1)
     if table.taken_from(seat) is not None:
-        return f"{gone}; a bot plays your seat until you take it back at the next hand."
+        return _("The table went on without you at hand {hand}; a bot plays your seat until you "
+                 "take it back at the next hand.").format(hand=taken.hand + 1)
     return None
 
 
@@ -198,6 +214,15 @@ class LanSeat(PeerSeat):
 
     def hold(self, held: bool) -> None:
         """Nothing: the other machines do not wait while this player reads."""
+
+    @property
+    def pace(self) -> None:
+        """None: the bots at a LAN table move at their own machine's pace (a host's bots and
+        the bots a machine takes over move at once), which this screen does not set."""
+        return None
+
+    def set_pace(self, seconds: float) -> None:
+        """Nothing: see :attr:`pace`."""
 
     async def run(self) -> None:
         """Wait while the mesh plays the table, until the game is over (or the table stops)."""
@@ -281,7 +306,7 @@ class Machine:
         bots = [bot for bot in self.peers[1:] if bot.plays_its_seat]
         positions = {(len(p.log), p.table.last_hash if p.table else b"") for p in (self.peers[0], *bots)}
         if len(positions) != 1:
-            raise IllegalMove("the table is moving: try again in a moment")
+            raise IllegalMove(_("the table is moving: try again in a moment"))
         for bot in bots:
             bot.go_on_without(person)  # holds back only: the player's agreement speaks for it
         self.peers[0].go_on_without(person)
@@ -426,11 +451,12 @@ class SeatRunner:
         peer = self.peer
         table = peer.table
         if table is not None and list(table.keys) != self.keys:
-            raise LanError("the table entry names other keys than the roster: leaving this table")
+            raise LanError(_("the table entry names other keys than the roster: leaving this table"))
         if self.front is None and peer.overdue is not None and self._overdue_said != peer.overdue:
             self._overdue_said = peer.overdue
-            print(f"p2p10: waiting for {table.name(peer.overdue.seat) if table else '?'}",
-                  file=sys.stderr)
+            # TRANSLATORS: {name} is a player's name and seat, "Ann (seat 1)".
+            print(_("p2p10: waiting for {name}").format(
+                name=table.name(peer.overdue.seat) if table else "?"), file=sys.stderr)
         if peer.stopped and not SeatFiles(self.log_path).evidence.exists():
             save_evidence(peer, self.log_path)  # at once: the screen shows where it is
         self._go_on_by_itself()
@@ -465,7 +491,9 @@ class SeatRunner:
         except IllegalMove:
             return  # e.g. this machine's peers are not all at one position yet: next poll
         assert self.peer.table is not None
-        print(f"p2p10: going on without {self.peer.table.name(waiting.person)}", file=sys.stderr)
+        # TRANSLATORS: {name} is a player's name and seat, "Ann (seat 1)".
+        print(_("p2p10: going on without {name}").format(name=self.peer.table.name(waiting.person)),
+              file=sys.stderr)
 
 
 async def play_seat(peer: Peer, table_id: bytes, roster: list[SeatInfo], rules: RuleSet,
@@ -491,13 +519,15 @@ def read_roster(path: Path) -> tuple[bytes, RuleSet, list[SeatInfo], tuple[str, 
     try:
         data = path.read_bytes()
     except OSError as err:
-        raise LanError(f"cannot read the table's roster {path}: {err.strerror}") from None
+        raise LanError(_("cannot read the table's roster {path}: {reason}").format(
+            path=path, reason=err.strerror)) from None
     try:
         item = unpack(data)
         listening = item.pop() if isinstance(item, list) and len(item) == 5 else None
         if not (isinstance(listening, list) and len(listening) == 2
                 and isinstance(listening[0], str) and is_port(listening[1])):
-            raise ProtocolError("a saved roster ends with [address, port] of this peer's listener")
+            # TRANSLATORS: keep "[address, port]": it is what the file holds.
+            raise ProtocolError(_("a saved roster ends with [address, port] of this peer's listener"))
         return (*parse_roster(item), (listening[0], listening[1]))
     except ProtocolError as err:
         raise LanError(f"{path}: {err}") from None
@@ -550,11 +580,15 @@ class Host:
                  bot_level: str = "normal", start_when_full: bool = True,
                  front: Front | None = None, timing: Timing = Timing()) -> None:
         if not MIN_PLAYERS <= seats <= MAX_PLAYERS:
-            raise LanError(f"a table seats {MIN_PLAYERS} to {MAX_PLAYERS} players, not {seats}")
+            raise LanError(_("a table seats {low} to {high} players, not {n}").format(
+                low=MIN_PLAYERS, high=MAX_PLAYERS, n=seats))
         if not 0 <= bots < seats:
-            raise LanError(f"--bots must leave the host a seat: 0 to {seats - 1}, not {bots}")
+            # TRANSLATORS: keep the option "--bots" as it is.
+            raise LanError(_("--bots must leave the host a seat: 0 to {most}, not {bots}").format(
+                most=seats - 1, bots=bots))
         if bot_level not in POLICIES:
-            raise LanError(f"unknown bot level {bot_level!r}; choose from {', '.join(POLICIES)}")
+            raise LanError(_("unknown bot level {level!r}; choose from {choices}").format(
+                level=bot_level, choices=", ".join(POLICIES)))
         self.bots = bots
         self.bot_level = bot_level
         self.peers: list[Peer] = []  # once the table starts: the host's own, then its bots
@@ -562,7 +596,7 @@ class Host:
         self.front = front
         self.timing = timing
         self.name = valid_name(name)
-        self.title = title or f"{self.name}'s table"
+        self.title = title or f"{self.name}'s table"  # announced to the network: in English
         self.advertised = advertised
         self._ad: Advertisement | None = None
         self.seats = seats
@@ -607,14 +641,16 @@ class Host:
             runner, port = await listen({LOBBY_PATH: self.lobby.handle, MESH_PATH: self.slot.handle},
                                         self.interface, self.port)
         except OSError as err:
-            raise LanError(f"cannot listen on {self.interface}:{self.port}: {err.strerror}") from None
+            raise LanError(_("cannot listen on {interface}:{port}: {reason}").format(
+                interface=self.interface, port=self.port, reason=err.strerror)) from None
         self.listening = port
         own_host, own_port = self.reachable_at or (self.roster[0].host, port)
         self.roster[0] = SeatInfo(self.name, self.roster[0].key, own_host, own_port)
         runners: list[web.AppRunner] = []
         try:
-            self.say(f"listening on {self.interface}:{port}")
-            self.say(f"table {self.table_id.hex()}: {self.seats} seats, rules: {self.rules.describe()}")
+            self.say(_("listening on {interface}:{port}").format(interface=self.interface, port=port))
+            self.say(_("table {table}: {seats} seats, rules: {rules}").format(
+                table=self.table_id.hex(), seats=self.seats, rules=self.rules.describe()))
             # Zeroconf's probing takes over a second: the lobby is open meanwhile, and a table
             # that fills (players who joined by address) starts without waiting for it.
             advertising = asyncio.ensure_future(self._advertise(port)) if self.advertised else None
@@ -639,7 +675,7 @@ class Host:
                 machine.peers.append(bot)
                 local[seat] = bot.sit_down(self.table_id, self.roster[seat].name, self.rules, run_by=0)
             sit_downs = await self.lobby.gather(local)
-            self.say(f"the table starts with {len(self.roster)} players: dealing")
+            self.say(_("the table starts with {n} players: dealing").format(n=len(self.roster)))
             playing = [play_seat(peer, self.table_id, self.roster, self.rules,
                                  log_path_for(self.save_dir, self.table_id, 0), self.slot,
                                  listening=(self.interface, port), sit_downs=sit_downs, front=self.front,
@@ -669,7 +705,8 @@ class Host:
             try:
                 runner, port = await listen({MESH_PATH: slot.handle}, self.interface)
             except OSError as err:
-                raise LanError(f"cannot listen for a bot on {self.interface}: {err.strerror}") from None
+                raise LanError(_("cannot listen for a bot on {interface}: {reason}").format(
+                    interface=self.interface, reason=err.strerror)) from None
             runners.append(runner)
             own_host = self.roster[0].host if self.reachable_at is None else self.reachable_at[0]
             self.roster.append(SeatInfo(self.lobby.unique(f"Bot {number}"), public_bytes(identity),
@@ -689,9 +726,11 @@ class Host:
         try:
             self._ad = await advertise(self._table_ad(port), interfaces)
         except (OSError, ValueError, ProtocolError) as err:
-            self.say(f"not announced on the network ({err}); players join with the address above")
+            self.say(_("not announced on the network ({reason}); players join with the address "
+                       "above").format(reason=err))
             return
-        self.say(f"announced as {self.title!r}: 'p2p10 tables' lists it")
+        # TRANSLATORS: keep the command 'p2p10 tables' as it is.
+        self.say(_("announced as {title!r}: 'p2p10 tables' lists it").format(title=self.title))
         await self._update_ad()  # seats taken while it was being announced
 
     async def _update_ad(self) -> None:
@@ -729,7 +768,8 @@ class Joiner:
         try:
             runner, port = await listen({MESH_PATH: self.slot.handle}, self.interface)
         except OSError as err:
-            raise LanError(f"cannot listen on {self.interface}: {err.strerror}") from None
+            raise LanError(_("cannot listen on {interface}: {reason}").format(
+                interface=self.interface, reason=err.strerror)) from None
         try:
             own_host = "" if self.interface in WILDCARD else self.interface
             table_id, rules, roster = await take_seat((self.host, self.port), self.name, self.identity,
@@ -738,7 +778,8 @@ class Joiner:
             peer = self.peer
             assert peer is not None  # made by _sign
             seat = peer.seat
-            self.say(f"the table is full: dealing; you are seat {seat + 1} of {len(roster)}")
+            self.say(_("the table is full: dealing; you are seat {seat} of {n}").format(
+                seat=seat + 1, n=len(roster)))
             # Saved with every host resolved, for a restart: "" is the host's own address.
             roster = [SeatInfo(s.name, s.key, own_host if i == seat and not self.reachable_at
                                else s.host or self.host, s.port)
@@ -809,8 +850,8 @@ class Resumer:
         """The files of this peer's bot at ``seat``: beside this one, same table, that seat."""
         found = SeatFiles(self.log_path).other_seat(seat)
         if found is None:
-            raise LanError(f"the log of this table's bot at seat {seat + 1} is not beside "
-                           f"{self.log_path.name}: that seat cannot go on")
+            raise LanError(_("the log of this table's bot at seat {seat} is not beside {log}: that "
+                             "seat cannot go on").format(seat=seat + 1, log=self.log_path.name))
         return found
 
     async def _restore(self, log_path: Path, policy: str | None, runners: list[web.AppRunner]
@@ -818,22 +859,25 @@ class Resumer:
         """A peer from its files, listening where it listened; and how to play it on."""
         files = SeatFiles(log_path)
         if not log_path.exists() and not files.secrets.exists():
-            raise LanError(f"no game log at {log_path}")  # (none yet: killed just after its identity)
+            # (None yet: killed just after its identity.)
+            raise LanError(_("no game log at {path}").format(path=log_path))
         table_id, rules, roster, (listen_host, listen_port) = read_roster(files.roster)
         if not files.secrets.exists():
-            raise LanError(f"no secrets file beside the log ({files.secrets.name}): this seat cannot go on")
+            raise LanError(_("no secrets file beside the log ({name}): this seat cannot go on").format(
+                name=files.secrets.name))
         peer = resume_peer(log_path, files.secrets, player=player_for(policy),
                            away_after=self.timing.away_after)
         if peer.seat >= len(roster) or roster[peer.seat].key != public_bytes(peer.identity):
-            raise LanError("the saved roster does not seat this peer's key")
+            raise LanError(_("the saved roster does not seat this peer's key"))
         if peer.table is not None and list(peer.table.keys) != [s.key for s in roster]:
-            raise LanError("the saved roster and the saved log seat different players")
+            raise LanError(_("the saved roster and the saved log seat different players"))
         interface = self.interface or listen_host
         slot = MeshSlot()
         try:
             runner, _port = await listen({MESH_PATH: slot.handle}, interface, listen_port)
         except OSError as err:
-            raise LanError(f"cannot listen again on {interface}:{listen_port}: {err.strerror}") from None
+            raise LanError(_("cannot listen again on {interface}:{port}: {reason}").format(
+                interface=interface, port=listen_port, reason=err.strerror)) from None
         runners.append(runner)
 
         def play(**options: Any) -> Coroutine[Any, Any, GameResult]:

@@ -33,6 +33,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p10.engine import MAX_PLAYERS, MIN_PLAYERS
 from p2p10.errors import BadRules, P2P10Error, ProtocolError
+from p2p10.i18n import N_, _, ngettext
 from p2p10.log import (
     GAME_ID_BYTES,
     PUBLIC_KEY_BYTES,
@@ -70,12 +71,22 @@ class SeatInfo:
 Say = Callable[[str], None]
 SignSitDown = Callable[[bytes, RuleSet, list[SeatInfo], int], SitDown]
 
+# What the host sends a joiner (``["refused", reason]``) stays in English, whatever the host's
+# language: the joiner may speak another. The host's own user reads the same reason in theirs.
+_NAME_RULE = N_("a name is 1 to {n} printable characters")
+
+
+def _in_both(message: str, **values: object) -> tuple[str, str]:
+    """``message`` (marked with ``N_``) filled with ``values``: in English for the wire, and
+    in the user's language."""
+    return message.format(**values), _(message).format(**values)
+
 
 def valid_name(name: str) -> str:
     """``name`` trimmed, or :class:`LanError` if a table entry could not carry it."""
     name = name.strip()
     if not 0 < len(name) <= MAX_NAME or not name.isprintable():
-        raise LanError(f"a name is 1 to {MAX_NAME} printable characters")
+        raise LanError(_(_NAME_RULE).format(n=MAX_NAME))
     return name
 
 
@@ -135,8 +146,8 @@ def parse_seat(item: object) -> SeatInfo:
     public_key(item[1])  # refuses a key that is not a point, or of small order
     try:
         name = valid_name(item[0])
-    except LanError as err:
-        raise ProtocolError(str(err)) from None
+    except LanError:
+        raise ProtocolError(_NAME_RULE.format(n=MAX_NAME)) from None  # sent in a refusal
     return SeatInfo(name, item[1], item[2], item[3])
 
 
@@ -152,21 +163,22 @@ def parse_roster(item: Any) -> tuple[bytes, RuleSet, list[SeatInfo]]:
             and isinstance(item[1], bytes) and len(item[1]) == GAME_ID_BYTES
             and isinstance(item[2], list) and all(isinstance(o, str) for o in item[2])
             and isinstance(item[3], list) and MIN_PLAYERS <= len(item[3]) <= MAX_PLAYERS):
-        raise ProtocolError("not a roster: ['roster', table id, rule options, seats]")
+        # TRANSLATORS: keep the bracketed form as it is: it is what the message looks like.
+        raise ProtocolError(_("not a roster: ['roster', table id, rule options, seats]"))
     try:
         rules = RuleSet.parse(item[2])
     except BadRules as err:
-        raise ProtocolError(f"the roster's rules: {err}") from None
+        raise ProtocolError(_("the roster's rules: {reason}").format(reason=err)) from None
     roster = [parse_seat(s) for s in item[3]]
     if len({s.key for s in roster}) != len(roster):
-        raise ProtocolError("the roster seats one key twice")
+        raise ProtocolError(_("the roster seats one key twice"))
     return item[1], rules, roster
 
 
 def renamed(given: str, mine: str) -> bool:
     """True when the roster's ``given`` name is ``mine``, or ``mine`` told apart from a
     namesake by a number ("Guest 2", see :meth:`Lobby.unique`)."""
-    stem, _, number = given.rpartition(" ")
+    stem, _space, number = given.rpartition(" ")
     return given == mine or (number.isdigit() and bool(stem) and mine.startswith(stem))
 
 
@@ -193,7 +205,7 @@ class Lobby:
         self._full = asyncio.Event()
         self._sat: dict[int, SitDown] = {}
         self._sat_all = asyncio.Event()
-        self._failure: str | None = None
+        self._failure: tuple[str, str] | None = None  # (for the joiners, for this user)
 
     @property
     def seats(self) -> int:
@@ -203,9 +215,9 @@ class Lobby:
     def can_start(self) -> str | None:
         """Why the table cannot start now, or None."""
         if self.started:
-            return "the table has started"
+            return _("the table has started")
         if len(self.roster) + self.bots < MIN_PLAYERS:
-            return "nobody has sat down yet"
+            return _("nobody has sat down yet")
         return None
 
     def start(self) -> None:
@@ -246,16 +258,19 @@ class Lobby:
                 await socket.send_bytes(roster)
             except ConnectionError:
                 # Nobody can play that seat now, and without it the table cannot deal.
-                raise LanError(f"{self._name_of(key)} left just as the table started") from None
+                raise LanError(_("{name} left just as the table started").format(
+                    name=self._name_of(key))) from None
         self._check_all_sat()
         try:
             await asyncio.wait_for(self._sat_all.wait(), JOIN_TIMEOUT)
         except TimeoutError:
             missing = [s.name for i, s in enumerate(self.roster) if i not in self._sat]
-            self._failure = f"{', '.join(missing)} did not sit down in time"
+            # TRANSLATORS: {names} lists players' names, "Ann, Bob".
+            self._failure = _in_both(N_("{names} did not sit down in time"), names=", ".join(missing))
         if self._failure is not None:
-            await self._close_all(["refused", self._failure])
-            raise LanError(self._failure)
+            wire, told = self._failure
+            await self._close_all(["refused", wire])
+            raise LanError(told)
         await self._close_all(["start"])
         return [self._sat[seat] for seat in range(len(self.roster))]
 
@@ -284,11 +299,14 @@ class Lobby:
                 raise ProtocolError("a sit-down message is ['sit-down', sit-down]")
             sat = parse_sit_down(item[1])
         except (ProtocolError, BadSitDown) as err:
-            self._failure = f"{info.name} sent a bad sit-down: {err}"
+            # TRANSLATORS: {reason} says what is wrong with the signed sit-down (in English).
+            self._failure = _in_both(N_("{name} sent a bad sit-down: {reason}"), name=info.name,
+                                     reason=err)
         else:
             expected = (self.table_id, seat, info.name, info.key, None, self.rules.options())
             if sat.terms[:6] != expected:
-                self._failure = f"{info.name} signed another seat, name or rules than the roster's"
+                self._failure = _in_both(N_("{name} signed another seat, name or rules than the "
+                                            "roster's"), name=info.name)
             else:
                 self._sat[seat] = sat
         if self._failure is not None:
@@ -323,8 +341,14 @@ class Lobby:
         seat = SeatInfo(self.unique(seat.name), seat.key, seat.host, seat.port)
         self.roster.append(seat)
         self._sockets[seat.key] = socket
-        bots = f", and {self.bots} bot{'s' if self.bots > 1 else ''}" if self.bots else ""
-        self.say(f"{seat.name} sat down ({len(self.roster)} of {self.people}{bots})")
+        if self.bots:
+            # TRANSLATORS: a player sat down at the host's table: {n} of the {people} seats for
+            # people are taken, and the host's {bots} bots take the others.
+            sat = ngettext("{name} sat down ({n} of {people}, and {bots} bot)",
+                           "{name} sat down ({n} of {people}, and {bots} bots)", self.bots)
+        else:
+            sat = _("{name} sat down ({n} of {people})")
+        self.say(sat.format(name=seat.name, n=len(self.roster), people=self.people, bots=self.bots))
         await socket.send_bytes(pack(["seated", len(self.roster) + self.bots, self.seats]))
         if len(self.roster) == self.people and self.start_when_full:
             self._full.set()
@@ -338,10 +362,11 @@ class Lobby:
             # Left before the start: the seat is free again.
             self.roster = [s for s in self.roster if s.key != seat.key]
             del self._sockets[seat.key]
-            self.say(f"{seat.name} left ({len(self.roster)} of {self.people})")
+            self.say(_("{name} left ({n} of {people})").format(name=seat.name, n=len(self.roster),
+                                                               people=self.people))
             await self.changed()
         elif not self._sat_all.is_set():
-            self._failure = f"{seat.name} left just as the table started"
+            self._failure = _in_both(N_("{name} left just as the table started"), name=seat.name)
             self._sat_all.set()
         return socket
 
@@ -365,16 +390,18 @@ async def take_seat(address: tuple[str, int], name: str, identity: Ed25519Privat
             while True:
                 message = await socket.receive()
                 if message.type != aiohttp.WSMsgType.BINARY:
-                    raise LanError("the host closed the lobby before the game started")
+                    raise LanError(_("the host closed the lobby before the game started"))
                 item = unpack(message.data)
                 if isinstance(item, list) and item[:1] == ["refused"] and len(item) == 2:
-                    raise LanError(f"the host refused the seat: {item[1]}")
+                    # TRANSLATORS: {reason} is the host's own words, in English.
+                    raise LanError(_("the host refused the seat: {reason}").format(reason=item[1]))
                 if isinstance(item, list) and item[:1] == ["seated"] and proposed is None:
-                    say(f"seated at {host}:{port}; waiting for the table to fill")
+                    say(_("seated at {host}:{port}; waiting for the table to fill").format(
+                        host=host, port=port))
                     continue
                 if proposed is not None:
                     if item != ["start"]:
-                        raise LanError("the host sent something else than the start in the lobby")
+                        raise LanError(_("the host sent something else than the start in the lobby"))
                     return proposed
                 proposed = check_roster(item, key, name, host_fingerprint)
                 table_id, rules, roster = proposed
@@ -382,9 +409,10 @@ async def take_seat(address: tuple[str, int], name: str, identity: Ed25519Privat
                 await socket.send_bytes(signed(identity, ["sit-down", sat.raw]))
     except (aiohttp.ClientError, OSError) as err:
         reason = err.os_error.strerror if isinstance(err, aiohttp.ClientConnectorError) else str(err)
-        raise LanError(f"cannot reach a table at {host}:{port}: {reason}") from None
+        raise LanError(_("cannot reach a table at {host}:{port}: {reason}").format(
+            host=host, port=port, reason=reason)) from None
     except ProtocolError as err:
-        raise LanError(f"the host sent a bad lobby message: {err}") from None
+        raise LanError(_("the host sent a bad lobby message: {reason}").format(reason=err)) from None
 
 
 def check_roster(item: Any, key: bytes, name: str, host_fingerprint: str | None = None
@@ -395,13 +423,15 @@ def check_roster(item: Any, key: bytes, name: str, host_fingerprint: str | None 
     try:
         table_id, rules, roster = parse_roster(item)
     except ProtocolError as err:
-        raise LanError(f"the host sent a bad roster: {err}") from None
+        raise LanError(_("the host sent a bad roster: {reason}").format(reason=err)) from None
     keys = [s.key for s in roster]
     if keys.count(key) != 1:
-        raise LanError("the host's roster does not seat this peer")
+        raise LanError(_("the host's roster does not seat this peer"))
     if not renamed(roster[keys.index(key)].name, name):
-        raise LanError("the host's roster gives this seat another name")
+        raise LanError(_("the host's roster gives this seat another name"))
     if host_fingerprint is not None and fingerprint(roster[0].key) != host_fingerprint:
-        raise LanError(f"the host's key is not the one the table was announced with "
-                       f"({fingerprint(roster[0].key)}, not {host_fingerprint}): leaving")
+        # TRANSLATORS: {key} and {announced} are key fingerprints (hexadecimal).
+        raise LanError(_("the host's key is not the one the table was announced with ({key}, not "
+                         "{announced}): leaving").format(key=fingerprint(roster[0].key),
+                                                         announced=host_fingerprint))
     return table_id, rules, roster

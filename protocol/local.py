@@ -22,6 +22,7 @@ the event loop between them so a screen stays responsive while the deck is shuff
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import os
 import random
@@ -260,6 +261,12 @@ class LocalTable(PeerSeat):
         self.held = held
         self._wake()
 
+    def set_pace(self, seconds: float) -> None:
+        """Have the bots wait ``seconds`` before each move from now on, the move a bot is
+        waiting to make too (the time it has waited counts)."""
+        self.pace = max(0.0, seconds)
+        self._wake()
+
     async def run(self) -> None:
         """Play until the game is over: pass messages, pace the bots, wait for the user (and
         while the table is held)."""
@@ -276,12 +283,23 @@ class LocalTable(PeerSeat):
             table = self.table
             expect = table.expected() if table else None
             if expect is not None and expect.kind == "move":
-                await asyncio.sleep(self.pace)
+                await self._bot_thinks(self._changed)
                 if not self.held:  # held while the bot took its time
                     self.bot_move()
                 continue
             await asyncio.sleep(0)
         self.step()
+
+    async def _bot_thinks(self, changed: asyncio.Event) -> None:
+        """Wait ``pace`` seconds from now, following a pace changed meanwhile (``changed`` is
+        set on every change); cut short when the table is held."""
+        loop = asyncio.get_running_loop()
+        since = loop.time()
+        await asyncio.sleep(0)  # (at pace 0 too: the screen draws between the bots' moves)
+        while not self.held and (left := since + self.pace - loop.time()) > 0:
+            changed.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(changed.wait(), left)
 
     def run_to_end(self, user_policy: Policy) -> None:
         """Play a whole game at once with ``user_policy`` in the user's seat (for tests)."""

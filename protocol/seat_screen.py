@@ -5,7 +5,7 @@ moves on, and waits for it (:meth:`SeatScreen.run`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Protocol
 
@@ -13,7 +13,19 @@ from p2p10.engine import GameState
 from p2p10.events import SeatEvent
 from p2p10.peer import Peer
 from p2p10.rules import RuleSet
-from p2p10.table import TableState
+from p2p10.table import TableState, fold
+
+PACES = (0.0, 0.3, 0.6, 1.2, 2.5)
+"""The bots' paces a screen steps through: seconds a bot waits before each move."""
+
+
+def next_pace(current: float, faster: bool) -> float:
+    """The pace after ``current`` among :data:`PACES`: the next shorter wait if ``faster``,
+    else the next longer one (the ends stay; a pace between two steps goes to the nearer
+    step that way)."""
+    if faster:
+        return max((p for p in PACES if p < current), default=PACES[0])
+    return min((p for p in PACES if p > current), default=PACES[-1])
 
 
 class SeatScreen(Protocol):
@@ -76,6 +88,23 @@ class SeatScreen(Protocol):
         cannot wait for one player (the others' machines) goes on regardless."""
         ...
 
+    @property
+    def pace(self) -> float | None:
+        """Seconds the bots this seat plays wait before each move; None when their pace is not
+        this seat's to set (the other machines play at their own)."""
+        ...
+
+    def set_pace(self, seconds: float) -> None:
+        """Have the bots wait ``seconds`` before each move from now on (the move under way
+        too); nothing where :attr:`pace` is None."""
+        ...
+
+    def history(self) -> Iterator[tuple[GameState, TableState]]:
+        """The game so far as the user saw it, one step per entry of the user's log: the
+        user's view after it and the fold. A screen opened on a game under way (resumed)
+        tells the game from its start with it, as it was told live."""
+        ...
+
     async def run(self) -> None:
         """Play the table until the game is over (or stops); cancel it to leave."""
         ...
@@ -109,3 +138,27 @@ class PeerSeat:
         table = self.table
         expect = table.expected() if table else None
         return expect is not None and expect.seat == self.seat and expect.kind == "move"
+
+    def history(self) -> Iterator[tuple[GameState, TableState]]:
+        """The game so far as the user saw it (see :meth:`SeatScreen.history`): the user's log
+        folded again, each view with the user's own cards opened by the saved hand keys, as
+        :meth:`Peer.view` opens them. Every entry was checked when it came in (or when the seat
+        was restored from its files), so its signature is not checked again, nor are the hands'
+        proofs: this reads the log, it does not judge it."""
+        user = self.user
+        table: TableState | None = None
+        opened: dict[int, int] = {}
+        opened_hand = -1
+        for entry in list(user.log):
+            if table is None:
+                table = fold(None, entry, postpone=True)
+            else:
+                table = table.apply(entry, verified_by=table.verifiers[entry.author])
+            hand, engine = table.hand, table.engine
+            if hand is None or engine.stage in ("deal", "over"):
+                yield engine, table
+                continue
+            if hand.number != opened_hand:
+                opened, opened_hand = {}, hand.number
+            secrets = user.secrets.get(hand.number)
+            yield table.seat_view(self.seat, secrets.secret if secrets else None, opened), table

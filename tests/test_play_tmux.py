@@ -6,7 +6,10 @@ The test reads the screen as a person would (``tmux capture-pane``) and answers 
 
 from __future__ import annotations
 
+import gettext
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -15,6 +18,8 @@ import uuid
 from pathlib import Path
 
 import pytest
+
+from p2p10.i18n import LOCALE_DIR
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None,
                                 reason="tmux is not installed: the end-to-end terminal game needs it")
@@ -69,47 +74,166 @@ def wait_until_still(tmux: Tmux, screen: str, still: float = 0.25, seconds: floa
     return screen
 
 
-def test_a_whole_game_typed_in_tmux_ends_with_an_audited_log(tmp_path: Path) -> None:
+class Words:
+    """The program's words in one language, from its compiled catalogue, as patterns to find
+    on a screen: a test that reads the screen through them reads it in that language."""
+
+    def __init__(self, lang: str) -> None:
+        self.lang = lang
+        self.catalogue = gettext.translation("p2p10", LOCALE_DIR, languages=[lang], fallback=lang == "en")
+
+    def text(self, message: str, context: str | None = None) -> str:
+        if context is None:
+            return self.catalogue.gettext(message)
+        return self.catalogue.pgettext(context, message)
+
+    def pattern(self, message: str, context: str | None = None) -> re.Pattern[str]:
+        """The translation with each ``{placeholder}`` matching anything on one line."""
+        pieces = re.split(r"\{[a-z_]*\}", self.text(message, context))
+        return re.compile(".+?".join(re.escape(piece) for piece in pieces))
+
+    def key(self, screen: str, key: str, label: str) -> bool:
+        """Whether the keys at the bottom offer ``key`` with its ``label`` (a "key" word)."""
+        return re.search(re.escape(key) + r" +" + re.escape(self.text(label, "key")), screen) is not None
+
+    def seen(self, screen: str, *messages: str | tuple[str, str]) -> bool:
+        """Whether the screen shows any of ``messages`` (a tuple is ``(context, message)``)."""
+        for message in messages:
+            context, text = message if isinstance(message, tuple) else (None, message)
+            if self.pattern(text, context).search(screen):
+                return True
+        return False
+
+
+MY_DRAW = ("Your turn: draw a card (d or t)", ("title", "Your turn: d or t"))
+MY_PLAY = ("Your turn: play, then discard (x)", ("title", "Your turn: x discards"))
+START = ("Start a new game",)
+CARD_ROW = re.compile(r"[│┃] ?([RBGY]\d{1,2}|W|S) ?[│┃]")
+
+
+def hand_cards(screen: str) -> list[str]:
+    """The user's hand as drawn: the faces of the framed cards, left to right."""
+    rows = [line for line in screen.splitlines() if len(CARD_ROW.findall(line)) >= 5]
+    return CARD_ROW.findall(rows[-1]) if rows else []
+
+
+def play_keys(tmux: Tmux, words: Words, screen: str, plan: list[str]) -> str | None:
+    """The next key of a simple player: draw, lay down, hit, discard; the first answer to any
+    question; Enter between hands. None when the screen asks nothing of the user now."""
+    title = screen.splitlines()[0] if screen.strip() else ""
+    if words.key(screen, "Esc", "cancel"):  # a question: its first answer
+        return "Enter"
+    if words.key(screen, "Enter", "next hand"):
+        return "Enter"
+    if words.seen(title, *MY_DRAW):
+        plan[:] = ["l", "h", "x"]
+        return "d"
+    if words.seen(title, *MY_PLAY):
+        if not plan:  # the card under the cursor was kept (a Wild): try the next one
+            plan[:] = ["Right", "x"]
+        return plan.pop(0)
+    return None
+
+
+LOCALES = {"en": "en_US.UTF-8", "de": "de_DE.UTF-8", "es": "es_ES.UTF-8"}
+
+
+@pytest.mark.parametrize("lang", ["en", "de", "es"])
+def test_start_screen_quit_resume_finish_play_again_and_the_record_in_each_language(
+        tmp_path: Path, lang: str) -> None:
+    """What a new user does, in tmux at 80x24, in their language (from ``LANG``): the start
+    screen, a quick game against two hard bots, quit mid-hand, ``--resume`` to the same hand,
+    play to the end, play again, leave; then read the result and the record."""
+    words = Words(lang)
     data = tmp_path / "data"
-    command = (f"cd {ROOT} && XDG_DATA_HOME={data} {sys.executable} -m p2p10 play --bots 1 --seed 11 "
-               f"-o hands=1 --pace 0; echo EXIT=$?; sleep 60")
+    python = f"{sys.executable} -m p2p10"
+    command = (f"cd {ROOT} && export XDG_DATA_HOME={data} LANGUAGE= LC_ALL= LC_MESSAGES= "
+               f"LANG={LOCALES[lang]}; {python} play --pace 0; echo FIRST=$?; "
+               f"{python} play --resume --pace 0; echo SECOND=$?; {python} stats; echo STATS=$?; sleep 60")
     tmux = Tmux(command)
-    seen_table = seen_end = False
-    started = time.monotonic()
     try:
-        plan: list[str] = []  # the keys still to try in this turn's play stage
-        screen = tmux.screen()
-        while "EXIT=" not in screen:
-            assert time.monotonic() - started < 60, f"the game did not end; the screen:\n{screen}"
-            title = screen.splitlines()[0] if screen.strip() else ""
-            if "Traceback" in screen:
-                pytest.fail(f"a traceback on the screen:\n{screen}")
-            if "Game over:" in screen and "Your turn" not in title:
-                seen_end = True
-                assert "Score sheet" in screen or "Total" in screen, screen
-                key = "Enter"
-            elif "Skip whom?" in screen:
-                key = "1"
-            elif any(ask in screen for ask in ("on which meld?", "Which end", "Lay down which?", "is over:")):
-                key = "Enter"  # the first choice; or on to the next hand
-            elif "Your turn: draw" in title:
-                seen_table = True
-                assert "Draw pile" in screen and "Moves" in screen, screen
-                plan = ["l", "h", "x"]
-                key = "d"
-            elif "Your turn: play" in title and plan:
-                key = plan.pop(0)
-            else:
+        screen = wait_until_still(tmux, tmux.screen())
+        deadline = time.monotonic() + 20
+        while not words.seen(screen, *START):
+            assert time.monotonic() < deadline, f"no start screen:\n{screen}"
+            screen = wait_for_change(tmux, screen, 0.5)
+        # two bots (3 less one), hard, the quick game, one hand only (typed), then start
+        for key in ["Down", "Left", "Down", "Right", "Down", "Right", "Down", "Enter"]:
+            tmux.keys(key)
+        tmux.run("send-keys", "-t", "game", "-l", " hands=1")
+        tmux.keys("Enter")
+        screen = wait_for_change(tmux, screen)
+        assert "phases=even hands=1" in screen, screen
+        tmux.keys("n")
+
+        # play until the user has drawn (eleven cards), then quit mid-hand
+        plan: list[str] = []
+        deadline = time.monotonic() + 60
+        screen = wait_for_change(tmux, screen)
+        while not words.seen(screen.splitlines()[0] if screen.strip() else "", *MY_PLAY):
+            assert time.monotonic() < deadline, f"never the user's turn to play:\n{screen}"
+            assert "Traceback" not in screen, screen
+            key = play_keys(tmux, words, screen, plan)
+            if key is None:
                 screen = wait_for_change(tmux, screen, 0.5)
                 continue
             tmux.keys(key)
             screen = wait_for_change(tmux, screen)
-        assert seen_table and seen_end
-        assert "EXIT=0" in screen and "p2p10 audit" in screen, screen
+        before = hand_cards(screen)
+        assert len(before) == 11, screen
+        if lang != "en":  # the table speaks the language, not English
+            assert words.text("Draw pile") in screen and "Draw pile" not in screen, screen
+        tmux.keys("q")
+        screen = wait_for_change(tmux, screen)
+        tmux.keys("y")
+        deadline = time.monotonic() + 30
+        while "FIRST=" not in screen:
+            assert time.monotonic() < deadline, screen
+            screen = wait_for_change(tmux, screen, 0.5)
+        assert "FIRST=0" in screen and "p2p10 play --resume" in screen, screen
+
+        # --resume: the same hand, the same cards, the user still to discard
+        deadline = time.monotonic() + 60
+        while not words.seen(screen.splitlines()[0] if screen.strip() else "", *MY_PLAY):
+            assert time.monotonic() < deadline, f"the game did not come back:\n{screen}"
+            screen = wait_for_change(tmux, screen, 0.5)
+        assert sorted(hand_cards(screen)) == sorted(before), screen
+
+        # to the end, then play again, then leave the new game
+        plan = ["Right", "x"]
+        deadline = time.monotonic() + 120
+        while not words.key(screen, "n", "play again"):
+            assert time.monotonic() < deadline, f"the game did not end:\n{screen}"
+            assert "Traceback" not in screen, screen
+            key = play_keys(tmux, words, screen, plan)
+            if key is None:
+                screen = wait_for_change(tmux, screen, 0.5)
+                continue
+            tmux.keys(key)
+            screen = wait_for_change(tmux, screen)
+        tmux.keys("n")
+        deadline = time.monotonic() + 60
+        screen = wait_for_change(tmux, screen)
+        while words.key(screen, "n", "play again") or not screen.strip():
+            assert time.monotonic() < deadline, screen
+            screen = wait_for_change(tmux, screen, 0.5)
+        tmux.keys("q")
+        screen = wait_for_change(tmux, screen)
+        tmux.keys("y")
+        deadline = time.monotonic() + 30
+        while "STATS=" not in screen:
+            assert time.monotonic() < deadline, screen
+            screen = wait_for_change(tmux, screen, 0.5)
+        text = tmux.run("capture-pane", "-p", "-t", "game", "-S", "-200")
     finally:
         tmux.close()
-    logs = list((data / "p2p10" / "games").glob("*.p2p10"))
-    assert len(logs) == 1
-    audit = subprocess.run([sys.executable, "-m", "p2p10", "audit", str(logs[0])], capture_output=True,
+    assert "SECOND=0" in text and "STATS=0" in text, text
+    assert words.pattern("{name} won the game.").search(text), text
+    logs = sorted((data / "p2p10" / "games").glob("*.p2p10"))
+    assert len(logs) == 2  # the finished game and the one left at once
+    record = json.loads((data / "p2p10" / "record.json").read_text())
+    assert len(record["games"]) == 1, record
+    finished = record["games"][0]["log_path"]
+    audit = subprocess.run([sys.executable, "-m", "p2p10", "audit", finished], capture_output=True,
                            text=True, timeout=60, cwd=ROOT, env={**os.environ, "NO_COLOR": "1"})
     assert audit.returncode == 0, audit.stdout + audit.stderr

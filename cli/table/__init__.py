@@ -10,6 +10,11 @@ near to, the lay-downs and the hits are :mod:`p2p10.moves`'; the words are
 (:class:`~protocol.local.SeatScreen`): the seat plays the table; the screen shows it and passes
 the user's moves on.
 
+Every word a player reads goes through :mod:`p2p10.i18n`, and every width is measured in
+terminal columns with :mod:`.drawing` (``columns``, ``pad``, ``wrap``, ``shorten``), so that a
+longer language or a wide name still fits: prose wraps, titles and questions are shortened at a
+word (never through one), the keys at the bottom flow onto more lines.
+
 Modules, by concept: :mod:`.drawing` (styled lines, widths), :mod:`.prompts` (questions),
 :mod:`.pane` (the table pane), :mod:`.panels` (the side screens), :mod:`.board` (the layout and
 the keys), and the three screens: :mod:`.play`, :mod:`.lan`, :mod:`.replay_view`. Each screen

@@ -26,20 +26,29 @@ from cli.table.drawing import (
     click,
     clip,
     coloured_words,
+    columns,
+    fit_words,
     join,
+    shorten,
     tagged,
     width,
     wrap,
 )
 from cli.table.pane import TablePane
+from cli.table.panels import HelpEntry
 from cli.table.prompts import Choice, Prompt
 from p2p10.engine import GameState
+from p2p10.i18n import _, pgettext
 from p2p10.narrate import HandSummary, Narrator, Told
 from p2p10.rules import RuleSet
 
 # Key names as press() takes them, from prompt_toolkit's.
 KEY_NAMES = {"c-m": "Enter", "c-j": "Enter", " ": "Space", "c-i": "Tab", "s-tab": "BackTab", "escape": "Esc",
              "left": "←", "right": "→", "up": "↑", "down": "↓"}
+LOG_SHARE, LOG_MIN, LOG_MAX = 3, 24, 48  # the move log: a third of the terminal, in these bounds
+NO_LOG_BELOW = 72  # narrower, the move log gives its room to the table
+HAND_ROOM = 56  # the table pane's columns for a hand of 11 cards in frames (5 each), kept if it can
+QUESTION_MIN = 16  # columns of a question worth showing beside every choice of a prompt
 
 
 class Board(TablePane):
@@ -47,7 +56,7 @@ class Board(TablePane):
     move log told by a :class:`~p2p10.narrate.Narrator`, "you" for ``me`` if
     ``second_person``."""
 
-    help_text: tuple[str, ...] = ()
+    help_text: tuple[HelpEntry, ...] = ()
 
     def __init__(self, names: Sequence[str], rules: RuleSet, me: int | None, ascii_only: bool,
                  second_person: bool = False) -> None:
@@ -128,10 +137,12 @@ class Board(TablePane):
     # ------------------------------------------------------------------- measuring
 
     def _log_width(self) -> int:
-        columns = self.size()[0]
-        if columns >= 110:
-            return 36
-        return 24 if columns >= 72 else 0
+        """Columns of the move log (0: not shown): it grows with the terminal, but leaves the
+        table pane the room for a hand in frames while it can."""
+        total = self.size()[0]
+        if total < NO_LOG_BELOW:
+            return 0
+        return max(LOG_MIN, min(LOG_MAX, total // LOG_SHARE, total - 1 - HAND_ROOM))
 
     def left_width(self) -> int:
         """Columns of the table pane."""
@@ -162,7 +173,8 @@ class Board(TablePane):
             style = "class:dim" if text.startswith(RULE) else ""
             for part in wrap(text, limit) or [""]:
                 wrapped.append(coloured_words(part, style))
-        return join([[("class:header", " Moves")], *wrapped[-rows:]])
+        heading = fit_words([("class:header", " " + _("Moves"))], limit + 1, self.ellipsis)
+        return join([heading, *wrapped[-rows:]])
 
     # ----------------------------------------------------------------- side screens
 
@@ -170,11 +182,11 @@ class Board(TablePane):
         state = self.state()
         limit = self.size()[0]
         if self.screen == "help":
-            lines = panels.help_lines(self.help_text)
+            lines = panels.help_lines(self.help_text, limit)
         elif self.screen == "rules":
             lines = panels.rules_lines(self.rules, limit)
         elif self.screen == "hand" and self.summary is not None and state is not None:
-            lines = panels.summary_lines(self.summary, state.names, self.narrator.voice)
+            lines = panels.summary_lines(self.summary, state.names, self.narrator.voice, limit)
         elif self.screen == "over" and state is not None:
             lines = self.over_lines(state)
         else:
@@ -200,36 +212,54 @@ class Board(TablePane):
 
     def _status_text(self) -> StyleAndTextTuples:
         prompt = self.prompt
-        columns = self.size()[0]
+        total = self.size()[0]
         if prompt is None:
             status = self.status
             if not status and not self._log_width() and self.screen == "table" and self.log_lines():
                 status = coloured_words(self.log_lines()[-1], "class:dim")  # no room for the log pane
-            return clip([("", " "), *status], columns)
-        line: Line = [("class:warn", f" {prompt.question} ")]
+            return fit_words([("", " "), *status], total, self.ellipsis)
+        return self.prompt_line(prompt, total)
+
+    def prompt_line(self, prompt: Prompt, limit: int) -> Line:
+        """A question and its answers in ``limit`` columns, never a word cut through: every
+        choice beside the question (shortened at a word if need be); when they do not fit, the
+        current choice whole, where it stands among them and the key to the next, beside the
+        question shortened: to whole sentences, or to a few words at the very least (to its
+        first if that does not fit either); on a very narrow terminal, the current choice alone."""
+        every: Line = []
         for index, choice in enumerate(prompt.choices):
             style = "class:choice" if index == prompt.index else ""
-            line += tagged([("class:key", choice.key), (style, f" {choice.label}")],
-                           click(partial(self._pick, index)))
-            line.append(("", "  "))
-        if width(line) > columns:  # too many to show: the current one, and where it stands
-            choice = prompt.current
-            place = f"({prompt.index + 1} of {len(prompt.choices)}) "
-            line = [("class:warn", f" {prompt.question} "), ("", place),
-                    ("class:key", choice.key), ("class:choice", f" {choice.label}"),
-                    ("class:dim", f"  {prompt.cycle or '→'} next")]
-        return clip(line, columns)
+            answer = tagged([("class:key", choice.key), (style, f" {choice.label}")],
+                            click(partial(self._pick, index)))
+            every += [("", "  ")] * bool(index) + answer
+        current = tagged([("class:key", prompt.current.key), ("class:choice", f" {prompt.current.label}")],
+                         click(partial(self._pick, prompt.index)))
+        # TRANSLATORS: where the choice shown stands among a question's answers: "(2 of 5)".
+        place: Line = [("", _("({index} of {count})").format(index=prompt.index + 1,
+                                                           count=len(prompt.choices)) + " ")]
+        # TRANSLATORS: the key that shows a question's next answer ("→ next", "L next").
+        hint: Line = [("class:dim", "  " + _("{key} next").format(key=prompt.cycle or "→"))]
+        layouts = (every, place + current + hint, place + current, current)
+        for least in (min(columns(prompt.question), QUESTION_MIN), 1):
+            for answers in layouts:
+                short = shorten(prompt.question, limit - width(answers) - 2, self.ellipsis)
+                if short and (columns(short) >= least or not short.endswith(self.ellipsis)):  # or sentences
+                    return [("class:warn", f" {short} "), *answers]
+        return fit_words([("", " "), *current], limit, self.ellipsis)
 
     def keys_lines(self, items: Sequence[tuple[str, str, bool]]) -> list[Line]:
         """Footer lines: each key and its action, dimmed when not available, flowed to the
         terminal's width; a click presses the key."""
-        columns = self.size()[0]
+        total = self.size()[0]
         lines: list[Line] = [[]]
         for key, words, available in items:
             off = "" if available else "class:key.off"
-            piece = tagged([(off or "class:key", f" {key} "), (off, f" {words}")],
-                           click(partial(self.press, key)))
-            if lines[-1] and width(lines[-1]) + 2 + width(piece) > columns:
+            label = f" {key} "
+            # A label wider than the terminal (a long name, a long translation) is shortened
+            # at a word rather than cut.
+            words = shorten(words, total - 1 - columns(label), self.ellipsis) or words
+            piece = tagged([(off or "class:key", label), (off, f" {words}")], click(partial(self.press, key)))
+            if lines[-1] and width(lines[-1]) + 2 + width(piece) > total:
                 lines.append([])
             lines[-1] += [("", "  ")] * bool(lines[-1]) + piece
         return lines
@@ -237,16 +267,31 @@ class Board(TablePane):
     def footer_lines(self) -> list[Line]:
         """The keys at the bottom of the screen, for what is on it."""
         if self.prompt is not None:
-            return self.keys_lines([("←→", "choose", True), ("Enter", "pick", True), ("Esc", "cancel", True)])
+            return self.keys_lines([("←→", pgettext("key", "choose"), True),
+                                    ("Enter", pgettext("key", "pick"), True),
+                                    ("Esc", pgettext("key", "cancel"), True)])
         if self.screen == "table":
             return self.footer()
-        back = "leave" if self.screen == "over" else "next hand" if self.screen == "hand" else "back"
-        items = [("Enter", back, True), *self.panel_keys_shown(), ("s", "scores", True),
-                 ("r", "rules", True), ("?", "help", True), ("q", "quit", True)]
+        if self.screen == "over":
+            back = pgettext("key", "leave")
+        elif self.screen == "hand":
+            back = pgettext("key", "next hand")
+        else:
+            back = pgettext("key", "back")
+        items = [("Enter", back, True), *self.panel_keys_shown(), *self.screen_keys()]
         lines = self.keys_lines(items)
         if self._panel_rows > self.size()[1] - 1 - len(lines):  # taller than the screen
-            lines = self.keys_lines([*items, ("↑↓", "scroll", True)])
+            lines = self.keys_lines([*items, ("↑↓", pgettext("key", "scroll"), True)])
         return lines
+
+    def screen_keys(self) -> list[tuple[str, str, bool]]:
+        """The keys of every screen, as the footer lists them: the side screens and leaving."""
+        return [("s", pgettext("key", "scores"), True), ("r", pgettext("key", "rules"), True),
+                ("?", pgettext("key", "help"), True), ("q", self.quit_word(), True)]
+
+    def quit_word(self) -> str:
+        """What q does, as the keys at the bottom say it."""
+        return pgettext("key", "quit")
 
     def panel_keys_shown(self) -> list[tuple[str, str, bool]]:
         """A screen's own keys on a side screen, after Enter's (none here)."""
@@ -298,8 +343,8 @@ class Board(TablePane):
 
     def ask_quit(self) -> None:
         """Ask before leaving."""
-        self.prompt = Prompt("Quit?", [Choice("y", "yes, quit", self.quit), Choice("n", "no", self.cancel)],
-                             index=1)
+        self.prompt = Prompt(_("Quit?"), [Choice("y", _("yes, quit"), self.quit),
+                                          Choice("n", _("no"), self.cancel)], index=1)
 
     def quit(self) -> None:
         """Leave the screen (once: a key typed twice must not end it twice)."""
@@ -338,7 +383,7 @@ class Board(TablePane):
             self.prompt = None
         else:
             self.prompt = None
-            self.say("Cancelled.", "class:dim")
+            self.say(_("Cancelled."), "class:dim")
 
     def move_cursor(self, key: str, count: int) -> bool:
         """Move the hand's cursor with ←, →, Home, End; True if ``key`` was one of them."""

@@ -50,6 +50,7 @@ BOX_TOP, BOX_SIDE, BOX_BOTTOM = ("┌───┐", "│", "└───┘")
 HEAVY_TOP, HEAVY_SIDE, HEAVY_BOTTOM = ("┏━━━┓", "┃", "┗━━━┛")
 
 TURN, DOWN, RULE, BAR, CURSOR, BACK = "▶", "✓", "─", "│", "▲", "▒"
+ELLIPSIS, ASCII_ELLIPSIS = "…", "..."  # the end of a text shortened at a word
 # With --ascii every character drawn goes through this table (cards are framed only without it).
 ASCII = str.maketrans({TURN: ">", DOWN: "+", RULE: "-", BAR: "|", CURSOR: "^", BACK: "#", "█": "#",
                        "░": ".", "←": "<", "→": ">", "↑": "^", "↓": "v"})
@@ -145,6 +146,34 @@ def wrap(text: str, limit: int, indent: str = " ") -> list[str]:
     return lines
 
 
+SENTENCE_END = re.compile(r"[.?!](?=\s)")
+
+
+def shorten(text: str, limit: int, ellipsis: str = ELLIPSIS) -> str:
+    """``text`` in at most ``limit`` columns, shortened at a word and never through one: its
+    first sentences if they fit, else its first words and ``ellipsis``; "" if not even one
+    word fits. Spaces before the text are kept."""
+    if get_cwidth(text) <= limit:
+        return text
+    body = text.lstrip()
+    lead = text[:len(text) - len(body)]
+    room = limit - get_cwidth(lead)
+    if get_cwidth(body.rstrip()) <= room:
+        return lead + body.rstrip()
+    sentences = [body[:m.end()] for m in SENTENCE_END.finditer(body)]
+    fitting = [s for s in sentences if get_cwidth(s) <= room]
+    if fitting:
+        return lead + fitting[-1]
+    words = body.split()
+    best = ""
+    for count in range(1, len(words)):
+        head = " ".join(words[:count]).rstrip(",;:") + ellipsis
+        if get_cwidth(head) > room:
+            break
+        best = head
+    return lead + best if best else ""
+
+
 # ------------------------------------------------------------------ lines of fragments
 
 
@@ -167,6 +196,28 @@ def clip(line: Line, limit: int) -> Line:
             size = room
         out.append(fragment)
         room -= size
+    return out
+
+
+def fit_words(line: Line, limit: int, ellipsis: str = ELLIPSIS) -> Line:
+    """The line in ``limit`` columns, shortened at a word (see :func:`shorten`) where it does
+    not fit, never through one; mouse handlers kept. For a line of words, such as a title."""
+    if width(line) <= limit:
+        return line
+    out: Line = []
+    room = limit
+    for fragment in line:
+        size = get_cwidth(fragment[1])
+        if size <= room:
+            out.append(fragment)
+            room -= size
+            continue
+        short = shorten(fragment[1], room, ellipsis)
+        if short.strip():
+            out.append(tagged([(fragment[0], short)], *fragment[2:])[0])
+        elif get_cwidth(ellipsis) <= room and out:
+            out.append((fragment[0], ellipsis))
+        break
     return out
 
 

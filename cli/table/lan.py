@@ -4,7 +4,6 @@ agreed to go on without it)."""
 
 from __future__ import annotations
 
-import textwrap
 from functools import partial
 
 from prompt_toolkit.buffer import Buffer
@@ -16,36 +15,48 @@ from prompt_toolkit.layout.containers import Container
 from prompt_toolkit.layout.controls import BufferControl
 from prompt_toolkit.layout.processors import BeforeInput
 
-from cli.table.drawing import Line, clip, plain
-from cli.table.play import PLAY_HELP, TableApp
+from cli.table.drawing import Line, clip, columns, plain, shorten, width
+from cli.table.panels import HelpEntry, prose
+from cli.table.play import TableApp
+from cli.table.play_help import PLAY_HELP
 from cli.table.prompts import Choice, Prompt
 from p2p10.engine import GameState
 from p2p10.errors import IllegalMove
+from p2p10.i18n import N_, _, pgettext
 from p2p10.peer import ChatLine
 from p2p10.wire import MAX_CHAT
 from protocol.lan import LanSeat
 from protocol.storage import evidence_path
 
-LAN_HELP = (
+LAN_HELP: tuple[HelpEntry, ...] = (
     *PLAY_HELP,
     "",
-    " At a LAN table: c  chat (type a line, Enter sends it, Esc drops it).",
-    " g  go on without a player whose machine has been out of reach for a while",
-    " (never one who is connected and thinking): when every other player agrees,",
-    " the hand is dealt again without them, and a bot run by the lowest other",
-    " seat's machine plays their seat until their machine comes back, at the",
-    " start of a hand.",
-    " Every player's lines are signed with their key; chat is not in the log.",
-    " The game goes on while a hand's summary is open: the others do not wait.",
-    " Quit leaves the table; 'p2p10 resume LOG' takes you back to it.",
+    N_("At a LAN table:"),
+    ("c", N_("chat: type a line; Enter sends it, Esc drops it")),
+    ("g", N_("go on without a player whose machine has been out of reach for a while (never one who is "
+             "connected and thinking): when every other player agrees, the hand is dealt again without "
+             "them, and a bot run by the lowest other seat's machine plays their seat until their machine "
+             "comes back, at the start of a hand")),
+    N_("Every player's lines are signed with their key; chat is not in the log."),
+    N_("The game goes on while a hand's summary is open: the others do not wait."),
+    N_("Quit leaves the table; 'p2p10 resume LOG' takes you back to it."),
 )
 
-CHAT_PROMPT = " Say: "
+# TRANSLATORS: the chat line being typed starts with this.
+CHAT_PROMPT = N_("Say:")
 
 
 def _duration(seconds: float) -> str:
     """``25 s``, ``2 min``: how long, as a title line says it."""
-    return f"{seconds:.0f} s" if seconds < 60 else f"{seconds // 60:.0f} min"
+    if seconds < 60:
+        # TRANSLATORS: a number of seconds, short.
+        return _("{n} s").format(n=f"{seconds:.0f}")
+    # TRANSLATORS: a number of minutes, short.
+    return _("{n} min").format(n=f"{seconds // 60:.0f}")
+
+
+def _chat_prompt() -> str:
+    return " " + _(CHAT_PROMPT) + " "
 
 
 class LanTableApp(TableApp):
@@ -54,7 +65,7 @@ class LanTableApp(TableApp):
     status line, a prompt_toolkit :class:`~prompt_toolkit.buffer.Buffer`) and a warning when
     the table has been waiting too long for somebody."""
 
-    help_text: tuple[str, ...] = LAN_HELP
+    help_text: tuple[HelpEntry, ...] = LAN_HELP
     thinking_shown = 10.0  # seconds a player thinks before the title says so
 
     def __init__(self, seat: LanSeat, ascii_only: bool = False) -> None:
@@ -74,7 +85,7 @@ class LanTableApp(TableApp):
         keys.add("enter")(lambda _event: self._send())
         keys.add("escape", eager=True)(lambda _event: self._end_chat())  # at once: no longer key here
         typing = Condition(lambda: self.chatting)
-        control = BufferControl(self.chat, input_processors=[BeforeInput(CHAT_PROMPT, "class:warn")],
+        control = BufferControl(self.chat, input_processors=[BeforeInput(_chat_prompt, "class:warn")],
                                 key_bindings=keys, focusable=typing)
         self._chat_control = control
         return HSplit([ConditionalContainer(super().status_line(), filter=~typing),
@@ -121,7 +132,7 @@ class LanTableApp(TableApp):
     def _status_text(self) -> StyleAndTextTuples:
         if not self.chatting:
             return super()._status_text()
-        return clip([("class:warn", CHAT_PROMPT), ("", self.chat.text)], self.size()[0])
+        return clip([("class:warn", _chat_prompt()), ("", self.chat.text)], self.size()[0])
 
     # ------------------------------------------------------------------- the table
 
@@ -141,40 +152,67 @@ class LanTableApp(TableApp):
         reason = self.lan.stop_reason()
         if reason is None:
             return super().over_lines(state)
-        limit = max(20, self.size()[0] - 2)
-        lines = [plain(" The table stopped: nobody can play on.", "class:error"), plain("")]
-        lines += [plain(" " + part) for part in textwrap.wrap(reason, limit)]
-        lines += [plain(""), plain(f" The signed evidence: {evidence_path(self.lan.log_path)}"),
-                  plain(f" The game's log: {self.lan.log_path}", "class:dim")]
+        limit = self.size()[0]
+        lines = [*prose(_("The table stopped: nobody can play on."), limit, "class:error"), plain("")]
+        lines += prose(reason, limit)
+        evidence = _("The signed evidence: {path}").format(path=evidence_path(self.lan.log_path))
+        lines += [plain(""), *prose(evidence, limit),
+                  *prose(_("The game's log: {path}").format(path=self.lan.log_path), limit, "class:dim")]
         return lines
 
     def title(self, state: GameState | None) -> Line:
-        """As at home, and who the table is waiting for (thinking, or out of reach), and who
-        has agreed to go on without them."""
+        """As at home, with who the table is waiting for (thinking, or out of reach) and who
+        has agreed to go on without them first, after the hand's number (a long name shortened
+        at a word, so that how long fits): the pane shortens the line at a word from its end,
+        and the rules in force come last, if they fit whole."""
         line = super().title(state)
+        rules = f"  ({self.rules.describe()})"
+        if line and line[-1][1] == rules:
+            line = line[:-1]
+        room = self.left_width() - width(line[:1])
         voice = self.narrator.voice
         waiting = self.lan.waiting()
+        news: Line = []
         if waiting is not None:
             who = voice.name(waiting.person)
             if waiting.away is None:
                 if waiting.waited >= self.thinking_shown:
-                    line = [*line, ("class:dim", f" {who} is thinking ({_duration(waiting.waited)}) ")]
+                    thinking = self._news(_("{name} is thinking ({time})"), who, room,
+                                          time=_duration(waiting.waited))
+                    news.append(("class:dim", thinking))
             else:
-                line = [*line, ("class:error", f" {who} is out of reach ({_duration(waiting.away)}) ")]
+                away = _("{name} is out of reach ({time})")
+                news.append(("class:error", self._news(away, who, room, time=_duration(waiting.away))))
         for person, signers in self.lan.agreed().items():
-            line = [*line, ("class:warn", f" {voice.all(signers, start=False)} agreed to go on without "
-                                          f"{voice.name(person)} ")]
+            agreed = _("{names} agreed to go on without {name}")
+            news.append(("class:warn", self._news(agreed, voice.name(person), room,
+                                                  names=voice.all(signers, start=False))))
+        line = [*line[:1], *news, *line[1:]]
+        if width(line) + width([("", rules)]) <= self.left_width():
+            line.append(("class:dim", rules))
         return line
+
+    def _news(self, template: str, name: str, room: int, **values: str) -> str:
+        """A part of the title, ``template`` said of ``name``, in ``room`` columns if a shorter
+        name (its first words) makes it fit; two spaces after it."""
+        text = template.format(name=name, **values)
+        if columns(text) > room:
+            short = shorten(name, room - (columns(text) - columns(name)), self.ellipsis)
+            if short:
+                text = template.format(name=short, **values)
+        return text + "  "
 
     def footer(self) -> list[Line]:
         """The keys, with chat, and going on without a player whose machine is away."""
         if self.chatting:
-            return self.keys_lines([("Enter", "send", True), ("Esc", "cancel", True)])
+            return self.keys_lines([("Enter", pgettext("key", "send"), True),
+                                    ("Esc", pgettext("key", "cancel"), True)])
         lines = super().footer()
-        extra = [("c", "chat", True)]
+        extra = [("c", pgettext("key", "chat"), True)]
         waiting = self.lan.waiting()
         if waiting is not None and waiting.offer:
-            extra.append(("g", f"go on without {self.narrator.voice.name(waiting.person)}", True))
+            name = self.narrator.voice.name(waiting.person)
+            extra.append(("g", pgettext("key", "go on without {name}").format(name=name), True))
         return [*lines[:-1], *self.keys_lines(extra), lines[-1]]
 
     def table_keys(self, key: str) -> None:
@@ -191,15 +229,16 @@ class LanTableApp(TableApp):
         voice = self.narrator.voice
         if waiting is None or not waiting.offer:
             if waiting is not None and waiting.away is None:
-                self.refuse(f"{voice.name(waiting.person)} is connected and thinking: "
-                            "the table waits for them")
+                self.refuse(_("{name} is connected and thinking: the table waits for them").format(
+                    name=voice.name(waiting.person)))
             else:
-                self.refuse("nobody's machine has been out of reach long enough to go on without them")
+                self.refuse(_("nobody's machine has been out of reach long enough to go on without them"))
             return
         person = waiting.person
-        self.prompt = Prompt(f"Go on without {voice.name(person)}? The hand is dealt again without them.",
-                             [Choice("y", "yes, go on", partial(self._go_on, person)),
-                              Choice("n", "no, wait", self.cancel)], index=1)
+        question = _("Go on without {name}? The hand is dealt again without them.").format(
+            name=voice.name(person))
+        self.prompt = Prompt(question, [Choice("y", _("yes, go on"), partial(self._go_on, person)),
+                                        Choice("n", _("no, wait"), self.cancel)], index=1)
 
     def _go_on(self, person: int) -> None:
         self.prompt = None
@@ -209,7 +248,7 @@ class LanTableApp(TableApp):
             self.refuse(str(err))
             return
         name = self.narrator.voice.name(person)
-        self.say(f"You agreed to go on without {name}; the others must agree too.")
+        self.say(_("You agreed to go on without {name}; the others must agree too.").format(name=name))
 
 
 def _at_most_a_chat_line(buffer: Buffer) -> None:

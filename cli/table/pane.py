@@ -9,12 +9,14 @@ from prompt_toolkit.application.current import get_app
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
 from cli.table.drawing import (
+    ASCII_ELLIPSIS,
     BACK,
     BOX_BOTTOM,
     BOX_SIDE,
     BOX_TOP,
     CURSOR,
     DOWN,
+    ELLIPSIS,
     HEAVY_BOTTOM,
     HEAVY_SIDE,
     HEAVY_TOP,
@@ -27,6 +29,7 @@ from cli.table.drawing import (
     cards_line,
     clip,
     colour_key,
+    fit_words,
     join,
     plain,
     tagged,
@@ -35,6 +38,7 @@ from cli.table.drawing import (
 from cli.table.prompts import Prompt
 from p2p10.cards import card_text, sort_key
 from p2p10.engine import GameState
+from p2p10.i18n import _, ngettext, pgettext
 from p2p10.melds import Meld, label_text
 from p2p10.moves import hand_fit
 from p2p10.rules import describe_phase
@@ -83,6 +87,11 @@ class TablePane:
         """What a click on the hand's card at ``index`` does (nothing here)."""
         return None
 
+    @property
+    def ellipsis(self) -> str:
+        """How a text shortened at a word ends ("..." with --ascii)."""
+        return ASCII_ELLIPSIS if self.ascii else ELLIPSIS
+
     def size(self) -> tuple[int, int]:
         """(columns, rows) of the terminal."""
         size = get_app().output.get_size()
@@ -106,14 +115,20 @@ class TablePane:
         if fit is None:
             return frozenset(), ""
         if fit.down:
-            return fit.slots, ("Highlighted: cards that fit a meld (h hits them)." if fit.slots
-                               else "Phase made; no card of yours fits a meld now.")
+            return fit.slots, (_("Highlighted: cards that fit a meld (h hits them).") if fit.slots
+                               else _("Phase made; no card of yours fits a meld now."))
         if fit.phase is None:
-            return frozenset(), "This hand is far from any phase you may lay down."
+            return frozenset(), _("This hand is far from any phase you may lay down.")
         if fit.short == 0:
-            return fit.slots, f"You hold phase {fit.phase}: l lays it down."
-        short = f"{fit.short} card{'s' * (fit.short > 1)}"
-        return fit.slots, f"Highlighted: your phase {fit.phase} so far, {short} short."
+            return fit.slots, _("You hold phase {phase}: l lays it down.").format(phase=fit.phase)
+        return fit.slots, ngettext("Highlighted: your phase {phase} so far, {n} card short.",
+                                   "Highlighted: your phase {phase} so far, {n} cards short.",
+                                   fit.short).format(phase=fit.phase, n=fit.short)
+
+    def hand_hint(self, state: GameState) -> str:
+        """The line under the shown hand: what its highlighted cards mean to the player, and
+        the key that uses them."""
+        return self.fits(state)[1]
 
     def raised(self) -> set[int]:
         """The hand's slots drawn raised: the selection, or the lay-down a prompt previews."""
@@ -127,11 +142,11 @@ class TablePane:
         slots = self.hand_slots(state)
         if not slots:
             return []
-        fits, _ = self.fits(state)
+        fits = self.fits(state)[0]
         raised = self.raised()
         framed = not self.ascii and 5 * len(slots) <= limit
         cell = 5 if framed else 4
-        rows: list[Line] = [[] for _ in range(4 if framed else 2)]
+        rows: list[Line] = [[] for _row in range(4 if framed else 2)]
         marks: Line = []
         for index, slot in enumerate(slots):
             card = state.known[slot]
@@ -175,11 +190,13 @@ class TablePane:
             line += [("", "  "), ("class:chip", f" P{phase}{down} ")]
         if seat in state.seats_in_hand and state.stage in ("draw", "play", "reveal"):
             count = len(state.hands[seat])
-            line.append(("", f"  {count} card{'s' * (count != 1)}"))
-        line.append(("", f"  {state.totals[seat]} pts"))
-        if state.pending_skips[seat]:
-            line.append(("class:warn", "  skipped next" if state.pending_skips[seat] == 1
-                         else f"  skipped {state.pending_skips[seat]} turns"))
+            line.append(("", "  " + ngettext("{n} card", "{n} cards", count).format(n=count)))
+        # TRANSLATORS: a player's penalty points so far, short: "25 pts".
+        line.append(("", "  " + _("{n} pts").format(n=state.totals[seat])))
+        skips = state.pending_skips[seat]
+        if skips:
+            more = _("skipped next") if skips == 1 else _("skipped {n} turns").format(n=skips)
+            line.append(("class:warn", "  " + more))
         return line
 
     def meld_lines(self, state: GameState, seat: int, limit: int) -> list[Line]:
@@ -215,16 +232,23 @@ class TablePane:
             return note
         if state.stage not in ("draw", "play", "reveal"):
             return plain("")
-        line: Line = [("", "  Draw pile "), ("class:dim", BACK * 2), ("", f" {len(state.stock)}"),
-                      ("", "     Discard pile ")]
+        draw, discard = self.piles_parts(state)
+        return draw + discard
+
+    def piles_parts(self, state: GameState) -> tuple[Line, Line]:
+        """The piles line in its two parts, the draw pile's and the discard pile's (a click
+        on one is not a click on the other)."""
+        draw: Line = [("", "  " + _("Draw pile") + " "), ("class:dim", BACK * 2),
+                      ("", f" {len(state.stock)}")]
+        discard: Line = [("", "     " + _("Discard pile") + " ")]
         top = state.top_discard()
         if top is None:
-            line.append(("class:dim", "empty"))
+            discard.append(("class:dim", pgettext("pile", "empty")))
         else:
-            line.append(card_fragment(top, "class:chip"))
+            discard.append(card_fragment(top, "class:chip"))
             if not state.takeable(top):
-                line.append(("class:dim", " (cannot be taken)"))
-        return line
+                discard.append(("class:dim", " " + _("(cannot be taken)")))
+        return draw, discard
 
     # ------------------------------------------------------------------- the pane
 
@@ -232,9 +256,9 @@ class TablePane:
         state = self.state()
         limit = self.left_width()
         rows = self.body_rows()
-        lines = [self.title(state)]
+        lines = [fit_words(self.title(state), limit, self.ellipsis)]
         if state is None:
-            return join([*lines, plain(""), plain("  Opening the table...")])
+            return join([*lines, plain(""), plain("  " + _("Opening the table..."))])
         others = [s for s in range(state.players) if s != self.me]
         blocks = [(self.seat_line(state, s), self.meld_lines(state, s, limit)) for s in others]
         mine = self._own_part(state, limit)
@@ -259,10 +283,11 @@ class TablePane:
         mine = [plain(RULE * limit, "class:dim"), you, *self.meld_lines(state, self.me, limit)]
         hand = self.hand_lines(state, limit)
         mine += hand
-        if hand:
-            mine.append(plain(self.fits(state)[1], "class:dim"))
+        hint = self.hand_hint(state) if hand else ""
+        if hint:
+            mine.append(plain(hint, "class:dim"))
         elif state.stage == "deal":
-            mine.append(plain("  The cards are being shuffled and dealt...", "class:dim"))
+            mine.append(plain("  " + _("The cards are being shuffled and dealt..."), "class:dim"))
         return mine
 
 
@@ -270,9 +295,9 @@ def _fitted(blocks: Sequence[tuple[Line, list[Line]]], room: int) -> list[tuple[
     """The other seats' lines with their melds cut to ``room`` lines in all: melds first lose
     their wrapped lines, then whole meld lines, so that every seat stays."""
     fitted = list(blocks)
-    if sum(len(m) for _, m in fitted) > room:
+    if sum(len(m) for _seat, m in fitted) > room:
         fitted = [(s, m[:1]) for s, m in fitted]
-    if sum(len(m) for _, m in fitted) > room:
+    if sum(len(m) for _seat, m in fitted) > room:
         keep = room
         trimmed = []
         for seat_line, melds in fitted:

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 from functools import partial
 
 from cli.table.board import Board
-from cli.table.drawing import Handler, Line, click, plain, tagged, width
+from cli.table.drawing import Handler, Line, click, plain, shorten, tagged, width
+from cli.table.panels import HelpEntry, prose
+from cli.table.play_help import BUSY, PLAY_HELP
 from cli.table.prompts import Choice, Prompt
+from p2p10.advice import NoAdvice, advise
 from p2p10.cards import card_text
 from p2p10.engine import Action, GameState
 from p2p10.errors import IllegalMove
 from p2p10.events import Discard, DrawStock, SeatEvent, TakeDiscard
+from p2p10.i18n import _, ngettext, pgettext
 from p2p10.melds import End, Meld, label_text
 from p2p10.moves import (
     discard_targets,
@@ -21,39 +26,13 @@ from p2p10.moves import (
     phase_fit,
     plan_hits,
     plan_to_event,
+    wild_given_away,
 )
+from p2p10.narrate import cards_words, list_words, skip_sentence
 from p2p10.rules import describe_phase
 from p2p10.solver import LayDownPlan
 from p2p10.table import TableState
-from protocol.seat_screen import SeatScreen
-
-PLAY_HELP = (
-    " Goal: make the phases in order, one per hand, with the fewest penalty points.",
-    " A turn: draw a card; lay down your whole phase (once a hand); hit cards on any",
-    " meld once you are down; end by discarding one card. Empty your hand to go out.",
-    "",
-    " d  draw from the draw pile        t  take the top of the discard pile",
-    " l  lay down your phase: the arrangement that puts the most cards down",
-    "    (with cards selected: the best from those cards only)",
-    " L  choose another lay-down: L or arrows go through them, Enter lays it down",
-    " ←→ move the cursor; Space, Enter or ↑ select a card; ↓ or Esc unselect",
-    " h  hit the selected cards (or the card under the cursor) on a meld:",
-    "    A, B, ... name the melds; a card that does not fit is refused",
-    " x  discard the card under the cursor; for a Skip, a digit chooses whom",
-    " o  sort your hand by number or by colour",
-    " s  score sheet    r  rules in force    ?  this help    q  quit (y confirms)",
-    " The mouse works too: click a card, a meld, a pile or a key below.",
-    "",
-    " Highlighted cards (heavy frame, underlined; * with --ascii) fit your phase,",
-    " or, once you are down, a meld on the table. P3 is a player's phase;",
-    " a tick (+ with --ascii) means laid down this hand. Cards: R7 red 7,",
-    " B12 blue 12, G1 green, Y9 yellow, W wild, S skip.",
-)
-
-# What the table is doing while it waits for an entry that is not the user's move.
-BUSY = {"shuffle": "the discard pile is being reshuffled into a new draw pile",
-        "tokens": "the other players are opening the card just drawn",
-        "reveal": "the cards left in hand are being revealed and scored"}
+from protocol.seat_screen import SeatScreen, next_pace
 
 
 class TableApp(Board):
@@ -61,9 +40,12 @@ class TableApp(Board):
     table (its messages, its bots and their pace); this screen shows the game, narrates it,
     and passes the user's moves on. While a hand's summary is open it holds the seat, so that
     a table that can wait (bots on this machine) does. ``run()`` returns when the user leaves.
+
+    A screen opened on a game under way (resumed) is told the game from the start of the
+    user's log first, so that its move log reads as it did when the game was played.
     """
 
-    help_text: tuple[str, ...] = PLAY_HELP
+    help_text: tuple[HelpEntry, ...] = PLAY_HELP
 
     def __init__(self, seat: SeatScreen, ascii_only: bool = False) -> None:
         self.table_seat = seat
@@ -71,8 +53,14 @@ class TableApp(Board):
         self.hold = False  # a hand's summary is open: the seat is held until it closes
         self._follow = False  # the cursor goes to the card the user draws
         self._cache: tuple[TableState, GameState] | None = None
+        self._moves_seen = (-1, 0)  # (hand, moves) of the user's view told in the status line
         self.again = False  # the user asked for another game at the end of this one
         super().__init__(seat.names, seat.rules, self.seat, ascii_only, second_person=True)
+        view = None
+        for view, table in seat.history():
+            self.narrator.update(view, table)
+        if view is not None:
+            self._moves_seen = (view.hand_no, len(view.history))
         seat.subscribe(self._changed)
 
     async def run(self) -> None:
@@ -91,28 +79,43 @@ class TableApp(Board):
         self._changed()
 
     def _changed(self) -> None:
-        """After every new entry of the user's log: narrate, and open a hand's summary."""
+        """After every new entry of the user's log: narrate, say a Skip played on the user, and
+        open a hand's summary (the status line's last words are then stale: they go)."""
         seat = self.table_seat
         table = seat.table
         if table is None:
             return
-        summary = self.narrator.update(seat.view(), table)
+        view = seat.view()
+        summary = self.narrator.update(view, table)
+        self._say_skips(view)
         if summary is not None:
             self.summary = summary
             self.prompt = None
+            self.status = []
             if summary.winner is None:
                 self.hold = True
                 seat.hold(True)
                 self.screen = "hand"
         if seat.over and not self.hold:
             self.prompt = None
+            self.status = []
             self.screen = "over"
         self.app.invalidate()
 
+    def _say_skips(self, view: GameState) -> None:
+        """A Skip another player discarded on the user, said in the status line (the move log
+        is not always in sight)."""
+        hand, seen = self._moves_seen
+        start = seen if view.hand_no == hand else 0
+        for move in view.history[start:]:
+            if move.action == "discard" and move.target == self.seat and move.seat != self.seat:
+                self.say(skip_sentence(self.narrator.voice, move.seat, self.seat), "class:warn")
+        self._moves_seen = (view.hand_no, len(view.history))
+
     def over_lines(self, state: GameState) -> list[Line]:
         """The end of the game, and where its log is."""
-        saved = plain(f" The game's log: {self.table_seat.log_path}", "class:dim")
-        return [*super().over_lines(state), plain(""), saved]
+        saved = _("The game's log: {path}").format(path=self.table_seat.log_path)
+        return [*super().over_lines(state), plain(""), *prose(saved, self.size()[0], "class:dim")]
 
     # --------------------------------------------------------------------- reading
 
@@ -126,25 +129,56 @@ class TableApp(Board):
         return self._cache[1]
 
     def title(self, state: GameState | None) -> Line:
-        """The hand number and whose turn it is (and the rules, if there is room)."""
-        hand = f" Hand {state.hand_no + 1}  " if state is not None and state.hand_no >= 0 else " p2p10  "
-        line: Line = [("class:title", hand)]
+        """The hand number and whose turn it is, and the rules in force as the last fragment
+        when there is room. Where the pane is too narrow, the rules go first, then the turn's
+        words are abbreviated, then the hand's; a name is shortened at a word, never cut."""
+        if state is not None and state.hand_no >= 0:
+            number = state.hand_no + 1
+            # TRANSLATORS: the hand's number in the title, and its short form for a narrow
+            # terminal ("H3").
+            hands = [" " + _("Hand {number}").format(number=number) + "  ",
+                     " " + pgettext("title", "H{number}").format(number=number) + "  "]
+        else:
+            hands = [" p2p10  ", " p2p10  "]
+        style, doing, name = self._title_status(state)
+        limit = self.left_width()
+        rules: Line = [("class:dim", f"  ({self.rules.describe()})")]
+        forms: list[Line] = [
+            [("class:title", hands[0]), (style, doing[0].format(name=name))],
+            [("class:title", hands[0]), (style, doing[1].format(name=name))],
+            [("class:title", hands[1]), (style, doing[1].format(name=name))],
+        ]
+        if width(forms[0] + rules) <= limit:
+            return forms[0] + rules
+        for line in forms:
+            if width(line) <= limit:
+                return line
+        room = limit - width(forms[-1]) + width([("", name)])
+        short = shorten(name, room, self.ellipsis) or name
+        return [("class:title", hands[1]), (style, doing[1].format(name=short))]
+
+    def _title_status(self, state: GameState | None) -> tuple[str, tuple[str, str], str]:
+        """Whose turn, as the title says it: (style, (words, short words), the name in them)."""
         seat = self.table_seat
         if seat.over:
-            line.append(("class:myturn", " Game over "))
-        elif seat.dealing() is not None or state is None:
-            line.append(("class:dim", "shuffling and dealing..."))
-        elif seat.my_turn():
-            doing = "draw a card (d or t)" if state.stage == "draw" else "play, then discard (x)"
-            line.append(("class:myturn", f" Your turn: {doing} "))
-        elif state.stage in ("draw", "play"):
-            line.append(("", f"{self.narrator.voice.name(state.turn)} is playing..."))
-        else:
-            line.append(("class:dim", "the hand is over: the cards are revealed"))
-        rules = f"  ({self.rules.describe()})"
-        if width(line) + width([("", rules)]) <= self.left_width():
-            line.append(("class:dim", rules))
-        return line
+            over = " " + _("Game over") + " "
+            return "class:myturn", (over, over), ""
+        if seat.dealing() is not None or state is None:
+            # TRANSLATORS: the title while a hand is dealt, and its short form.
+            return "class:dim", (_("shuffling and dealing..."), pgettext("title", "dealing...")), ""
+        if seat.my_turn():
+            if state.stage == "draw":
+                # TRANSLATORS: the title on the user's turn, and its short form; the keys stay.
+                doing = (_("Your turn: draw a card (d or t)"), pgettext("title", "Your turn: d or t"))
+            else:
+                doing = (_("Your turn: play, then discard (x)"), pgettext("title", "Your turn: x discards"))
+            return "class:myturn", (" " + doing[0] + " ", " " + doing[1] + " "), ""
+        if state.stage in ("draw", "play"):
+            # TRANSLATORS: the title while another player moves ({name}), and its short form.
+            return "", (_("{name} is playing..."), pgettext("title", "{name} plays")), \
+                self.narrator.voice.name(state.turn)
+        return "class:dim", (_("the hand is over: the cards are revealed"),
+                             pgettext("title", "cards revealed")), ""
 
     def piles_note(self) -> Line | None:
         """A progress bar while the deck is shuffled and dealt."""
@@ -154,7 +188,9 @@ class TableApp(Board):
         done, total = progress
         filled = 20 * done // max(total, 1)
         bar = "█" * filled + "░" * (20 - filled)
-        return [("", "  Shuffling and dealing "), ("class:warn", f"[{bar}]"), ("", f" {done}/{total} steps")]
+        # TRANSLATORS: beside the progress bar of a deal: "[████░░░] 5/12 steps".
+        steps = ngettext("{done}/{total} step", "{done}/{total} steps", total).format(done=done, total=total)
+        return [("", "  " + _("Shuffling and dealing") + " "), ("class:warn", f"[{bar}]"), ("", f" {steps}")]
 
     def may(self, action: Action) -> bool:
         """Whether the user may make a move of kind ``action`` now (the engine says)."""
@@ -163,18 +199,29 @@ class TableApp(Board):
 
     def footer(self) -> list[Line]:
         """The actions, lit when the rules allow them now."""
+        paced = self.table_seat.pace is not None
         return [
-            *self.keys_lines([("d", "draw", self.may("draw")), ("t", "take", self.may("take")),
-                              ("l", "lay down", self.may("lay")), ("L", "choose", self.may("lay")),
-                              ("h", "hit", self.may("hit")), ("x", "discard", self.may("discard"))]),
-            *self.keys_lines([("←→", "move", True), ("Space", "select", True), ("o", "sort", True),
-                              ("s", "scores", True), ("r", "rules", True), ("?", "help", True),
-                              ("q", "quit", True)]),
+            *self.keys_lines([
+                ("d", pgettext("key", "draw"), self.may("draw")),
+                ("t", pgettext("key", "take"), self.may("take")),
+                ("l", pgettext("key", "lay down"), self.may("lay")),
+                ("L", pgettext("key", "choose"), self.may("lay")),
+                ("h", pgettext("key", "hit"), self.may("hit")),
+                ("x", pgettext("key", "discard"), self.may("discard")),
+                ("i", pgettext("key", "hint"), self.table_seat.my_turn())]),
+            *self.keys_lines([
+                ("←→", pgettext("key", "move"), True), ("Space", pgettext("key", "select"), True),
+                ("o", pgettext("key", "sort"), True), ("+", pgettext("key", "faster"), paced),
+                ("-", pgettext("key", "slower"), paced), ("s", pgettext("key", "scores"), True),
+                ("r", pgettext("key", "rules"), True), ("?", pgettext("key", "help"), True),
+                ("q", self.quit_word(), True)]),
         ]
 
     def panel_keys_shown(self) -> list[tuple[str, str, bool]]:
         """At the end of a game: n plays another with the same settings."""
-        return [("n", "play again", True)] if self.screen == "over" and self.table_seat.over else []
+        if self.screen == "over" and self.table_seat.over:
+            return [("n", pgettext("key", "play again"), True)]
+        return []
 
     def hand_slots(self, state: GameState) -> list[int]:
         """The user's hand in the chosen order; the cursor follows a card just drawn."""
@@ -190,21 +237,25 @@ class TableApp(Board):
     # ------------------------------------------------------------------------ keys
 
     def table_keys(self, key: str) -> None:
-        """The table's keys (see ``PLAY_HELP``)."""
+        """The table's keys (see ``PLAY_HELP``). Enter selects nothing here: it is the key that
+        closes a hand's summary, and pressed once too often it must not pick a card of the next
+        hand."""
         state = self.state()
         slots = self.hand_slots(state) if state is not None else []
         if self.move_cursor(key, len(slots)):
             return
         actions: dict[str, Callable[[], object]] = {
-            "d": partial(self.play_move, DrawStock(self.seat), "You drew from the draw pile.", follow=True),
-            "t": partial(self.play_move, TakeDiscard(self.seat), "You took the discard.", follow=True),
+            "d": partial(self.play_move, DrawStock(self.seat), _("You drew from the draw pile."),
+                         follow=True),
+            "t": partial(self.play_move, TakeDiscard(self.seat), _("You took the discard."), follow=True),
             "l": self.lay_down, "L": self.choose_lay_down, "h": self.hit, "x": self.discard,
+            "i": self.hint, "+": partial(self.change_pace, True), "-": partial(self.change_pace, False),
             "s": partial(self.open, "sheet"), "r": partial(self.open, "rules"),
             "?": partial(self.open, "help"), "o": self._sort,
         }
         if key in actions:
             actions[key]()
-        elif key in ("Space", "Enter") and slots:
+        elif key == "Space" and slots:
             self.selected ^= {slots[self.cursor]}
         elif key == "↑" and slots:
             self.selected.add(slots[self.cursor])
@@ -216,7 +267,39 @@ class TableApp(Board):
 
     def _sort(self) -> None:
         self.by_colour = not self.by_colour
-        self.say(f"Sorted by {'colour' if self.by_colour else 'number'}.", "class:dim")
+        self.say(_("Sorted by colour.") if self.by_colour else _("Sorted by number."), "class:dim")
+
+    def hint(self) -> None:
+        """What the strong bot would play for the user now, and why, in the status line; the
+        move is not played. Out of turn, why there is no hint."""
+        seat = self.table_seat
+        table = seat.table
+        if table is None or seat.over or seat.dealing() is not None:
+            self.say(_("No hint: {reason}.").format(reason=self.waiting_for()), "class:dim")
+            return
+        try:
+            # The same position, the same hint: the bot's random source is seeded by it.
+            advice = advise(seat.view(), self.seat, self.spoken, random.Random(table.seq))
+        except NoAdvice as err:
+            self.say(_("No hint: {reason}.").format(reason=err), "class:dim")
+            return
+        # TRANSLATORS: {advice} is the strong bot's move and its reason: "discard G9: ...".
+        self.say(_("Hint: {advice}.").format(advice=advice.reason))
+
+    def change_pace(self, faster: bool) -> None:
+        """The bots' pace a step faster or slower (where this machine sets it)."""
+        seat = self.table_seat
+        pace = seat.pace
+        if pace is None:
+            self.refuse(_("the bots' pace is not this machine's to set"))
+            return
+        seat.set_pace(next_pace(pace, faster))
+        pace = seat.pace or 0.0
+        if pace == 0:
+            self.say(_("Bots move at once."), "class:dim")
+        else:
+            # TRANSLATORS: {seconds} is a number of seconds with one decimal: "1.2".
+            self.say(_("Bots wait {seconds} s per move.").format(seconds=f"{pace:.1f}"), "class:dim")
 
     def panel_keys(self, key: str) -> None:
         """A hand's summary waits for Enter; the end screen leaves on Enter."""
@@ -242,9 +325,9 @@ class TableApp(Board):
         if self.table_seat.over:
             self.quit()
         else:
-            self.prompt = Prompt("Quit the game? Its log stays saved.",
-                                 [Choice("y", "yes, quit", self.quit),
-                                  Choice("n", "no, play on", self.cancel)], index=1)
+            self.prompt = Prompt(_("Quit the game? Its log stays saved."),
+                                 [Choice("y", _("yes, quit"), self.quit),
+                                  Choice("n", _("no, play on"), self.cancel)], index=1)
 
     def meld_clicked(self, meld_id: int) -> Handler | None:
         """A click on a meld hits the selected cards on it."""
@@ -260,15 +343,12 @@ class TableApp(Board):
                 self.selected ^= {slots[index]}
         return click(toggle)
 
-    def piles_line(self, state: GameState) -> Line:
+    def piles_parts(self, state: GameState) -> tuple[Line, Line]:
         """The piles; a click on the draw pile draws, on the discard pile takes or discards."""
-        line = super().piles_line(state)
-        if self.piles_note() is not None:
-            return line
-        draw = click(lambda: self.press("d"))
-        discard = click(lambda: self.press("t" if state.stage == "draw" else "x"))
-        split = next((i for i, f in enumerate(line) if "Discard" in f[1]), len(line))
-        return tagged(line[:split], draw) + tagged(line[split:], discard)
+        draw, discard = super().piles_parts(state)
+        on_discard = "t" if state.stage == "draw" else "x"
+        return (tagged(draw, click(lambda: self.press("d"))),
+                tagged(discard, click(lambda: self.press(on_discard))))
 
     # --------------------------------------------------------------------- actions
 
@@ -276,16 +356,19 @@ class TableApp(Board):
         """Why the user cannot move now, or None when it is their move."""
         seat = self.table_seat
         if seat.over:
-            return "the game is over"
+            return _("the game is over")
         if seat.dealing() is not None:
-            return "wait a moment: the cards are being shuffled and dealt"
+            return _("wait a moment: the cards are being shuffled and dealt")
         if seat.my_turn():
             return None
         table = seat.table
         expect = table.expected() if table is not None else None
         if expect is not None and expect.kind == "move":
-            return f"it is {self.narrator.voice.whose(expect.seat)} turn, not yours"
-        return f"wait a moment: {BUSY.get(expect.kind if expect else '', 'the table is busy')}"
+            voice = self.narrator.voice
+            # TRANSLATORS: why a key did nothing: another player ({owner}) is to move.
+            return _("it is {owner}'s turn, not yours").format(owner=voice.owner(expect.seat))
+        kind = expect.kind if expect is not None else ""
+        return _(BUSY[kind]) if kind in BUSY else _("wait a moment: the table is busy")
 
     def my_view(self) -> GameState | None:
         """The user's view when it is their move; otherwise None, with the reason shown."""
@@ -314,6 +397,12 @@ class TableApp(Board):
         chosen = [s for s in slots if s in self.selected]
         return chosen or slots[self.cursor:self.cursor + 1]
 
+    def lay_pool(self, state: GameState) -> tuple[list[int], bool]:
+        """The cards a lay-down is made from: the selected ones, or the whole hand; and
+        whether they are a selection."""
+        selected = [state.known[s] for s in self.hand_slots(state) if s in self.selected]
+        return (selected, True) if selected else (list(state.hand_cards(self.seat)), False)
+
     def lay_plans(self, state: GameState) -> list[LayDownPlan] | None:
         """The lay-downs open to the user (from the selection, if any), best first; None with
         the reason shown when there is none."""
@@ -321,16 +410,22 @@ class TableApp(Board):
         if why is not None:
             self.refuse(why)
             return None
-        selected = [state.known[s] for s in self.hand_slots(state) if s in self.selected]
-        plans = lay_down_choices(state, self.seat, selected or state.hand_cards(self.seat))
+        pool, selected = self.lay_pool(state)
+        plans = lay_down_choices(state, self.seat, pool)
         if plans:
             return plans
-        phases = " or ".join(f"phase {p} ({describe_phase(p)})" for p in state.allowed_phases(self.seat))
+        allowed = state.allowed_phases(self.seat)
+        # TRANSLATORS: a phase a player may lay down, in a list of them: "phase 2 (set of 3 + run of 4)".
+        phases = list_words([_("phase {phase} ({description})").format(phase=p, description=describe_phase(p))
+                             for p in allowed])
         if selected:
-            self.refuse(f"the selected cards do not make {phases}; Esc clears the selection")
+            self.refuse(_("the selected cards do not make {phases}; Esc clears the selection").format(
+                phases=phases))
         else:
-            _, short, _ = phase_fit(state.hand_cards(self.seat), state.allowed_phases(self.seat), state.rules)
-            self.refuse(f"you cannot lay down {phases} yet: {short} card{'s' * (short != 1)} short")
+            _phase, short, _fit = phase_fit(state.hand_cards(self.seat), allowed, state.rules)
+            self.refuse(ngettext("you cannot lay down {phases} yet: {n} card short",
+                                 "you cannot lay down {phases} yet: {n} cards short", short).format(
+                phases=phases, n=short))
         return None
 
     def lay_down(self, plan: LayDownPlan | None = None) -> None:
@@ -344,26 +439,32 @@ class TableApp(Board):
                 return
             plan = plans[0]
         melds = "; ".join(label_text(m.kind, m.label, len(m.cards)) for m in plan.melds)
-        laid = f"You laid down phase {plan.phase}: {melds}."
+        laid = _("You laid down phase {phase}: {melds}.").format(phase=plan.phase, melds=melds)
         if self.play_move(plan_to_event(state, self.seat, plan), laid):
             self.selected.clear()
 
     def choose_lay_down(self) -> None:
-        """Go through the lay-downs open to the user, each previewed in the hand."""
+        """Go through the lay-downs open to the user, each previewed in the hand, each told
+        apart by the cards it keeps back."""
         state = self.my_view()
         if state is None:
             return
         plans = self.lay_plans(state)
         if plans is None:
             return
+        pool, _selected = self.lay_pool(state)
         slot_of = {state.known[s]: s for s in state.hands[self.seat] if s in state.known}
         choices = []
         for index, plan in enumerate(plans):
-            words = " + ".join(f"{label_text(m.kind, m.label, len(m.cards))}" for m in plan.melds)
-            label = f"P{plan.phase} {words}, {plan.down} down"
+            melds = " + ".join(label_text(m.kind, m.label, len(m.cards)) for m in plan.melds)
+            kept = [c for c in pool if c not in plan.cards]
+            fields = {"phase": plan.phase, "melds": melds, "down": plan.down, "kept": cards_words(kept)}
+            # TRANSLATORS: a lay-down to choose: "P2 set of 7s + run 2-6, 8 down, keeps R7 G12".
+            label = (_("P{phase} {melds}, {down} down, keeps {kept}") if kept
+                     else _("P{phase} {melds}, {down} down")).format(**fields)
             choices.append(Choice(str(index + 1) if index < 9 else "", label,
                                   partial(self.lay_down, plan), frozenset(slot_of[c] for c in plan.cards)))
-        self.prompt = Prompt("Lay down which?", choices, cycle="L")
+        self.prompt = Prompt(_("Lay down which?"), choices, cycle="L")
 
     def hit(self, meld_id: int | None = None) -> None:
         """Hit the selected cards (or the one under the cursor) on a meld: ``meld_id``, the
@@ -373,23 +474,24 @@ class TableApp(Board):
             return
         slots = self.chosen_slots(state)
         if not slots:
-            self.refuse("you have no card to hit")
+            self.refuse(_("you have no card to hit"))
             return
         if meld_id is not None:
             self.hit_on(state, slots, meld_id)
             return
         why = state.why_not("hit", self.seat)  # not drawn yet, not down yet: said first
         if why is not None or not state.melds:
-            self.refuse(why or "there is no meld on the table to hit yet")
+            self.refuse(why or _("there is no meld on the table to hit yet"))
             return
         fitting, reasons = hit_fits(state, self.seat, slots)
         cards = " ".join(card_text(state.known[s]) for s in slots)
         if not fitting:
             if len(set(reasons)) == 1:
                 self.refuse(reasons[0])
+            elif len(slots) > 1:
+                self.refuse(_("{cards} do not all fit one meld on the table").format(cards=cards))
             else:
-                what = f"{cards} do not all fit one meld" if len(slots) > 1 else f"{cards} fits no meld"
-                self.refuse(f"{what} on the table")
+                self.refuse(_("{cards} fits no meld on the table").format(cards=cards))
             return
         if len(fitting) == 1:
             self.hit_on(state, slots, fitting[0])
@@ -405,25 +507,31 @@ class TableApp(Board):
             self.hit(meld)
             return True
 
-        self.prompt = Prompt(f"Hit {cards} on which meld?", choices, other=other_meld)
+        self.prompt = Prompt(_("Hit {cards} on which meld?").format(cards=cards), choices, other=other_meld)
 
     def meld_name(self, meld: Meld) -> str:
         """A meld in words: whose, and what."""
-        return f"{self.narrator.voice.whose(meld.owner)} {label_text(meld.kind, meld.label, len(meld.cards))}"
+        name = label_text(meld.kind, meld.label, len(meld.cards))
+        voice = self.narrator.voice
+        if voice.is_you(meld.owner):
+            # TRANSLATORS: a meld of the user's, among those to choose from: "your run 4-7".
+            return _("your {meld}").format(meld=name)
+        # TRANSLATORS: another player's meld, among those to choose from: "Ann's set of 7s".
+        return _("{owner}'s {meld}").format(owner=voice.owner(meld.owner), meld=name)
 
     def hit_on(self, state: GameState, slots: list[int], meld_id: int, end: End | None = None) -> None:
         """Hit every card at ``slots`` on meld ``meld_id``, all of them or none."""
         meld = state.melds[meld_id] if meld_id < len(state.melds) else None
         if meld is None:
-            self.refuse(f"there is no meld {chr(ord('A') + meld_id)}")
+            self.refuse(_("there is no meld {letter}").format(letter=chr(ord("A") + meld_id)))
             return
         ends = open_ends(meld, state.known[slots[0]]) if end is None and len(slots) == 1 else {}
         if ends:
             name = label_text(meld.kind, meld.label, len(meld.cards))
             at = partial(self.hit_on, state, slots, meld_id)
-            self.prompt = Prompt(f"Which end of the {name}?", [
-                Choice("<", f"low end, as {ends['low']}", partial(at, "low")),
-                Choice(">", f"high end, as {ends['high']}", partial(at, "high"))])
+            self.prompt = Prompt(_("Which end of the {meld}?").format(meld=name), [
+                Choice("<", _("low end, as {value}").format(value=ends["low"]), partial(at, "low")),
+                Choice(">", _("high end, as {value}").format(value=ends["high"]), partial(at, "high"))])
             return
         try:
             hits = plan_hits(state, self.seat, meld_id, slots, end)
@@ -431,32 +539,58 @@ class TableApp(Board):
             self.refuse(str(err))
             return
         cards = " ".join(card_text(h.card) for h in hits)
+        name = label_text(meld.kind, meld.label, len(meld.cards))
+        voice = self.narrator.voice
+        if voice.is_you(meld.owner):
+            done = _("You hit {cards} on your {meld}.").format(cards=cards, meld=name)
+        else:
+            done = _("You hit {cards} on {owner}'s {meld}.").format(
+                cards=cards, owner=voice.owner(meld.owner), meld=name)
         for move in hits:
-            if not self.play_move(move, f"You hit {cards} on {self.meld_name(meld)}."):
+            if not self.play_move(move, done):
                 return
         self.selected.clear()
 
     def discard(self) -> None:
-        """Discard the card under the cursor; a Skip asks whom it is for."""
+        """Discard the card under the cursor; a Skip asks whom it is for, a Wild that the next
+        player could take asks first."""
         state = self.my_view()
         if state is None:
             return
         slots = self.hand_slots(state)
         if not slots:
-            self.refuse("you have no card to discard")
+            self.refuse(_("you have no card to discard"))
             return
         slot = slots[self.cursor]
+        taker = wild_given_away(state, self.seat, slot)
+        if taker is None:
+            self.discard_slot(state, slot)
+            return
+        name = self.narrator.voice.name(taker)
+        # TRANSLATORS: asked before a Wild is discarded; {name} is the next player, who may take it.
+        self.prompt = Prompt(_("Discard a Wild? {name} may take it.").format(name=name),
+                             [Choice("y", _("discard it"), partial(self.discard_slot, state, slot)),
+                              Choice("n", _("keep it"), self._kept)], index=1)
+
+    def _kept(self) -> None:
+        self.say(_("You kept the Wild."), "class:dim")
+
+    def discard_slot(self, state: GameState, slot: int) -> None:
+        """Discard the card at ``slot``; a Skip asks whom it is for, unless only one may be
+        skipped."""
         card = state.known[slot]
         targets = discard_targets(state, self.seat, card)
         voice = self.narrator.voice
         if not targets:
-            self.play_move(Discard(self.seat, slot, card), f"You discarded {card_text(card)}.")
-        elif len(targets) == 1:
+            self.play_move(Discard(self.seat, slot, card),
+                           _("You discarded {card}.").format(card=card_text(card)))
+            return
+        if len(targets) == 1:
             only = targets[0]
-            self.play_move(Discard(self.seat, slot, card, only), f"You skipped {voice.name(only)}.")
-        else:
-            choices = [Choice(str(t + 1), voice.name(t),  # seats are numbered from 1, as everywhere
-                              partial(self.play_move, Discard(self.seat, slot, card, t),
-                                      f"You skipped {voice.name(t)}."))
-                       for t in targets]
-            self.prompt = Prompt("Skip whom?", choices)
+            self.play_move(Discard(self.seat, slot, card, only), skip_sentence(voice, self.seat, only))
+            return
+        choices = [Choice(str(t + 1), voice.name(t),  # seats are numbered from 1, as everywhere
+                          partial(self.play_move, Discard(self.seat, slot, card, t),
+                                  skip_sentence(voice, self.seat, t)))
+                   for t in targets]
+        self.prompt = Prompt(_("Skip whom?"), choices)

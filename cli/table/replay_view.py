@@ -7,23 +7,32 @@ from collections.abc import Sequence
 
 from cli.table.board import Board
 from cli.table.drawing import Line
+from cli.table.panels import HelpEntry
 from p2p10.engine import GameState
 from p2p10.errors import IllegalMove, ProtocolViolation
+from p2p10.i18n import N_, _, pgettext
 from p2p10.log import BadEntry, NotALog
 from p2p10.narrate import Narrator, Told
 from p2p10.replay import replay_frames, revealed_secrets, view_as
 from p2p10.table import TableState
 
-REPLAY_HELP = (
-    " A saved game, step by step, as one seat saw it or as a spectator.",
+REPLAY_HELP: tuple[HelpEntry, ...] = (
+    N_("A saved game, step by step, as one seat saw it or as a spectator."),
     "",
-    " ←→ one move back or on          ↑↓ or PgUp/PgDn one hand back or on",
-    " Home/End the start or the end   0 spectator   1-6 see as that seat",
-    " s  score sheet    r  rules      ?  this help   q  leave",
+    ("←→", N_("one move back or on")),
+    ("↑↓ PgUp PgDn", N_("one hand back or on")),
+    ("Home End", N_("the start or the end")),
+    ("0", N_("watch as a spectator")),
+    ("1-6", N_("see the game as that seat")),
+    ("s", N_("score sheet")),
+    ("r", N_("rules in force")),
+    ("?", N_("this help")),
+    ("q", N_("leave")),
     "",
-    " A spectator sees hidden cards only at each hand's end-of-hand reveal; a seat",
-    " sees its own cards (opened with its key, which the log holds from that hand's",
-    " reveal on).",
+    N_("Highlighted cards (underlined) fit the seat's phase, or a meld on the table once the seat has "
+       "laid down its phase."),
+    N_("A spectator sees hidden cards only at each hand's end-of-hand reveal; a seat sees its own cards "
+       "(opened with its key, which the log holds from that hand's reveal on)."),
 )
 
 
@@ -38,11 +47,11 @@ class ReplayApp(Board):
         try:
             self.frames, self.stopped = replay_frames(records)
         except (BadEntry, ProtocolViolation) as err:
-            raise NotALog(f"the log's first entry is not a table: {err}") from None
+            raise NotALog(_("the log's first entry is not a table: {error}").format(error=err)) from None
         self.secrets = revealed_secrets(records)
         first = self.frames[0]
         if seat is not None and not 0 <= seat < first.players:
-            raise IllegalMove(f"there is no seat {seat + 1} at this table")
+            raise IllegalMove(_("there is no seat {n} at this table").format(n=seat + 1))
         hands = [frame.engine.hand_no for frame in self.frames]
         self.at = hands.index(hand - 1) if hand is not None and hand - 1 in hands else 0
         super().__init__(first.names, first.rules, seat, ascii_only)
@@ -72,22 +81,40 @@ class ReplayApp(Board):
         """The story up to the current step."""
         return self.narrator.told[:self._counts[self.at]]
 
+    def seen_as(self) -> str:
+        """Whose eyes the replay shows the game through."""
+        if self.me is None:
+            return _("as a spectator")
+        return _("as {name}").format(name=self.frames[self.at].names[self.me])
+
     def title(self, state: GameState | None) -> Line:
-        """Where the replay stands."""
-        who = f"as {self.frames[self.at].names[self.me]}" if self.me is not None else "as a spectator"
-        hand = f"hand {state.hand_no + 1}  " if state is not None and state.hand_no >= 0 else ""
-        step = f"{hand}step {self.at + 1}/{len(self.frames)}  "
-        line: Line = [("class:title", " p2p10 replay  "), ("", step), ("class:dim", who)]
+        """Where the replay stands (shortened at a word by the pane when it does not fit)."""
+        step = ""
+        if state is not None and state.hand_no >= 0:
+            step = _("hand {n}").format(n=state.hand_no + 1) + "  "
+        # TRANSLATORS: the replay's position: "step 12/70".
+        step += _("step {at}/{count}").format(at=self.at + 1, count=len(self.frames)) + "  "
+        line: Line = [("class:title", " p2p10 replay  "), ("", step), ("class:dim", self.seen_as())]
         if self.stopped and self.at == len(self.frames) - 1:
-            line.append(("class:error", f"  stopped: {self.stopped}"))
+            line.append(("class:error", "  " + _("stopped: {reason}").format(reason=self.stopped)))
         return line
+
+    def hand_hint(self, state: GameState) -> str:
+        """Nothing under the hand: the players' hints name keys the viewer does not have
+        (the help says what the highlighted cards mean)."""
+        return ""
+
+    def quit_word(self) -> str:
+        """q leaves the viewer."""
+        return pgettext("key", "leave")
 
     def footer(self) -> list[Line]:
         """The viewer's keys."""
-        return [*self.keys_lines([("←→", "move", True), ("↑↓", "hand", True), ("Home/End", "start/end", True),
-                                  ("0-6", "seat", True)]),
-                *self.keys_lines([("s", "scores", True), ("r", "rules", True), ("?", "help", True),
-                                  ("q", "leave", True)])]
+        return [*self.keys_lines([("←→", pgettext("key", "move"), True),
+                                  ("↑↓", pgettext("key", "hand"), True),
+                                  ("Home/End", pgettext("key", "start/end"), True),
+                                  ("0-6", pgettext("key", "seat"), True)]),
+                *self.keys_lines(self.screen_keys())]
 
     def ask_quit(self) -> None:
         """A viewer leaves at once: nothing is lost."""
@@ -114,7 +141,7 @@ class ReplayApp(Board):
         elif key.isdigit() and int(key) <= self.frames[0].players:
             self.me = int(key) - 1 if key != "0" else None
             self._narrate()
-            seen = f"as {self.frames[self.at].names[self.me]}" if self.me is not None else "as a spectator"
-            self.say(f"Seen {seen}.")
+            self.say(_("Seen as a spectator.") if self.me is None
+                     else _("Seen as {name}.").format(name=self.frames[self.at].names[self.me]))
         elif key in ("s", "r", "?"):
             self.open({"s": "sheet", "r": "rules", "?": "help"}[key])

@@ -30,7 +30,7 @@ from prompt_toolkit.layout import (
 
 from cli.table.drawing import ASCII, STYLE, Line, clip, join, plain
 from p2p10.errors import P2P10Error
-from p2p10.i18n import N_, _
+from p2p10.i18n import N_, _, pgettext
 from p2p10.rules import RuleSet
 from p2p10.table import MAX_NAME
 
@@ -42,6 +42,18 @@ GAMES: tuple[tuple[str, tuple[str, ...]], ...] = (
     (N_("three hands: lowest total wins"), ("hands=3",)),
 )
 SHOWN = 3  # unfinished and recent games listed
+
+
+def level_name(level: str) -> str:
+    """A bots' level as the menu shows it, in the current language (``--level`` takes the
+    English word)."""
+    names = {
+        # TRANSLATORS: how well the bots play: easy, normal or hard.
+        "easy": pgettext("bot level", "easy"),
+        "normal": pgettext("bot level", "normal"),
+        "hard": pgettext("bot level", "hard"),
+    }
+    return names.get(level, level)
 # prompt_toolkit's key names as the table's screens name them (cli.table.board does the same).
 KEY_NAMES = {"c-m": "Enter", "c-j": "Enter", " ": "Space", "c-i": "Tab", "s-tab": "BackTab",
              "escape": "Esc", "left": "←", "right": "→", "up": "↑", "down": "↓"}
@@ -141,10 +153,13 @@ class StartScreen:
         rows = [
             Row("start", _("Start a new game")),
             Row("bots", _("Bots at the table: {n}   (←/→: 1 to 5)").format(n=s.bots)),
-            Row("level", _("Their level: {level}   (←/→: easy, normal, hard)").format(level=_(s.level))),
+            # TRANSLATORS: the bots' level; the three words as in the bot levels (easy, normal, hard).
+            Row("level", _("Their level: {level}   (←/→: easy, normal, hard)").format(
+                level=level_name(s.level))),
             Row("game", _("Game: {game}   (←/→)").format(game=game)),
             Row("options", _("Rule options: {options}   (Enter to type)").format(
-                options=" ".join(s.options) or _("none"))),
+                # TRANSLATORS: no rule options are chosen (the standard rules).
+                options=" ".join(s.options) or pgettext("rule options", "none"))),
             Row("name", _("Your name: {name}   (Enter to type)").format(name=s.name)),
         ]
         rows += [Row("continue", _("Continue: {game}").format(game=g.label), g.path) for g in self.unfinished]
@@ -232,6 +247,8 @@ class StartScreen:
     def _field_prompt(self) -> str:
         if self.editing == "name":
             return _("Your name (Enter to keep, Esc to cancel):")
+        # TRANSLATORS: keep the rule options phases=even skip=next and the command 'p2p10 rules
+        # options' as they are.
         return _("Rule options, e.g. phases=even skip=next (see 'p2p10 rules options'; Enter, Esc):")
 
     def lines(self, columns: int) -> list[Line]:
@@ -258,6 +275,7 @@ class StartScreen:
         out.append(plain(""))
         if self.message is not None:
             out.append(plain(self.message[1], self.message[0]))
+        # TRANSLATORS: the keys (↑/↓ ←/→ Enter n c q) are what the player presses: keep them.
         out.append(plain(_("↑/↓ choose  ←/→ change  Enter select  n new game  c continue  q leave"),
                          "class:dim"))
         return [clip(line, columns) for line in out]
