@@ -147,8 +147,10 @@ def test_start_screen_quit_resume_finish_play_again_and_the_record_in_each_langu
     words = Words(lang)
     data = tmp_path / "data"
     python = f"{sys.executable} -m p2p10"
+    go = tmp_path / "go"  # the second command waits for it: the test reads the first one's words
     command = (f"cd {ROOT} && export XDG_DATA_HOME={data} LANGUAGE= LC_ALL= LC_MESSAGES= "
                f"LANG={LOCALES[lang]}; {python} play --pace 0; echo FIRST=$?; "
+               f"while [ ! -e {go} ]; do sleep 0.1; done; "
                f"{python} play --resume --pace 0; echo SECOND=$?; {python} stats; echo STATS=$?; sleep 60")
     tmux = Tmux(command)
     try:
@@ -173,7 +175,8 @@ def test_start_screen_quit_resume_finish_play_again_and_the_record_in_each_langu
         while not words.seen(screen.splitlines()[0] if screen.strip() else "", *MY_PLAY):
             assert time.monotonic() < deadline, f"never the user's turn to play:\n{screen}"
             assert "Traceback" not in screen, screen
-            key = play_keys(tmux, words, screen, plan)
+            # The bots may skip the user and go out before the user's first turn: then play again.
+            key = "n" if words.key(screen, "n", "play again") else play_keys(tmux, words, screen, plan)
             if key is None:
                 screen = wait_for_change(tmux, screen, 0.5)
                 continue
@@ -184,13 +187,16 @@ def test_start_screen_quit_resume_finish_play_again_and_the_record_in_each_langu
         if lang != "en":  # the table speaks the language, not English
             assert words.text("Draw pile") in screen and "Draw pile" not in screen, screen
         tmux.keys("q")
-        screen = wait_for_change(tmux, screen)
+        quitting = wait_for_change(tmux, screen)
+        assert quitting != screen, f"q asked nothing:\n{screen}"
         tmux.keys("y")
+        screen = quitting
         deadline = time.monotonic() + 30
         while "FIRST=" not in screen:
             assert time.monotonic() < deadline, screen
             screen = wait_for_change(tmux, screen, 0.5)
         assert "FIRST=0" in screen and "p2p10 play --resume" in screen, screen
+        go.touch()
 
         # --resume: the same hand, the same cards, the user still to discard
         deadline = time.monotonic() + 60
@@ -211,15 +217,16 @@ def test_start_screen_quit_resume_finish_play_again_and_the_record_in_each_langu
                 continue
             tmux.keys(key)
             screen = wait_for_change(tmux, screen)
+        over = screen
         tmux.keys("n")
         deadline = time.monotonic() + 60
-        screen = wait_for_change(tmux, screen)
-        while words.key(screen, "n", "play again") or not screen.strip():
+        screen = wait_for_change(tmux, over)
+        while screen == over or not screen.strip():  # the new game's table (or its end, if quick)
             assert time.monotonic() < deadline, screen
             screen = wait_for_change(tmux, screen, 0.5)
         tmux.keys("q")
         screen = wait_for_change(tmux, screen)
-        tmux.keys("y")
+        tmux.keys("y")  # a game under way asks first (a finished one does not, and y goes nowhere)
         deadline = time.monotonic() + 30
         while "STATS=" not in screen:
             assert time.monotonic() < deadline, screen
@@ -230,9 +237,11 @@ def test_start_screen_quit_resume_finish_play_again_and_the_record_in_each_langu
     assert "SECOND=0" in text and "STATS=0" in text, text
     assert words.pattern("{name} won the game.").search(text), text
     logs = sorted((data / "p2p10" / "games").glob("*.p2p10"))
-    assert len(logs) == 2  # the finished game and the one left at once
+    assert len(logs) >= 2  # the finished game and the one played again
     record = json.loads((data / "p2p10" / "record.json").read_text())
-    assert len(record["games"]) == 1, record
+    # the finished games (the bots may finish a one-hand game before the user has a turn)
+    finished_logs = [g["log_path"] for g in record["games"]]
+    assert 1 <= len(finished_logs) <= len(logs) and set(finished_logs) <= {str(p) for p in logs}, record
     finished = record["games"][0]["log_path"]
     audit = subprocess.run([sys.executable, "-m", "p2p10", "audit", finished], capture_output=True,
                            text=True, timeout=60, cwd=ROOT, env={**os.environ, "NO_COLOR": "1"})
