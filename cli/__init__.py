@@ -13,6 +13,17 @@ class UsageError(P2P10Error):
     """A command line that cannot be run as given."""
 
 
+class HelpFormatter(argparse.HelpFormatter):
+    """Help that wraps a one-paragraph description to the terminal, as argparse does, and keeps
+    text written in lines (an epilog of examples) exactly as written. A translated description
+    is one long line too, so it wraps in every language."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if "\n" in text:
+            return "".join(indent + line for line in text.splitlines(keepends=True))
+        return super()._fill_text(text, width, indent)
+
+
 def run_later(module: str, command: str) -> Callable[[argparse.Namespace], int]:
     """A subcommand's ``func`` that imports ``module`` only when the subcommand runs and calls
     its ``command``: the parsers stay light, and ``--help`` or another command does not pay

@@ -10,7 +10,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from cli import run_later
+from cli import HelpFormatter, run_later
 from p2p10.bots import POLICIES
 from p2p10.engine import MAX_PLAYERS, MIN_PLAYERS
 from p2p10.i18n import _
@@ -27,7 +27,7 @@ def add_parsers(sub: Any, rule_options: argparse.ArgumentParser) -> None:
                       "everybody and the game starts. Each peer saves its own log and secrets as "
                       "it goes."),
         epilog=_("example: p2p10 host --seats 3 --start-when-full --autoplay greedy -o hands=1"),
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        formatter_class=HelpFormatter)
     host.add_argument("--name", help=_("your name at the table (your login name)"))
     host.add_argument("--seats", type=int, default=4, metavar="N",
                       help=_("seats at the table, you included, {low}-{high} (4)").format(
@@ -58,7 +58,7 @@ def add_parsers(sub: Any, rule_options: argparse.ArgumentParser) -> None:
         # TRANSLATORS: "Ann's table" is a table's name, as a host would call it; Bob a player.
         epilog=_("examples:\n  p2p10 join --name Bob\n  p2p10 join \"Ann's table\" --name Bob\n"
                  "  p2p10 join 192.168.1.20:41234 --name Bob --autoplay greedy"),
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        formatter_class=HelpFormatter)
     # TRANSLATORS: the metavar of "p2p10 join": a table's name, or the host's address.
     join.add_argument("address", nargs="?", metavar=_("TABLE|HOST:PORT"),
                       help=_("a table's name as 'p2p10 tables' lists it, or where the host "
@@ -94,7 +94,7 @@ def add_parsers(sub: Any, rule_options: argparse.ArgumentParser) -> None:
         epilog=_("example: p2p10 resume "
                  "~/.local/share/p2p10/games/20261129-2054-a1b64915-seat2.p2p10 "
                  "--autoplay greedy"),
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        formatter_class=HelpFormatter)
     # TRANSLATORS: the metavar of a file argument.
     resume.add_argument("file", type=Path, metavar=_("FILE"), help=_("the seat's .p2p10 game log"))
     resume.add_argument("--interface", metavar=_("ADDR"),

@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from cli import run_later
+from cli import HelpFormatter, run_later
 from p2p10.bots import POLICIES
 from p2p10.i18n import _
 
@@ -29,7 +29,7 @@ def add_parsers(sub: Any, rule_options: argparse.ArgumentParser) -> None:
         epilog=_("examples: p2p10 simulate --policies hard,greedy --players 2 --games 2000 "
                  "--jobs 2\n"
                  "          p2p10 simulate --players 4 --games 1 --crypto --save games/"),
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        formatter_class=HelpFormatter)
     sim.add_argument("--players", type=int, default=4, metavar="K",
                      help=_("seats at the table, 2-6 (4)"))
     sim.add_argument("--games", type=int, default=1, metavar="N", help=_("games to play (1)"))

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from cli import HelpFormatter
 from p2p10.errors import P2P10Error
 from p2p10.i18n import _, ngettext
 
@@ -42,7 +43,7 @@ def add_parser(sub: Any, rule_options: argparse.ArgumentParser) -> None:
         epilog=_("examples: p2p10 play\n"
                  "          p2p10 play --bots 2 --level hard -o phases=even\n"
                  "          p2p10 play --resume"),
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        formatter_class=HelpFormatter)
     play.add_argument("--bots", type=int, metavar="N", help=_("bots at the table, 1-5 (3)"))
     play.add_argument("--name", help=_("your name at the table (You)"))
     play.add_argument("--level", choices=LEVELS, help=_("how well the bots play (normal)"))

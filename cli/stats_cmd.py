@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from cli import HelpFormatter
 from p2p10.i18n import N_, _
 
 NO_GAMES = N_("No finished games yet: play one with 'p2p10 play'.")
@@ -23,7 +24,7 @@ def add_parser(sub: Any) -> None:
                       "(~/.local/share/p2p10/record.json by default)."),
         epilog=_("examples: p2p10 stats\n"
                  "          p2p10 stats --json"),
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        formatter_class=HelpFormatter)
     stats.add_argument("--json", action="store_true", help=_("print one JSON object"))
     stats.set_defaults(func=cmd_stats)
 

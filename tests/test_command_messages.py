@@ -4,6 +4,9 @@ would have been accepted; a refusal is a typed error and a non-zero exit status.
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -108,3 +111,17 @@ def test_replay_of_a_hand_the_log_has_prints_it(three_hands: Path,
     assert main(["replay", "--text", "--hand", "3", str(three_hands)]) == 0
     out = capsys.readouterr().out
     assert "== Hand 3" in out and "== Hand 2" not in out
+
+
+@pytest.mark.parametrize("lang", ["en", "de", "es"])
+def test_help_descriptions_wrap_to_the_terminal_in_every_language_and_examples_keep_their_lines(
+        lang: str) -> None:
+    env = {**os.environ, "COLUMNS": "80"}
+    for command in ("play", "simulate", "audit", "replay", "host", "join", "stats"):
+        result = subprocess.run([sys.executable, "-m", "p2p10", "--lang", lang, command, "--help"],
+                                capture_output=True, text=True, timeout=30, env=env)
+        assert result.returncode == 0, result.stderr
+        description = result.stdout.split("\n\n")[1]  # after the usage
+        assert all(len(line) <= 80 for line in description.splitlines()), (command, description)
+        examples = [line for line in result.stdout.splitlines() if line.lstrip().startswith("p2p10 ")]
+        assert all(line.strip().startswith("p2p10 " + command) for line in examples), examples
