@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from cli import HelpFormatter
 from p2p10.errors import P2P10Error
-from p2p10.i18n import _, ngettext
+from p2p10.i18n import _, ngettext, pgettext
 
 if TYPE_CHECKING:
     from cli.table.start import Continue, NewGame, StartChoice
@@ -97,9 +97,13 @@ def _settings(args: argparse.Namespace) -> NewGame:
     from cli.table.start import NewGame
     from p2p10.table import MAX_NAME
 
-    # The default name stays English in every language: it is written into the signed log, and
-    # the narrator knows a seat named "You" (p2p10.narrate).
-    name = (args.name if args.name is not None else "You").strip()
+    # The default name is the word for "you" in the player's language (the narrator tells a seat
+    # named so as "Seat 1 (Du)" to anybody else, p2p10.narrate); once chosen it is just a name,
+    # written into the signed sit-down like any other.
+    # TRANSLATORS: the player's name at the table when none is given: the word for "you", as in
+    # the narrator's "you" (subject), capitalised (at most 32 characters).
+    default = pgettext("default name", "You")
+    name = (args.name if args.name is not None else default).strip()
     if not 0 < len(name) <= MAX_NAME or not name.isprintable():
         raise P2P10Error(_("--name takes 1 to {n} printable characters").format(n=MAX_NAME))
     bots = 3 if args.bots is None else args.bots

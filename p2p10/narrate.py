@@ -140,9 +140,10 @@ class Voice:
         return self.second_person and seat == self.me
 
     def name(self, seat: int) -> str:
-        """``seat``'s name in a sentence (never "you"; a seat named "You" is "Seat 1 (You)")."""
+        """``seat``'s name in a sentence (never "you"; a seat named "You", or the word for "you"
+        in the language spoken, is "Seat 1 (You)")."""
         name = spoken_name(self.names[seat])
-        if name.lower() == "you":
+        if name.lower() in ("you", pgettext("subject", "you").lower()):  # "You", "Du", "Tú"
             # TRANSLATORS: a player who named themselves "You", told from the viewer: "Seat 1 (You)".
             return _("Seat {number} ({name})").format(number=seat + 1, name=name)
         return name

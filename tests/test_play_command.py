@@ -105,3 +105,21 @@ def test_a_lan_game_played_by_hand_goes_into_the_record_and_an_autoplayed_one_do
     assert lan_cmds._finish(result, played_by_hand=True) == 0
     (game,) = record_store.load().games
     assert game.me == 1 and game.players[1].name.startswith("Bot 1")
+
+
+@pytest.mark.parametrize(("lang", "word", "seat_word"), [("en", "You", "Seat"), ("de", "Du", "Platz"),
+                                                         ("es", "Tú", "Asiento")])
+def test_the_default_name_is_you_in_the_players_language_and_others_read_it_as_a_seat(
+        lang: str, word: str, seat_word: str) -> None:
+    from p2p10.i18n import current_language, set_language
+    from p2p10.narrate import Voice
+
+    before = current_language()
+    set_language(lang)
+    try:
+        assert play_cmd._settings(args()).name == word
+        # seen by anybody else (a replay as seat 2), the seat named "you" is told as a seat
+        told = Voice([word, "Bob"], me=1, second_person=False).name(0)
+        assert told.startswith(seat_word) and f"({word})" in told, told
+    finally:
+        set_language(before)
