@@ -19,16 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from p2p10.cards import (
-    COLOURS,
-    MAX_NUMBER,
-    colour,
-    is_natural,
-    is_wild,
-    number,
-    points,
-    sort_key,
-)
+from p2p10.cards import COLOURS, MAX_NUMBER, NUMBERED, is_wild, points
 from p2p10.melds import Meld, hit_ends
 from p2p10.rules import DEFAULT, PHASES, MeldKind, MeldReq, RuleSet
 
@@ -72,38 +63,60 @@ class LayDownPlan:
 _Melds = tuple[PlannedMeld, ...] | None
 
 
+# _VALUE_POINTS[v] = the points of a card of number v (every copy scores the same; the red
+# one, card 2 * (v - 1), stands for them all).
+_VALUE_POINTS = (0, *(points(2 * (v - 1)) for v in range(1, MAX_NUMBER + 1)))
+
+
+# The meld kinds of each phase, in order: the shape that picks the search.
+_SHAPES = {phase: tuple(r.kind for r in reqs) for phase, reqs in PHASES.items()}
+
+
 class _Hand:
     """A hand broken down for the search: numbered cards by number and by colour, wilds."""
 
-    __slots__ = ("by_colour", "by_number", "count", "prefix", "wilds")
+    __slots__ = ("by_colour", "by_number", "count", "numbers", "prefix", "prefix_points", "wilds")
 
     def __init__(self, cards: Iterable[int]) -> None:
-        ordered = sorted(cards, key=sort_key)
         self.by_number: list[list[int]] = [[] for _ in range(MAX_NUMBER + 1)]
         self.by_colour: list[list[int]] = [[] for _ in COLOURS]
         self.wilds: list[int] = []
-        for card in ordered:
-            if is_natural(card):
-                self.by_number[number(card)].append(card)
-                self.by_colour[colour(card)].append(card)
+        # Plain card order is ``sort_key`` order within each list: a number's cards ascend by
+        # colour, a colour's cards by number, and wilds by id. The arithmetic is
+        # ``number``/``colour`` inlined (this runs once per solve).
+        for card in sorted(cards):
+            if card < NUMBERED:
+                self.by_number[card % 24 // 2 + 1].append(card)
+                self.by_colour[card // 24].append(card)
             elif is_wild(card):
                 self.wilds.append(card)
-        self.count = [len(cs) for cs in self.by_number]
-        # prefix[x] = how many of the values 1..x-1 are present (for O(1) run gaps).
-        self.prefix = [0] * (MAX_NUMBER + 2)
+        self.count = count = [len(cs) for cs in self.by_number]
+        # The numbers held, ascending; the search only tries these (plus, where the rules allow
+        # an all-wild set, one number standing for the missing ones).
+        self.numbers = [v for v in range(1, MAX_NUMBER + 1) if count[v]]
+        # prefix[x] = how many of the values 1..x-1 are present (for O(1) run gaps), and
+        # prefix_points[x] = the points of one card of each of them (for O(1) run points).
+        self.prefix = prefix = [0, 0]
+        self.prefix_points = prefix_points = [0, 0]
         for x in range(1, MAX_NUMBER + 1):
-            self.prefix[x + 1] = self.prefix[x] + (1 if self.count[x] else 0)
+            held = 1 if count[x] else 0
+            prefix.append(prefix[x] + held)
+            prefix_points.append(prefix_points[x] + held * _VALUE_POINTS[x])
 
     def present(self, low: int, high: int) -> int:
         """How many values in low..high have at least one numbered card."""
         return self.prefix[high + 1] - self.prefix[low]
+
+    def run_points(self, low: int, high: int) -> int:
+        """The points of one numbered card per present value of low..high."""
+        return self.prefix_points[high + 1] - self.prefix_points[low]
 
 
 def solve(cards: Sequence[int], phase: int, rules: RuleSet = DEFAULT) -> LayDownPlan | None:
     """The lay-down of ``phase`` from ``cards`` that puts the most cards down, or None."""
     hand = _Hand(cards)
     reqs = PHASES[phase]
-    kinds = tuple(r.kind for r in reqs)
+    kinds = _SHAPES[phase]
     melds: _Melds
     if kinds == ("run",):
         melds = _best_run(hand, reqs[0].size)
@@ -140,10 +153,6 @@ def _run_cards(hand: _Hand, low: int, high: int, wilds: list[int],
     return tuple(out)
 
 
-def _run_points(hand: _Hand, low: int, high: int) -> int:
-    return sum(points(hand.by_number[x][0]) for x in range(low, high + 1) if hand.count[x])
-
-
 def _best_run(hand: _Hand, size: int) -> _Melds:
     w = len(hand.wilds)
     best: tuple[int, int, int, int] | None = None
@@ -153,7 +162,7 @@ def _best_run(hand: _Hand, size: int) -> _Melds:
             gaps = high - low + 1 - present
             if gaps > w or present == 0:
                 continue
-            key = (high - low + 1, _run_points(hand, low, high) + WILD_POINTS * gaps)
+            key = (high - low + 1, hand.run_points(low, high) + WILD_POINTS * gaps)
             if best is None or key > best[:2]:
                 best = (*key, low, high)
     if best is None:
@@ -177,10 +186,6 @@ def _best_colour(hand: _Hand, size: int) -> _Melds:
     return (PlannedMeld("color", c, tuple(hand.by_colour[c]) + tuple(hand.wilds)),)
 
 
-def _natural_ok(counts: Sequence[int], per_phase: bool) -> bool:
-    return sum(counts) >= 1 if per_phase else all(n >= 1 for n in counts)
-
-
 def _with_wilds(kind: MeldKind, label: int, naturals: Sequence[int], wilds: Sequence[int]) -> PlannedMeld:
     return PlannedMeld(kind, label, tuple(naturals) + tuple(wilds))
 
@@ -200,33 +205,57 @@ def _two_sets_fit(hand: _Hand, reqs: Sequence[MeldReq], per_phase: bool) -> bool
 
 
 def _best_two_sets(hand: _Hand, reqs: Sequence[MeldReq], per_phase: bool) -> _Melds:
+    """The best two sets: every pair of numbers (v1 for the first set, v2 for the second; with
+    equal sizes only v1 <= v2), and for one number in both sets the first split that fits.
+
+    Only numbers the hand holds are tried, plus, with ``natural=phase`` (where one set may be
+    all wilds), the first missing number of each range: any other missing number gives the
+    same cards and points, and ties go to the first pair, so it could never win.
+    Each set needs a natural, or only the phase with ``natural=phase``."""
     k1, k2 = reqs[0].size, reqs[1].size
     w = len(hand.wilds)
-    symmetric = k1 == k2
-    best: tuple[int, int, int, int, int] | None = None  # down, points, v1, v2, split
-    for v1 in range(1, MAX_NUMBER + 1):
-        for v2 in range(v1 if symmetric else 1, MAX_NUMBER + 1):
+    count = hand.count
+    held = hand.numbers
+    missing = [v for v in range(1, MAX_NUMBER + 1) if not count[v]] if per_phase else []
+    firsts = held + missing[:1]
+    firsts.sort()
+    wild_pts = WILD_POINTS * w
+    best_down, best_pts = -1, -1
+    best: tuple[int, int, int] | None = None  # v1, v2, split
+    for v1 in firsts:
+        a = count[v1]
+        a_pts = a * _VALUE_POINTS[v1]
+        need_a = k1 - a if k1 > a else 0  # the wilds the first set lacks with all of v1
+        start = v1 if k1 == k2 else 1
+        seconds = [v for v in held if v >= start]
+        seconds += [v for v in missing if v >= start][:1]
+        seconds.sort()
+        for v2 in seconds:
             if v1 != v2:
-                a, b = hand.count[v1], hand.count[v2]
-                splits = [(a, b)]
-            else:
-                n = hand.count[v1]
-                splits = [(a, n - a) for a in range(n + 1)]
-            for a, b in splits:
-                if not _natural_ok((a, b), per_phase):
+                b = count[v2]
+                if not (a + b >= 1 if per_phase else a >= 1 and b >= 1):
                     continue
-                if max(0, k1 - a) + max(0, k2 - b) > w:
+                if need_a + (k2 - b if k2 > b else 0) > w:
                     continue
-                naturals = a + b
-                pts = (sum(map(points, hand.by_number[v1][:a]))
-                       + sum(map(points, hand.by_number[v2][-b:] if b else [])))
-                key = (naturals + w, pts + WILD_POINTS * w)
-                if best is None or key > best[:2]:
-                    best = (*key, v1, v2, a)
-                break  # every feasible split of one number puts the same cards down
+                down, pts = a + b + w, a_pts + b * _VALUE_POINTS[v2] + wild_pts
+                if down > best_down or (down == best_down and pts > best_pts):
+                    best_down, best_pts, best = down, pts, (v1, v2, a)
+                continue
+            # One number in both sets: the first split (a to the first set, the rest to the
+            # second) that fits; every feasible split puts the same cards down.
+            for split in range(a + 1):
+                rest = a - split
+                if not (a >= 1 if per_phase else split >= 1 and rest >= 1):
+                    continue
+                if max(0, k1 - split) + max(0, k2 - rest) > w:
+                    continue
+                down, pts = a + w, a_pts + wild_pts
+                if down > best_down or (down == best_down and pts > best_pts):
+                    best_down, best_pts, best = down, pts, (v1, v2, split)
+                break
     if best is None:
         return None
-    _, _, v1, v2, a = best
+    v1, v2, a = best
     first = hand.by_number[v1][:a] if v1 == v2 else hand.by_number[v1]
     second = hand.by_number[v2][a:] if v1 == v2 else hand.by_number[v2]
     need1 = max(0, k1 - len(first))
@@ -242,12 +271,13 @@ def _run_intervals(hand: _Hand, size: int) -> list[tuple[int, int, int, int]]:
     """Every run interval of at least ``size`` that the wilds could fill:
     (low, high, values present, points of one card per present value)."""
     w = len(hand.wilds)
+    prefix, prefix_points = hand.prefix, hand.prefix_points  # hand.present/run_points, inlined
     out = []
     for low in range(1, MAX_NUMBER - size + 2):
         for high in range(low + size - 1, MAX_NUMBER + 1):
-            present = hand.present(low, high)
+            present = prefix[high + 1] - prefix[low]
             if high - low + 1 - present <= w:
-                out.append((low, high, present, _run_points(hand, low, high)))
+                out.append((low, high, present, prefix_points[high + 1] - prefix_points[low]))
     return out
 
 
@@ -258,33 +288,37 @@ def _best_set_and_run(hand: _Hand, reqs: Sequence[MeldReq], per_phase: bool) -> 
     # An all-wild set (natural=phase only) is as good with any number the hand lacks, so one
     # such number stands for all of them.
     empty = [v for v in range(1, MAX_NUMBER + 1) if not hand.count[v]][:1] if per_phase else []
-    numbers = [v for v in range(1, MAX_NUMBER + 1) if hand.count[v]] + empty
-    best: tuple[int, int, int, int, int, bool] | None = None  # down, pts, v, low, high, run_takes_v
+    numbers = hand.numbers + empty
+    wild_pts = WILD_POINTS * w
+    best_down, best_pts = -1, -1
+    best: tuple[int, int, int, bool] | None = None  # v, low, high, run_takes_v
     for v in numbers:
         m = hand.count[v]
-        set_pts_all = sum(map(points, hand.by_number[v]))
-        v_pts = points(hand.by_number[v][0]) if m else 0
+        v_pts = _VALUE_POINTS[v] if m else 0
+        set_pts_all = m * v_pts
         for low, high, present, run_pts in intervals:
             length = high - low + 1
             # Options: (set naturals, run naturals, run points, run takes a card of v).
+            options: tuple[tuple[int, int, int, bool], ...]
             if not (m and low <= v <= high):
-                options = [(m, present, run_pts, False)]
+                options = ((m, present, run_pts, False),)
             elif m >= 2:
-                options = [(m - 1, present, run_pts, True)]
+                options = ((m - 1, present, run_pts, True),)
             else:  # one card of v: it goes to the run, or to the set and the run gets a wild
-                options = [(0, present, run_pts, True), (1, present - 1, run_pts - v_pts, False)]
+                options = ((0, present, run_pts, True), (1, present - 1, run_pts - v_pts, False))
             for s, r, r_pts, run_takes in options:
-                if not _natural_ok((s, r), per_phase):
+                # Each meld needs a natural, or only the phase with natural=phase.
+                if not (s + r >= 1 if per_phase else s >= 1 and r >= 1):
                     continue
-                if length - r + max(0, k_set - s) > w:
+                if length - r + (k_set - s if k_set > s else 0) > w:  # the wilds both lack
                     continue
-                s_pts = set_pts_all - (v_pts if run_takes else 0)
-                key = (s + r + w, s_pts + r_pts + WILD_POINTS * w)
-                if best is None or key > best[:2]:
-                    best = (*key, v, low, high, run_takes)
+                down = s + r + w
+                pts = set_pts_all - (v_pts if run_takes else 0) + r_pts + wild_pts
+                if down > best_down or (down == best_down and pts > best_pts):
+                    best_down, best_pts, best = down, pts, (v, low, high, run_takes)
     if best is None:
         return None
-    _, _, v, low, high, run_takes = best
+    v, low, high, run_takes = best
     inside = low <= v <= high and hand.count[v] > 0
     skip_value = v if inside and not run_takes else 0
     gaps = sum(1 for x in range(low, high + 1) if x == skip_value or not hand.count[x])
