@@ -24,7 +24,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import os
 import random
 import time
 from collections.abc import Callable
@@ -40,6 +39,7 @@ from p2p10.log import Entry, parse_entry
 from p2p10.peer import Peer, addressed
 from p2p10.rules import RuleSet
 from p2p10.table import TableState, fold
+from protocol import data_home
 from protocol.memory import make_peers, seeded_bytes, sit_downs_for
 from protocol.seat_screen import PeerSeat
 from protocol.storage import (
@@ -57,8 +57,7 @@ USER = 0
 
 def data_dir() -> Path:
     """Where games are saved: ``$XDG_DATA_HOME/p2p10/games`` (``~/.local/share`` by default)."""
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "p2p10" / "games"
+    return data_home() / "games"
 
 
 @dataclass(frozen=True, slots=True)

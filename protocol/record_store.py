@@ -20,19 +20,14 @@ from pathlib import Path
 
 from p2p10.i18n import _
 from p2p10.record import GameResult, Record, RecordError, game_result
+from protocol import data_home
 
 RECORD_FILE = "record.json"
 
 
-def app_data_home() -> Path:
-    """p2p10's data folder: ``$XDG_DATA_HOME/p2p10`` (``~/.local/share/p2p10`` by default)."""
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "p2p10"
-
-
 def record_path() -> Path:
-    """Where the record is kept: ``record.json`` in :func:`app_data_home`."""
-    return app_data_home() / RECORD_FILE
+    """Where the record is kept: ``record.json`` in :func:`protocol.data_home`."""
+    return data_home() / RECORD_FILE
 
 
 def load(path: Path | None = None) -> Record:
