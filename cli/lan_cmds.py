@@ -87,11 +87,12 @@ def _finish(result: GameResult, played_by_hand: bool) -> int:
     """Say how the game ended; a game the user played to its end goes into their record (one
     a bot played for them with --autoplay is not theirs to count)."""
     print(result.summary(), flush=True)
-    if played_by_hand and result.peer.finished and not result.peer.stopped:
+    table = result.peer.table
+    if played_by_hand and result.peer.finished and not result.peer.stopped and table is not None:
         from protocol import record_store
 
-        try:
-            record_store.add_finished_game(result.log_path, result.peer.seat)
+        try:  # the peer's own fold, every entry of it checked as it came: not read again
+            record_store.add_finished_table(table, result.peer.seat, result.log_path)
         except P2P10Error as err:
             print(_("Your record was not updated: {reason}").format(reason=err))
     return 1 if result.peer.stopped else 0

@@ -194,12 +194,13 @@ def _play(local: LocalTable, ascii_only: bool) -> bool:
     finally:
         local.close()
     path = local.log_path
-    state = local.view() if local.table is not None else None
-    if state is not None and state.winner is not None:
+    table = local.table
+    state = local.view() if table is not None else None
+    if table is not None and state is not None and state.winner is not None:
         for line in result_lines(state):
             print(line)
-        try:
-            record_store.add_finished_game(path, USER)
+        try:  # the user's own fold, every entry of it checked as it came: not read again
+            record_store.add_finished_table(table, USER, path)
         except P2P10Error as err:
             print(_("Your record was not updated: {reason}").format(reason=err))
         print(_("The game is saved in:"))

@@ -1,7 +1,9 @@
 """Your record on disk: ``$XDG_DATA_HOME/p2p10/record.json`` (``~/.local/share`` by default).
 
 :func:`add_finished_game` reads a saved game log, folds it as the audit does, and adds the game
-to the record if it has a winner; :func:`load` reads the record (:class:`p2p10.record.Record`).
+to the record if it has a winner (:func:`add_finished_table` adds it from a fold a peer has
+already checked, at the end of the game it played); :func:`load` reads the record
+(:class:`p2p10.record.Record`).
 The file is rewritten whole, to a temporary file renamed over it, so a crash leaves the old
 record or the new one; a lock file beside it keeps two games that end at once (two seats of one
 LAN table on one machine) from each writing over the other's result.
@@ -17,10 +19,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from p2p10.i18n import _
 from p2p10.record import GameResult, Record, RecordError, game_result
 from protocol import data_home
+
+if TYPE_CHECKING:
+    from p2p10.table import TableState
 
 RECORD_FILE = "record.json"
 
@@ -60,13 +66,23 @@ def add_finished_game(log_path: Path, me: int, record_file: Path | None = None) 
     # Imported here: folding a log loads the dealing cryptography, which loading the record
     # (p2p10 stats, the start screen) does not need.
     from p2p10.audit import audit_records
-    from protocol.storage import read_log, write_private
+    from protocol.storage import read_log
 
     report = audit_records(read_log(log_path))
-    if report.violation is not None or report.table is None:
+    if report.violation is not None or report.damage is not None or report.table is None:
         return None
+    return add_finished_table(report.table, me, log_path, record_file)
+
+
+def add_finished_table(table: TableState, me: int, log_path: Path,
+                       record_file: Path | None = None) -> GameResult | None:
+    """Add the game of ``table``, a fold already checked entry by entry (the peer's own, at the
+    end of a game it played), saved at ``log_path``, to the record as :func:`add_finished_game`
+    does, without reading and checking the log a second time."""
+    from protocol.storage import write_private
+
     ended = datetime.fromtimestamp(log_path.stat().st_mtime).isoformat(timespec="seconds")
-    result = game_result(report.table, me, date=ended, log_path=str(log_path.absolute()))
+    result = game_result(table, me, date=ended, log_path=str(log_path.absolute()))
     if result is None:
         return None
     path = record_file or record_path()

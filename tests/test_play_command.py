@@ -78,13 +78,13 @@ def test_resume_with_no_game_named_takes_the_newest_unfinished_one(
 
 
 class _Peer:
-    def __init__(self, seat: int) -> None:
-        self.seat, self.finished, self.stopped = seat, True, False
+    def __init__(self, seat: int, table: object) -> None:
+        self.seat, self.table, self.finished, self.stopped = seat, table, True, False
 
 
 class _Result:
-    def __init__(self, log_path: Path, seat: int) -> None:
-        self.log_path, self.peer = log_path, _Peer(seat)
+    def __init__(self, log_path: Path, seat: int, table: object) -> None:
+        self.log_path, self.peer = log_path, _Peer(seat, table)
 
     def summary(self) -> str:
         return "the game is over"
@@ -99,7 +99,7 @@ def test_a_lan_game_played_by_hand_goes_into_the_record_and_an_autoplayed_one_do
     local = LocalTable("Ann", 1, "easy", RuleSet.parse(["hands=1"]), 5, save_dir=tmp_path, pace=0)
     local.run_to_end(POLICIES["normal"])
     local.close()
-    result: Any = _Result(local.log_path, 1)
+    result: Any = _Result(local.log_path, 1, local.peers[1].table)
     assert lan_cmds._finish(result, played_by_hand=False) == 0
     assert record_store.load().games == ()
     assert lan_cmds._finish(result, played_by_hand=True) == 0

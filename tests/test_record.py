@@ -31,7 +31,7 @@ from p2p10.record import (
 from p2p10.rules import RuleSet
 from p2p10.table import TableState
 from protocol.local import USER, LocalTable
-from protocol.record_store import add_finished_game, load, record_path
+from protocol.record_store import add_finished_game, add_finished_table, load, record_path
 from tests.test_cli_imports import DEALING, LAN_STACK, probe
 
 
@@ -113,6 +113,15 @@ def test_two_finished_games_make_the_record(games: list[Played], xdg: Path) -> N
     assert second.date >= first.date and record.latest() == (second, first)
     assert record.best() == (min((r for r in record.games if r.won), key=lambda r: (r.hands, r.score),
                                  default=None))
+
+
+def test_a_peers_own_fold_adds_the_same_result_as_the_saved_log(games: list[Played], xdg: Path,
+                                                                  tmp_path: Path) -> None:
+    for game in games:
+        from_log = add_finished_game(game.log_path, USER, tmp_path / "from_log.json")
+        from_fold = add_finished_table(game.table, USER, game.log_path, tmp_path / "from_fold.json")
+        assert from_fold == from_log and from_fold is not None
+    assert load(tmp_path / "from_fold.json") == load(tmp_path / "from_log.json")
 
 
 def test_a_game_added_twice_counts_once(games: list[Played], xdg: Path) -> None:
