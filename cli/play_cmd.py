@@ -130,8 +130,11 @@ def _start_screen(settings: NewGame, ascii_only: bool) -> StartChoice:
     from protocol import record_store
     from protocol.local import unfinished_games
 
-    print(_("Looking for your saved games..."), end="\r", flush=True)
+    looking = _("Looking for your saved games...")
+    print(looking, end="\r", flush=True)
     unfinished = [Listed(g.path, _unfinished_label(g)) for g in unfinished_games(limit=SHOWN)]
+    # Wiped before the screen opens: the terminal shows the line again once the screen closes.
+    print(" " * len(looking), end="\r", flush=True)
     try:
         record = record_store.load()
         lines = record.summary_lines()

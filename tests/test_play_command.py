@@ -123,3 +123,21 @@ def test_the_default_name_is_you_in_the_players_language_and_others_read_it_as_a
         assert told.startswith(seat_word) and f"({word})" in told, told
     finally:
         set_language(before)
+
+
+def test_the_looking_line_is_wiped_before_the_start_screen_opens(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from cli.table import start
+    from cli.table.start import Leave
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    seen: list[str] = []
+
+    def choose(*_args: object) -> Leave:
+        seen.append(capsys.readouterr().out)  # what the terminal holds as the screen opens
+        return Leave()
+
+    monkeypatch.setattr(start, "choose", choose)
+    assert play_cmd._start_screen(play_cmd._settings(args()), False) == Leave()
+    looking = "Looking for your saved games..."
+    assert seen == [f"{looking}\r{' ' * len(looking)}\r"]
