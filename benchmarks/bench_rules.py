@@ -1,13 +1,16 @@
-"""Figures for the pure rules core: the meld solver, simulated games, and event replay.
+"""Figures for the pure rules core: the meld solver, simulated games, event replay, and
+``p2p10 rules solve --json`` on a stream of request lines.
 
 Prints measurements, never pass/fail; nothing here asserts a time. See benchmarks/README.md.
 
     python benchmarks/bench_rules.py              # the full run (under a minute on 2 cores)
     python benchmarks/bench_rules.py --quick      # a smoke run of a few seconds
     python benchmarks/bench_rules.py --json       # one JSON object with every figure on stdout
+    python benchmarks/bench_rules.py --write-requests FILE   # part 4's request lines, to time by hand
 
 Progress goes to stderr. The exit status is 1 only if a replayed game's final state differs
-from the live one (a correctness failure, not a timing one); otherwise 0.
+from the live one, or the solve command does not answer every line (correctness failures, not
+timing ones); otherwise 0.
 """
 
 from __future__ import annotations
@@ -19,13 +22,15 @@ import os
 import platform
 import random
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from p2p10.cards import DECK_SIZE, cards_text, is_wild
+from p2p10.cards import DECK_SIZE, card_text, cards_text, is_wild
 from p2p10.engine import GameState, fold
 from p2p10.events import SeatEvent
 from p2p10.rules import PHASES, RuleSet, describe_phase
@@ -46,10 +51,14 @@ class Settings:
     random_games: int
     greedy_games: int
     replay_repeats: int
+    solve_lines: int
+    solve_runs: int
 
 
-FULL = Settings(solver_hands=2000, solver_repeats=3, random_games=16, greedy_games=40, replay_repeats=3)
-QUICK = Settings(solver_hands=40, solver_repeats=3, random_games=1, greedy_games=2, replay_repeats=2)
+FULL = Settings(solver_hands=2000, solver_repeats=3, random_games=16, greedy_games=40, replay_repeats=3,
+                solve_lines=20_000, solve_runs=5)
+QUICK = Settings(solver_hands=40, solver_repeats=3, random_games=1, greedy_games=2, replay_repeats=2,
+                 solve_lines=1_000, solve_runs=2)
 
 
 # --------------------------------------------------------------------------- helpers
@@ -255,6 +264,102 @@ def bench_replay(records: Sequence[GameRecord], rules: RuleSet, repeats: int) ->
     }
 
 
+# --------------------------------------------------------------------------- 4. solve --json
+
+# The options part 4's lines carry, with how often (weights out of 100; the rest carry none).
+SOLVE_OPTIONS: tuple[tuple[int, Any], ...] = (
+    (10, {"natural": "phase"}),
+    (10, ["natural=phase"]),
+    (5, {"skip_stacking": True, "hit": "own"}),
+    (5, ["phases=even", "skip=next"]),
+)
+# One line in BAD_EVERY is refused, in one of these ways, as a script's mistakes would be.
+BAD_EVERY = 100
+SOLVE_COMMAND = (sys.executable, "-m", "p2p10", "rules", "solve", "--json")
+
+
+def solve_requests(rng: random.Random, count: int) -> list[str]:
+    """``count`` request lines for ``p2p10 rules solve --json``: hands of 10 or 11 cards (one in
+    five with 4-6 wilds, the rest off a shuffled deck), phases 1..10, a mix of option forms, one
+    line in ten written in lower case, and one in BAD_EVERY refused (a bad card, an unknown
+    option, a phase out of range, not JSON)."""
+    deck = list(range(DECK_SIZE))
+    lines = []
+    for i in range(count):
+        size = rng.choice((10, 11))
+        if rng.random() < 0.2:
+            hand = list(wild_hands(rng, 1)[0][:size])
+        else:
+            rng.shuffle(deck)
+            hand = deck[:size]
+        cards = [card_text(c) for c in hand]
+        if rng.random() < 0.1:
+            cards = [c.lower() for c in cards]
+        request: dict[str, Any] = {"phase": rng.randint(1, 10), "hand": cards}
+        pick = rng.randrange(100)
+        for weight, options in SOLVE_OPTIONS:
+            if pick < weight:
+                request["options"] = options
+                break
+            pick -= weight
+        if i % BAD_EVERY == BAD_EVERY - 1:
+            mistake = rng.randrange(4)
+            if mistake == 0:
+                request["hand"][0] = "R13"
+            elif mistake == 1:
+                request["options"] = ["skip=sideways"]
+            elif mistake == 2:
+                request["phase"] = 11
+            else:
+                lines.append("not json")
+                continue
+        lines.append(json.dumps(request))
+    return lines
+
+
+def bench_solve_json(lines: Sequence[str], runs: int) -> dict[str, Any]:
+    """``p2p10 rules solve --json < FILE > /dev/null`` as a subprocess, FILE holding ``lines``:
+    the wall time of the whole command (start-up included), median of ``runs``; and the same
+    command on an empty input (start-up alone). A first, untimed run checks every line is
+    answered."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "requests.jsonl")
+        with open(path, "w", encoding="utf-8") as out:
+            out.write("".join(line + "\n" for line in lines))
+
+        def run(source: str, sink: int | None) -> subprocess.CompletedProcess[bytes]:
+            with open(source, "rb") as stdin:
+                return subprocess.run(SOLVE_COMMAND, stdin=stdin, stdout=sink, stderr=subprocess.PIPE,
+                                      check=False)
+
+        progress(f"solve --json: checking the answers to {len(lines)} lines")
+        checked = run(path, subprocess.PIPE)
+        answered = checked.stdout.count(b"\n") if checked.returncode == 0 else -1
+        wall: list[float] = []
+        empty: list[float] = []
+        for r in range(runs):
+            progress(f"solve --json: run {r + 1}/{runs} ({len(lines)} lines)")
+            t0 = time.perf_counter()
+            run(path, subprocess.DEVNULL)
+            wall.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            run(os.devnull, subprocess.DEVNULL)
+            empty.append(time.perf_counter() - t0)
+    seconds = statistics.median(wall)
+    startup = statistics.median(empty)
+    return {
+        "lines": len(lines),
+        "runs": runs,
+        "lines_per_sec": len(lines) / seconds,
+        "median_s": seconds,
+        "empty_input_s": startup,
+        # The lines alone: over the time beyond start-up (None when the noise swallows it).
+        "lines_per_sec_past_startup": len(lines) / (seconds - startup) if seconds > startup else None,
+        "answered": answered,
+        "all_answered": answered == len(lines),
+    }
+
+
 # --------------------------------------------------------------------------- report
 
 
@@ -305,6 +410,15 @@ def print_report(result: dict[str, Any]) -> None:
     print(f"   {rp['games']} games, {rp['events']} events, {rp['repeats']} passes: "
           f"{rp['events_per_sec']:,.0f} events/s ({rp['us_per_event']:.1f} us/event)")
     print(f"   replayed final totals/winner/score sheet vs live: {verdict}")
+    print()
+    sj = result["solve_json"]
+    answered = "every line answered" if sj["all_answered"] else f"{sj['answered']} lines ANSWERED"
+    print("4. p2p10 rules solve --json < FILE > /dev/null, a subprocess (start-up included)")
+    past = sj["lines_per_sec_past_startup"]
+    print(f"   {sj['lines']:,} request lines, {sj['runs']} runs: {sj['lines_per_sec']:,.0f} lines/s "
+          f"(median {sj['median_s']:.2f} s; an empty input takes {sj['empty_input_s']:.2f} s); "
+          f"{answered}")
+    print("   past start-up: " + (f"{past:,.0f} lines/s" if past is not None else "(within the noise)"))
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -317,6 +431,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--hands", type=int, help="solver hands per class (overrides the preset)")
     parser.add_argument("--random-games", type=int, help="games with random players")
     parser.add_argument("--greedy-games", type=int, help="games with greedy players")
+    parser.add_argument("--solve-lines", type=int, help="request lines for rules solve --json")
+    parser.add_argument("--write-requests", metavar="FILE",
+                        help="write part 4's request lines to FILE and stop (to time the command by hand)")
     return parser.parse_args(argv)
 
 
@@ -329,12 +446,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         random_games=max(1, args.random_games or preset.random_games),
         greedy_games=max(1, args.greedy_games or preset.greedy_games),
         replay_repeats=preset.replay_repeats,
+        solve_lines=max(1, args.solve_lines or preset.solve_lines),
+        solve_runs=preset.solve_runs,
     )
     rules = RuleSet.parse(args.rule)
     started = time.perf_counter()
     # Each part draws from its own stream, so changing one part's size leaves the others' inputs alone.
     def stream(part: str) -> random.Random:
         return random.Random(f"{args.seed}/{part}")
+
+    if args.write_requests:
+        # The full run's lines unless --solve-lines says otherwise, --quick or not.
+        lines = solve_requests(stream("solve_json"), args.solve_lines or FULL.solve_lines)
+        with open(args.write_requests, "w", encoding="utf-8") as out:
+            out.write("".join(line + "\n" for line in lines))
+        progress(f"wrote {len(lines)} request lines to {args.write_requests}")
+        return 0
 
     solver = bench_solver(stream("solver"), rules, settings)
     games: dict[str, Any] = {}
@@ -344,6 +471,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         games[name], recs = bench_games(name, player, count, stream(name), rules)
         records.extend(recs)
     replay = bench_replay(records, rules, settings.replay_repeats)
+    solve_json = bench_solve_json(solve_requests(stream("solve_json"), settings.solve_lines),
+                                  settings.solve_runs)
 
     result = {
         "meta": {
@@ -358,12 +487,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         "solver": solver,
         "games": games,
         "replay": replay,
+        "solve_json": solve_json,
     }
     if args.json:
         print(json.dumps(result, indent=None, sort_keys=False))
     else:
         print_report(result)
-    return 1 if replay["mismatches"] else 0
+    return 1 if replay["mismatches"] or not solve_json["all_answered"] else 0
 
 
 if __name__ == "__main__":

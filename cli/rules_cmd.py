@@ -121,8 +121,38 @@ def _solve_request(request: Any) -> dict[str, Any]:
         options = _field(request, "options",
                          'an object like {"natural": "phase"} or a list like ["natural=phase"]',
                          lambda v: isinstance(v, Mapping | list))
-    rules = RuleSet.parse(options)
-    return plan_json(solve(parse_hand(hand), phase, rules))
+    return plan_json(solve(parse_hand(hand), phase, _rules(options)))
+
+
+# The rule sets already parsed from --json lines, by the options as written: a script sends the
+# same few option sets on thousands of lines. Bounded, so a stream of ever new options costs
+# only their parsing.
+_PARSED: dict[tuple[object, ...], RuleSet] = {}
+_PARSED_AT_MOST = 256
+_SCALARS = (str, int, bool)
+
+
+def _rules(options: Mapping[str, Any] | list[Any] | None) -> RuleSet:
+    """``RuleSet.parse(options)``, from _PARSED when these options were parsed before."""
+    if not options:
+        return RuleSet.parse(options)
+    # The key holds each value's type too: True and 1 are equal, but "true" and "1" are
+    # different options. Only options that parsed are kept, so every error is raised afresh.
+    key: tuple[object, ...]
+    if isinstance(options, list):
+        if not all(type(item) in _SCALARS for item in options):
+            return RuleSet.parse(options)
+        key = (list, *((type(item), item) for item in options))
+    else:
+        if not all(type(value) in _SCALARS for value in options.values()):
+            return RuleSet.parse(options)
+        key = (dict, *((type(name), name, type(value), value) for name, value in options.items()))
+    rules = _PARSED.get(key)
+    if rules is None:
+        rules = RuleSet.parse(options)
+        if len(_PARSED) < _PARSED_AT_MOST:
+            _PARSED[key] = rules
+    return rules
 
 
 def answer_line(line: str) -> dict[str, Any]:

@@ -44,10 +44,20 @@ def is_natural(card: int) -> bool:
     return card < NUMBERED
 
 
+# number(), colour() and points() of every card identity, computed once: the bots and the
+# solver ask millions of times a game, and a tuple lookup is about twice as fast as the
+# arithmetic. An integer that is no card identity (no caller passes one) misses the tables and
+# gets the arithmetic's answer, as it always did.
+_NUMBERS = tuple((card % 24) // 2 + 1 for card in range(NUMBERED))
+_COLOURS = tuple(card // 24 for card in range(NUMBERED))
+
+
 def number(card: int) -> int:
     """The number 1..12 of a numbered card."""
     if card >= NUMBERED:
         raise ValueError(f"{card_text(card)} has no number")
+    if card >= 0:
+        return _NUMBERS[card]
     return (card % 24) // 2 + 1
 
 
@@ -55,16 +65,27 @@ def colour(card: int) -> int:
     """The colour index 0..3 (R, B, G, Y) of a numbered card."""
     if card >= NUMBERED:
         raise ValueError(f"{card_text(card)} has no colour")
+    if card >= 0:
+        return _COLOURS[card]
     return card // 24
 
 
-def points(card: int) -> int:
-    """Penalty points of a card left in hand: 1-9 → 5, 10-12 → 10, Skip → 15, Wild → 25."""
+def _points(card: int) -> int:
     if is_wild(card):
         return 25
     if is_skip(card):
         return 15
     return 5 if number(card) <= 9 else 10
+
+
+_POINTS = tuple(_points(card) for card in range(DECK_SIZE))
+
+
+def points(card: int) -> int:
+    """Penalty points of a card left in hand: 1-9 → 5, 10-12 → 10, Skip → 15, Wild → 25."""
+    if 0 <= card < DECK_SIZE:
+        return _POINTS[card]
+    return _points(card)
 
 
 def face_id(card: int) -> int:
@@ -80,11 +101,19 @@ def card_text(card: int) -> str:
     """The notation of a card: ``R7``, ``W``, ``S``."""
     if not 0 <= card < DECK_SIZE:
         raise BadCard(f"card identity {card} is outside 0..{DECK_SIZE - 1}")
+    return _TEXTS[card]
+
+
+def _text(card: int) -> str:
     if is_wild(card):
         return "W"
     if is_skip(card):
         return "S"
     return f"{COLOURS[colour(card)]}{number(card)}"
+
+
+# Every card's notation, written once (answers and screens write thousands).
+_TEXTS = tuple(_text(card) for card in range(DECK_SIZE))
 
 
 def cards_text(cards: Iterable[int]) -> str:
@@ -116,6 +145,13 @@ def cards_of_face(face: int) -> tuple[int, ...]:
     return (face * 2, face * 2 + 1)
 
 
+# parse_face of each face's own notation, upper and lower case ("R7", "r7", "W", "w"), and
+# cards_of_face of every face: what parse_hand looks up instead of parsing.
+_NOTATIONS = ("W", "S", *(f"{c}{n}" for c in COLOURS for n in range(MIN_NUMBER, MAX_NUMBER + 1)))
+_FACE_OF_TOKEN = {text: parse_face(text) for text in (*_NOTATIONS, *(t.lower() for t in _NOTATIONS))}
+_COPIES = tuple(cards_of_face(face) for face in range(50))
+
+
 def parse_hand(tokens: Sequence[str] | str) -> tuple[int, ...]:
     """Parse cards in notation to distinct card identities (first free copy of each face).
 
@@ -124,12 +160,16 @@ def parse_hand(tokens: Sequence[str] | str) -> tuple[int, ...]:
     """
     if isinstance(tokens, str):
         tokens = tokens.replace(",", " ").split()
-    used: dict[int, int] = {}
+    used = [0] * len(_COPIES)  # copies of each face taken so far
     out: list[int] = []
     for token in tokens:
-        face = parse_face(token)
-        copies = cards_of_face(face)
-        taken = used.get(face, 0)
+        # The usual spellings come from a table (a script sends thousands of hands); anything
+        # else, and every mistake with its message, goes through parse_face.
+        face = _FACE_OF_TOKEN.get(token) if type(token) is str else None
+        if face is None:
+            face = parse_face(token)
+        copies = _COPIES[face]
+        taken = used[face]
         if taken >= len(copies):
             raise BadCard(
                 f"too many {token.strip().upper()}: the deck has only {len(copies)}"

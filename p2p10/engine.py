@@ -63,6 +63,16 @@ class Awaiting:
     seat: int | None = None
 
 
+# awaiting()'s answers, made once: it is asked before every event and every decision, and an
+# Awaiting is immutable, so the same value serves every state.
+_OVER = Awaiting("over")
+_DEAL = Awaiting("deal")
+_REVEAL = Awaiting("reveal")
+_END_HAND = Awaiting("end_hand")
+_RESHUFFLE = Awaiting("reshuffle")
+_MOVES = tuple(Awaiting("move", seat) for seat in range(MAX_PLAYERS))
+
+
 @dataclass(frozen=True, slots=True)
 class HandResult:
     """One row of the score sheet.
@@ -232,16 +242,18 @@ class GameState:
 
     def awaiting(self) -> Awaiting:
         """Who may write the next event (see :class:`Awaiting`)."""
-        if self.stage == "over":
-            return Awaiting("over")
-        if self.stage == "deal":
-            return Awaiting("deal")
-        if self.stage == "reveal":
+        stage = self.stage
+        if stage == "over":
+            return _OVER
+        if stage == "deal":
+            return _DEAL
+        if stage == "reveal":
             missing = self.unrevealed_in_hands()
-            return Awaiting("reveal") if missing else Awaiting("end_hand")
-        if self.stage == "draw" and not self.stock and len(self.discard) >= 2:
-            return Awaiting("reshuffle")
-        return Awaiting("move", self.turn)
+            return _REVEAL if missing else _END_HAND
+        if stage == "draw" and not self.stock and len(self.discard) >= 2:
+            return _RESHUFFLE
+        turn = self.turn
+        return _MOVES[turn] if 0 <= turn < MAX_PLAYERS else Awaiting("move", turn)
 
     def next_deal_seats(self) -> tuple[int, ...]:
         """The seats the next ``Deal`` deals in: everybody, or the players of a tie replay,
@@ -254,7 +266,7 @@ class GameState:
         if len(names) != self.players:
             raise IllegalMove(_names_mismatch(len(names), self.players))
         new = self._copy()
-        new._set("names", tuple(names))
+        new.names = tuple(names)
         return new
 
     def next_deal_order(self) -> tuple[int, ...]:
@@ -277,7 +289,8 @@ class GameState:
 
     def hand_cards(self, seat: int) -> tuple[int, ...]:
         """The known cards of ``seat``'s hand (all of them for a full-information viewer)."""
-        return tuple(self.known[s] for s in self.hands[seat] if s in self.known)
+        known = self.known
+        return tuple([known[s] for s in self.hands[seat] if s in known])
 
     def top_discard(self) -> int | None:
         """The card on top of the discard pile, if any."""
@@ -321,12 +334,12 @@ class GameState:
         (the discard pile, the melds, cards taken from the discard pile); every other card
         this state knows is dropped, so whoever is handed the result cannot look at them."""
         visible = self.shown | frozenset(self.hands[seat])
-        if all(slot in visible for slot in self.known):
+        if visible.issuperset(self.known):
             return self
         view = self._copy()
         known = {s: c for s, c in self.known.items() if s in visible}
-        view._set("known", known)
-        view._set("where", {c: s for s, c in known.items()})
+        view.known = known
+        view.where = {c: s for s, c in known.items()}
         return view
 
     def is_over(self) -> bool:
@@ -345,9 +358,40 @@ class GameState:
         return new
 
     def _copy(self) -> GameState:
+        # Every event and every seen_by() copies the state: one plain assignment per slot is
+        # several times faster than a loop of getattr and object.__setattr__ over __slots__.
+        # tests/test_engine.py checks that every slot is copied.
         new = object.__new__(GameState)
-        for name in GameState.__slots__:
-            object.__setattr__(new, name, getattr(self, name))
+        new.dead = self.dead
+        new.dealer = self.dealer
+        new.discard = self.discard
+        new.down = self.down
+        new.hand_no = self.hand_no
+        new.hands = self.hands
+        new.history = self.history
+        new.known = self.known
+        new.last_phase = self.last_phase
+        new.made = self.made
+        new.melds = self.melds
+        new.names = self.names
+        new.next_slot = self.next_slot
+        new.pending_skips = self.pending_skips
+        new.pools = self.pools
+        new.regular_hands = self.regular_hands
+        new.rules = self.rules
+        new.seats_in_hand = self.seats_in_hand
+        new.sheet = self.sheet
+        new.shown = self.shown
+        new.sitting_out = self.sitting_out
+        new.skipped_since_turn = self.skipped_since_turn
+        new.stage = self.stage
+        new.stock = self.stock
+        new.tie = self.tie
+        new.totals = self.totals
+        new.turn = self.turn
+        new.went_out = self.went_out
+        new.where = self.where
+        new.winner = self.winner
         return new
 
     def _name(self, seat: int) -> str:
@@ -440,6 +484,17 @@ class GameState:
         self._replace_at("hands", seat, tuple(s for s in self.hands[seat] if s != slot))
 
     def _open(self, slot: int, card: int, seat: int | None = None) -> None:
+        if self._may_open(slot, card, seat):
+            known_map = dict(self.known)
+            known_map[slot] = card
+            where = dict(self.where)
+            where[card] = slot
+            self.known = known_map
+            self.where = where
+
+    def _may_open(self, slot: int, card: int, seat: int | None) -> bool:
+        """Whether ``card`` may be opened at ``slot``: True if it is new to this viewer, False
+        if the viewer already knew it there; raises :class:`IllegalMove` when it cannot be."""
         if not 0 <= card < DECK_SIZE:
             # TRANSLATORS: {card} is a card's number in the deck (0 to 107), not its notation.
             raise IllegalMove(_("card {card} does not exist").format(card=card), seat)
@@ -450,16 +505,11 @@ class GameState:
             if known != card:
                 raise IllegalMove(_("slot {slot} holds {known}, not {card}").format(
                     slot=slot, known=card_text(known), card=card_text(card)), seat)
-            return
+            return False
         clash = self.clash(slot, card)
         if clash is not None:
             raise IllegalMove(clash, seat)
-        known_map = dict(self.known)
-        known_map[slot] = card
-        where = dict(self.where)
-        where[card] = slot
-        self._set("known", known_map)
-        self._set("where", where)
+        return True
 
     def clash(self, slot: int, card: int) -> str | None:
         """Why ``card`` cannot be at ``slot`` given the cards this viewer knows (it is at another
@@ -490,30 +540,30 @@ class GameState:
         for i, seat in enumerate(order):
             hands[seat] = tuple(range(i, HAND_SIZE * k, k))
         first_slot = HAND_SIZE * k
-        self._set("hand_no", hand_no)
-        self._set("dealer", dealer)
-        self._set("seats_in_hand", seats)
-        self._set("hands", tuple(hands))
-        self._set("stock", tuple(range(DECK_SIZE - 1, first_slot, -1)))
-        self._set("discard", (first_slot,))
-        self._set("melds", ())
-        self._set("known", {})
-        self._set("where", {})
-        self._set("pools", ())
-        self._set("dead", frozenset())
-        self._set("next_slot", DECK_SIZE)
-        self._set("down", (None,) * n)
-        self._set("pending_skips", (0,) * n)
-        self._set("skipped_since_turn", (False,) * n)
-        self._set("went_out", None)
-        self._set("shown", frozenset((first_slot,)))
-        self._set("history", ())
+        self.hand_no = hand_no
+        self.dealer = dealer
+        self.seats_in_hand = seats
+        self.hands = tuple(hands)
+        self.stock = tuple(range(DECK_SIZE - 1, first_slot, -1))
+        self.discard = (first_slot,)
+        self.melds = ()
+        self.known = {}
+        self.where = {}
+        self.pools = ()
+        self.dead = frozenset()
+        self.next_slot = DECK_SIZE
+        self.down = (None,) * n
+        self.pending_skips = (0,) * n
+        self.skipped_since_turn = (False,) * n
+        self.went_out = None
+        self.shown = frozenset((first_slot,))
+        self.history = ()
         self._open(first_slot, event.first_up)
         if is_skip(event.first_up):
             # A Skip turned up first costs the first player their first turn (seed 003).
             self._replace_at("pending_skips", start, 1)
             self._replace_at("skipped_since_turn", start, True)
-        self._set("turn", dealer)
+        self.turn = dealer
         self._pass_turn()
 
     def _on_sit_out(self, event: SitOut) -> None:
@@ -526,7 +576,7 @@ class GameState:
         if len([s for s in seats if s not in out]) < MIN_PLAYERS:
             raise IllegalMove(_("without {name} fewer than {n} would play").format(
                 name=self._name(event.seat), n=MIN_PLAYERS))
-        self._set("sitting_out", out)
+        self.sitting_out = out
 
     def _pass_turn(self) -> None:
         """Give the turn to the next seat, consuming the Skips that stand in the way."""
@@ -535,10 +585,10 @@ class GameState:
         while pending[seat] > 0:
             pending[seat] -= 1
             seat = self._seat_after(seat)
-        self._set("pending_skips", tuple(pending))
+        self.pending_skips = tuple(pending)
         self._replace_at("skipped_since_turn", seat, False)
-        self._set("turn", seat)
-        self._set("stage", "draw")
+        self.turn = seat
+        self.stage = "draw"
         # A card can always be drawn: at the start of a turn the hands and melds hold exactly
         # 10 cards per player dealt in, so draw and discard piles hold at least 108 - 60 = 48,
         # and an empty draw pile always has a discard pile to be reshuffled from.
@@ -546,8 +596,16 @@ class GameState:
     def _on_reveal(self, event: Reveal) -> None:
         if self.stage in ("deal", "over"):
             raise IllegalMove(_("no hand is under way: nothing to reveal"))
+        # One copy of the maps for the whole event, filled in place, rather than _open's two
+        # copies per card: a deal reveals all 108 slots at once.
+        known = dict(self.known)
+        where = dict(self.where)
+        self.known = known
+        self.where = where
         for slot, card in event.cards:
-            self._open(slot, card)
+            if self._may_open(slot, card, None):
+                known[slot] = card
+                where[card] = slot
 
     def _on_reshuffle(self, event: Reshuffle) -> None:
         if self.awaiting().kind != "reshuffle":
@@ -558,20 +616,20 @@ class GameState:
         end = first + len(old)
         known = {s: c for s, c in self.known.items() if s not in old}
         where = {c: s for s, c in known.items()}
-        self._set("known", known)
-        self._set("where", where)
-        self._set("dead", self.dead | frozenset(old))
-        self._set("pools", self.pools + ((first, end, cards),))
-        self._set("discard", self.discard[-1:])
-        self._set("stock", tuple(range(end - 1, first - 1, -1)))
-        self._set("next_slot", end)
+        self.known = known
+        self.where = where
+        self.dead = self.dead | frozenset(old)
+        self.pools = self.pools + ((first, end, cards),)
+        self.discard = self.discard[-1:]
+        self.stock = tuple(range(end - 1, first - 1, -1))
+        self.next_slot = end
 
     def _on_draw_stock(self, event: DrawStock) -> None:
         self._check_may("draw", event.seat)
         slot = self.stock[-1]
-        self._set("stock", self.stock[:-1])
+        self.stock = self.stock[:-1]
         self._replace_at("hands", event.seat, self.hands[event.seat] + (slot,))
-        self._set("stage", "play")
+        self.stage = "play"
         self._record(PublicMove(event.seat, "draw"))
 
     def _on_take_discard(self, event: TakeDiscard) -> None:
@@ -579,9 +637,9 @@ class GameState:
         top = self.top_discard()
         assert top is not None  # why_not("take") says so when there is none
         slot = self.discard[-1]
-        self._set("discard", self.discard[:-1])
+        self.discard = self.discard[:-1]
         self._replace_at("hands", event.seat, self.hands[event.seat] + (slot,))
-        self._set("stage", "play")
+        self.stage = "play"
         self._record(PublicMove(event.seat, "take", top))
 
     def _on_lay_down(self, event: LayDown) -> None:
@@ -630,9 +688,9 @@ class GameState:
             # natural=phase asks for one numbered card in the whole phase.
             raise IllegalMove(_("Phase {phase} ({name}) needs at least one numbered card").format(
                 phase=event.phase, name=name), seat)
-        self._set("melds", self.melds + tuple(new_melds))
+        self.melds = self.melds + tuple(new_melds)
         self._replace_at("down", seat, event.phase)
-        self._set("shown", self.shown | frozenset(all_slots))
+        self.shown = self.shown | frozenset(all_slots)
         self._record(PublicMove(seat, "lay", phase=event.phase))
         self._check_out(seat)
 
@@ -655,7 +713,7 @@ class GameState:
         except MeldError as err:
             raise IllegalMove(str(err), seat) from None
         self._replace_at("melds", event.meld, grown)
-        self._set("shown", self.shown | {event.slot})
+        self.shown = self.shown | {event.slot}
         self._record(PublicMove(seat, "hit", event.card))
         self._check_out(seat)
 
@@ -664,7 +722,7 @@ class GameState:
         self._check_may("discard", seat)
         targets = self.skip_targets(seat)
         self._take_card(seat, event.slot, event.card)
-        self._set("discard", self.discard + (event.slot,))
+        self.discard = self.discard + (event.slot,)
         going_out = not self.hands[seat]
         if is_skip(event.card) and not going_out:
             if event.target is None:
@@ -681,7 +739,7 @@ class GameState:
         elif event.target is not None and not is_skip(event.card):
             raise IllegalMove(_("only a Skip has a target, and {card} is not one").format(
                 card=card_text(event.card)), seat)
-        self._set("shown", self.shown | {event.slot})
+        self.shown = self.shown | {event.slot}
         skipped = event.target if is_skip(event.card) and not going_out else None
         self._record(PublicMove(seat, "discard", event.card, skipped))
         if going_out:
@@ -704,12 +762,12 @@ class GameState:
                  "their own").format(name=self._name(target))
 
     def _record(self, move: PublicMove) -> None:
-        self._set("history", (*self.history, move))
+        self.history = (*self.history, move)
 
     def _check_out(self, seat: int) -> None:
         if not self.hands[seat]:
-            self._set("went_out", seat)
-            self._set("stage", "reveal")
+            self.went_out = seat
+            self.stage = "reveal"
 
     def _on_end_hand(self, event: EndHand) -> None:
         if self.stage != "reveal":
@@ -733,15 +791,15 @@ class GameState:
         result = HandResult(self.hand_no, self.tie is not None, played,
                             tuple(self.down[s] is not None for s in range(n)),
                             tuple(hand_points), went_out)
-        self._set("sheet", self.sheet + (result,))
-        self._set("stage", "deal")
-        self._set("sitting_out", frozenset())  # sitting out is for one hand
+        self.sheet = self.sheet + (result,)
+        self.stage = "deal"
+        self.sitting_out = frozenset()  # sitting out is for one hand
         if self.tie is not None:
             # The tie replay is won by whoever goes out first; its points do not count.
-            self._set("winner", went_out)
-            self._set("stage", "over")
+            self.winner = went_out
+            self.stage = "over"
             return
-        self._set("totals", tuple(t + (p or 0) for t, p in zip(self.totals, hand_points, strict=True)))
+        self.totals = tuple(t + (p or 0) for t, p in zip(self.totals, hand_points, strict=True))
         made = list(self.made)
         last = list(self.last_phase)
         for seat in seats:
@@ -751,9 +809,9 @@ class GameState:
                 last[seat] = phase
             elif self.rules.hands:
                 last[seat] = phases[seat]
-        self._set("made", tuple(made))
-        self._set("last_phase", tuple(last))
-        self._set("regular_hands", self.regular_hands + 1)
+        self.made = tuple(made)
+        self.last_phase = tuple(last)
+        self.regular_hands = self.regular_hands + 1
         self._settle_game()
 
     def _settle_game(self) -> None:
@@ -767,10 +825,10 @@ class GameState:
         best = min(self.totals[s] for s in finishers)
         tied = [s for s in finishers if self.totals[s] == best]
         if len(tied) == 1:
-            self._set("winner", tied[0])
-            self._set("stage", "over")
+            self.winner = tied[0]
+            self.stage = "over"
         else:
-            self._set("tie", frozenset(tied))
+            self.tie = frozenset(tied)
 
 
 _HANDLERS: dict[type, Callable[[GameState, Any], None]] = {

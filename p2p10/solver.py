@@ -18,8 +18,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
-from p2p10.cards import COLOURS, MAX_NUMBER, NUMBERED, is_wild, points
+from p2p10.cards import COLOURS, MAX_NUMBER, MIN_NUMBER, NUMBERED, colour, is_wild, number, points
 from p2p10.melds import Meld, hit_ends
 from p2p10.rules import DEFAULT, PHASES, MeldKind, MeldReq, RuleSet
 
@@ -71,6 +72,25 @@ _VALUE_POINTS = (0, *(points(2 * (v - 1)) for v in range(1, MAX_NUMBER + 1)))
 # The meld kinds of each phase, in order: the shape that picks the search.
 _SHAPES = {phase: tuple(r.kind for r in reqs) for phase, reqs in PHASES.items()}
 
+_VALUES = range(MIN_NUMBER, MAX_NUMBER + 1)
+# number() and colour() of each numbered card (the bounds they check are the caller's here).
+_NUMBER_OF = tuple(number(card) for card in range(NUMBERED))
+_COLOUR_OF = tuple(colour(card) for card in range(NUMBERED))
+
+
+@lru_cache(maxsize=1 << MAX_NUMBER)  # one entry per set of numbers held: all of them fit
+def _prefix_sums(numbers: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """For a hand holding exactly ``numbers``: prefix[x] = how many of the values 1..x-1 are
+    present (for O(1) run gaps), and prefix_points[x] = the points of one card of each of them
+    (for O(1) run points)."""
+    prefix = [0, 0]
+    prefix_points = [0, 0]
+    for x in _VALUES:
+        held = 1 if x in numbers else 0
+        prefix.append(prefix[x] + held)
+        prefix_points.append(prefix_points[x] + held * _VALUE_POINTS[x])
+    return tuple(prefix), tuple(prefix_points)
+
 
 class _Hand:
     """A hand broken down for the search: numbered cards by number and by colour, wilds."""
@@ -78,30 +98,26 @@ class _Hand:
     __slots__ = ("by_colour", "by_number", "count", "numbers", "prefix", "prefix_points", "wilds")
 
     def __init__(self, cards: Iterable[int]) -> None:
-        self.by_number: list[list[int]] = [[] for _ in range(MAX_NUMBER + 1)]
-        self.by_colour: list[list[int]] = [[] for _ in COLOURS]
-        self.wilds: list[int] = []
+        # This runs once per solve, and the bots solve tens of thousands of hands a game: the
+        # lists are built with locals and per-card tables rather than attribute lookups and
+        # arithmetic, and the prefix sums come from a cache (they depend only on the numbers held).
+        by_number: list[list[int]] = [[] for _ in range(MAX_NUMBER + 1)]
+        by_colour: list[list[int]] = [[] for _ in COLOURS]
+        wilds: list[int] = []
+        self.by_number, self.by_colour, self.wilds = by_number, by_colour, wilds
         # Plain card order is ``sort_key`` order within each list: a number's cards ascend by
-        # colour, a colour's cards by number, and wilds by id. The arithmetic is
-        # ``number``/``colour`` inlined (this runs once per solve).
+        # colour, a colour's cards by number, and wilds by id.
         for card in sorted(cards):
             if card < NUMBERED:
-                self.by_number[card % 24 // 2 + 1].append(card)
-                self.by_colour[card // 24].append(card)
+                by_number[_NUMBER_OF[card]].append(card)
+                by_colour[_COLOUR_OF[card]].append(card)
             elif is_wild(card):
-                self.wilds.append(card)
-        self.count = count = [len(cs) for cs in self.by_number]
+                wilds.append(card)
+        self.count = count = [len(cs) for cs in by_number]
         # The numbers held, ascending; the search only tries these (plus, where the rules allow
         # an all-wild set, one number standing for the missing ones).
-        self.numbers = [v for v in range(1, MAX_NUMBER + 1) if count[v]]
-        # prefix[x] = how many of the values 1..x-1 are present (for O(1) run gaps), and
-        # prefix_points[x] = the points of one card of each of them (for O(1) run points).
-        self.prefix = prefix = [0, 0]
-        self.prefix_points = prefix_points = [0, 0]
-        for x in range(1, MAX_NUMBER + 1):
-            held = 1 if count[x] else 0
-            prefix.append(prefix[x] + held)
-            prefix_points.append(prefix_points[x] + held * _VALUE_POINTS[x])
+        self.numbers = numbers = [v for v in _VALUES if count[v]]
+        self.prefix, self.prefix_points = _prefix_sums(tuple(numbers))
 
     def present(self, low: int, high: int) -> int:
         """How many values in low..high have at least one numbered card."""
@@ -155,14 +171,15 @@ def _run_cards(hand: _Hand, low: int, high: int, wilds: list[int],
 
 def _best_run(hand: _Hand, size: int) -> _Melds:
     w = len(hand.wilds)
+    prefix, prefix_points = hand.prefix, hand.prefix_points  # hand.present/run_points, inlined
     best: tuple[int, int, int, int] | None = None
     for low in range(1, MAX_NUMBER - size + 2):
         for high in range(low + size - 1, MAX_NUMBER + 1):
-            present = hand.present(low, high)
+            present = prefix[high + 1] - prefix[low]
             gaps = high - low + 1 - present
             if gaps > w or present == 0:
                 continue
-            key = (high - low + 1, hand.run_points(low, high) + WILD_POINTS * gaps)
+            key = (high - low + 1, prefix_points[high + 1] - prefix_points[low] + WILD_POINTS * gaps)
             if best is None or key > best[:2]:
                 best = (*key, low, high)
     if best is None:
@@ -228,8 +245,9 @@ def _best_two_sets(hand: _Hand, reqs: Sequence[MeldReq], per_phase: bool) -> _Me
         need_a = k1 - a if k1 > a else 0  # the wilds the first set lacks with all of v1
         start = v1 if k1 == k2 else 1
         seconds = [v for v in held if v >= start]
-        seconds += [v for v in missing if v >= start][:1]
-        seconds.sort()
+        if missing:
+            seconds += [v for v in missing if v >= start][:1]
+            seconds.sort()  # (held ascends already: only a missing number needs placing)
         for v2 in seconds:
             if v1 != v2:
                 b = count[v2]
@@ -290,32 +308,40 @@ def _best_set_and_run(hand: _Hand, reqs: Sequence[MeldReq], per_phase: bool) -> 
     empty = [v for v in range(1, MAX_NUMBER + 1) if not hand.count[v]][:1] if per_phase else []
     numbers = hand.numbers + empty
     wild_pts = WILD_POINTS * w
+    count = hand.count
     best_down, best_pts = -1, -1
     best: tuple[int, int, int, bool] | None = None  # v, low, high, run_takes_v
     for v in numbers:
-        m = hand.count[v]
+        m = count[v]
         v_pts = _VALUE_POINTS[v] if m else 0
         set_pts_all = m * v_pts
         for low, high, present, run_pts in intervals:
             length = high - low + 1
-            # Options: (set naturals, run naturals, run points, run takes a card of v).
-            options: tuple[tuple[int, int, int, bool], ...]
-            if not (m and low <= v <= high):
-                options = ((m, present, run_pts, False),)
-            elif m >= 2:
-                options = ((m - 1, present, run_pts, True),)
-            else:  # one card of v: it goes to the run, or to the set and the run gets a wild
-                options = ((0, present, run_pts, True), (1, present - 1, run_pts - v_pts, False))
-            for s, r, r_pts, run_takes in options:
-                # Each meld needs a natural, or only the phase with natural=phase.
-                if not (s + r >= 1 if per_phase else s >= 1 and r >= 1):
-                    continue
-                if length - r + (k_set - s if k_set > s else 0) > w:  # the wilds both lack
-                    continue
+            # The options for v's cards: (set naturals s, run naturals r, run points, run takes a
+            # card of v), tried in this order. Written out rather than looped over: this is the
+            # solver's innermost loop.
+            if m and low <= v <= high:
+                # A card of v goes to the run (with two or more, the rest to the set)...
+                s, r, r_pts, run_takes = m - 1, present, run_pts, True
+            else:
+                s, r, r_pts, run_takes = m, present, run_pts, False
+            # Each meld needs a natural, or only the phase with natural=phase; the wilds must
+            # fill what both lack.
+            if ((s + r >= 1 if per_phase else s >= 1 and r >= 1)
+                    and length - r + (k_set - s if k_set > s else 0) <= w):
                 down = s + r + w
                 pts = set_pts_all - (v_pts if run_takes else 0) + r_pts + wild_pts
                 if down > best_down or (down == best_down and pts > best_pts):
                     best_down, best_pts, best = down, pts, (v, low, high, run_takes)
+            if m == 1 and run_takes:
+                # ...or, with one card of v, it goes to the set and the run gets a wild.
+                s, r, r_pts, run_takes = 1, present - 1, run_pts - v_pts, False
+                if ((s + r >= 1 if per_phase else s >= 1 and r >= 1)
+                        and length - r + (k_set - s if k_set > s else 0) <= w):
+                    down = s + r + w
+                    pts = set_pts_all - (v_pts if run_takes else 0) + r_pts + wild_pts
+                    if down > best_down or (down == best_down and pts > best_pts):
+                        best_down, best_pts, best = down, pts, (v, low, high, run_takes)
     if best is None:
         return None
     v, low, high, run_takes = best

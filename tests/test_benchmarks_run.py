@@ -21,7 +21,7 @@ def test_quick_benchmark_prints_every_figure_as_json() -> None:
     )
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
-    assert set(result) >= {"meta", "solver", "games", "replay"}
+    assert set(result) >= {"meta", "solver", "games", "replay", "solve_json"}
 
     solver = result["solver"]
     assert _positive(solver["solves_per_sec"])
@@ -45,6 +45,11 @@ def test_quick_benchmark_prints_every_figure_as_json() -> None:
     for key in ("games", "events", "events_per_sec", "us_per_event"):
         assert _positive(replay[key]), (key, replay)
     assert replay["mismatches"] == 0
+
+    solve_json = result["solve_json"]
+    for key in ("lines", "lines_per_sec", "median_s", "empty_input_s"):
+        assert _positive(solve_json[key]), (key, solve_json)
+    assert solve_json["all_answered"] and solve_json["answered"] == solve_json["lines"]
 
 
 def test_quick_dealing_benchmark_prints_every_figure_as_json() -> None:

@@ -85,6 +85,25 @@ def test_solve_json_shows_a_long_value_cut_short() -> None:
     assert len(answer["error"]) < 120, answer
 
 
+def test_solve_json_options_parsed_before_are_told_apart_by_their_types() -> None:
+    """The rule sets of earlier lines are kept (cli.rules_cmd._PARSED), by the options as written:
+    true and 1 are equal in Python but not the same option, and a refused option is refused
+    again, with its message, however often it comes."""
+    hand = ["R1", "W", "W", "W", "W", "W"]
+
+    def answer(options: object) -> dict[str, object]:
+        return answer_line(json.dumps({"phase": 1, "hand": hand, "options": options}))
+
+    natural = answer({"natural": "phase"})
+    assert natural["makes"] is True and answer({"natural": "phase"}) == natural
+    assert answer(["natural=phase"]) == natural
+    assert answer({"goal": 1})["makes"] is False  # goal=1 is an option; each set needs R1 here
+    refused = {"error": "rule option 'goal=true': expected goal=N, a whole number of at least 1"}
+    assert answer({"goal": True}) == refused and answer({"goal": True}) == refused
+    assert answer({"skip_stacking": True}) == answer({"skip_stacking": 1}) == answer({"goal": 1})
+    assert answer({"skip_stacking": "maybe"}) == answer({"skip_stacking": "maybe"}) != answer({"goal": 1})
+
+
 # ------------------------------------------------------------------------------ replay --hand
 
 

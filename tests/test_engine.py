@@ -30,6 +30,30 @@ def test_apply_never_changes_the_state_it_was_given() -> None:
     assert len(after.hands[seat]) == len(state.hands[seat]) + 1
 
 
+def test_a_copy_carries_every_slot() -> None:
+    # GameState._copy names each slot in turn (for speed): one left out would be missing here.
+    state = dealt(3)
+    state = state.apply(DrawStock(state.turn))
+    copy = state._copy()
+    assert copy is not state
+    for name in GameState.__slots__:
+        assert getattr(copy, name) is getattr(state, name), name
+
+
+def test_a_reveal_leaves_the_state_before_it_alone_even_when_refused() -> None:
+    state = GameState(2)
+    deck = list(range(108))
+    random.Random(5).shuffle(deck)
+    before = state.apply(Deal(deck[20]))
+    known, where = dict(before.known), dict(before.where)
+    after = before.apply(Reveal(tuple(enumerate(deck))))
+    assert len(after.known) == len(after.where) == 108 and before.known == known
+    clashing = Reveal(((0, deck[0]), (1, deck[0])))  # one card at two slots: refused at slot 1
+    with pytest.raises(IllegalMove, match="already at slot 0"):
+        before.apply(clashing)
+    assert before.known == known and before.where == where
+
+
 def test_the_error_names_the_gap_in_a_run() -> None:
     state = GameState.start(2, made=[[1], [1]], hands_played=2)
     # Seat 1 plays first; give it R4 R5 R7 and a set of 3.
