@@ -1,16 +1,15 @@
 """The hint key: what the strong bot would do now, and why, in a few words.
 
-:func:`advise` asks the ``normal`` strong bot (:data:`ADVISOR_LEVEL`) for the seat's move, from
+:func:`advise` asks the ``hard`` strong bot (:data:`ADVISOR_LEVEL`) for the seat's move, from
 what the seat may see (:meth:`GameState.seen_by`), and returns that very move with a short
-reason. ``normal`` because a key press wants an answer well under 0.3 s: with a cold solver cache
-on the 2-core development machine, busy with other work (``benchmarks/bench_bots.py`` part 3),
-its p99 is about 17 ms and its dearest decisions 25-90 ms, while ``hard``'s look-ahead discards
-reach 0.1-0.2 s; the two differ only where ``hard`` samples the unseen cards to choose among
-equally good spare cards.
+reason. ``hard`` is the strongest level (``benchmarks/bench_ladder.py``) and cheap enough for a
+key press that wants an answer well under 0.3 s (``benchmarks/bench_bots.py`` part 3 times it
+with a cold solver cache).
 
 The bot does not say why it chose, so the why is derived afterwards from the same view with
 the bot's own measures (:meth:`StrongPolicy.target_phase`, :meth:`StrongPolicy.rank_discards`,
-:meth:`StrongPolicy.skip_target_key`, :func:`p2p10.bots.feed`, the solver's plan): the reason
+:meth:`StrongPolicy.takes`, :meth:`StrongPolicy.skip_target_key`, :func:`p2p10.bots.feed`,
+:func:`p2p10.bots.bridging_outs`, :func:`p2p10.bots.hits_after`, the solver's plan): the reason
 explains the move and never changes it.
 
 A reason is data first (:class:`Reason`: a kind and its arguments: cards, seats, numbers, melds)
@@ -30,7 +29,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from p2p10.bots import POLICIES, WILD_IDS, Feed, StrongPolicy, feed, missing
+from p2p10.bots import (
+    POLICIES,
+    WILD_IDS,
+    Feed,
+    StrongPolicy,
+    bridging_outs,
+    feed,
+    hits_after,
+    missing,
+    unseen_cards,
+)
 from p2p10.cards import COLOUR_NAMES, card_text, is_skip, is_wild, points
 from p2p10.engine import GameState
 from p2p10.errors import P2P10Error
@@ -41,19 +50,21 @@ from p2p10.moves import discard_moves
 from p2p10.rules import PHASES, MeldKind
 from p2p10.solver import solve
 
-ADVISOR_LEVEL = "normal"
+ADVISOR_LEVEL = "hard"
 
 ReasonKind = Literal[
     # drawing
-    "take_completes", "take_makes", "take_builds", "take_wild", "take_hit", "take_last", "take",
+    "take_completes", "take_makes", "take_builds", "take_goes_down", "take_wild", "take_hit",
+    "take_last", "take",
     "draw_useless", "draw_no_hit", "draw_skip", "draw_empty",
     # laying down and hitting
-    "lay_down", "lay_down_out", "hit", "hit_out",
+    "lay_down", "lay_down_out", "hit", "hit_out", "hit_opens",
     # Skips
     "skip_closest", "skip_ahead", "skip_lowest", "skip_only", "skip_even", "skip_nobody",
     # other discards
-    "discard_out", "discard_spare", "discard_least", "discard_odds", "discard_avoid",
-    "discard_feeds", "discard_fits_nothing", "discard_dearest", "discard_wilds", "discard",
+    "discard_out", "discard_spare", "discard_least", "discard_keeps_down", "discard_danger",
+    "discard_avoid", "discard_feeds", "discard_bridge", "discard_fits_nothing", "discard_dearest",
+    "discard_wilds", "discard",
     # clauses: what the next player would do with a card (the {feed} of discard_avoid/_feeds)
     "feed_wild", "feed_hit", "feed_hit_own", "feed_set", "feed_run", "feed_color",
 ]
@@ -71,6 +82,8 @@ TEMPLATES: Mapping[str, str] = {
     "take_completes": N_("take {card} from the discard pile: with it you can lay down phase {number}"),
     "take_makes": N_("take {card} from the discard pile: it makes {meld}"),
     "take_builds": N_("take {card} from the discard pile: it builds {meld}"),
+    # TRANSLATORS: the card is not needed for the phase, but it will be laid down with it.
+    "take_goes_down": N_("take {card} from the discard pile: it goes down with phase {number}"),
     "take_wild": N_("take {card} from the discard pile: a wild fits any meld"),
     "take_hit": N_("take {card} from the discard pile: you can hit it on {meld}"),
     "take_last": N_("take {card} from the discard pile: the draw pile is empty"),
@@ -84,6 +97,8 @@ TEMPLATES: Mapping[str, str] = {
     "lay_down_out": N_("lay down phase {number} and go out: {melds}"),
     "hit": N_("hit {card} on {meld}"),
     "hit_out": N_("hit {card} on {meld} and go out"),
+    # TRANSLATORS: after this hit, another card of the player's fits too.
+    "hit_opens": N_("hit {card} on {meld}: then more of your cards fit"),
     # TRANSLATORS: {card} is a Skip (S), {seat} the player it skips.
     "skip_closest": N_("discard {card} to skip {seat}, who is closest to going out"),
     "skip_ahead": N_("discard {card} to skip {seat}, who has made the most phases"),
@@ -94,12 +109,17 @@ TEMPLATES: Mapping[str, str] = {
     "discard_out": N_("discard {card} and go out"),
     "discard_spare": N_("discard {card}: no meld of yours needs it"),
     "discard_least": N_("discard {card}: you need every card, and this one least"),
-    "discard_odds": N_("discard {card}: without it your next draws most often make phase {number}"),
+    # TRANSLATORS: {other} is the card kept: it will be laid down with the phase.
+    "discard_keeps_down": N_("discard {card}, not {other}: {other} goes down with phase {number}"),
+    # TRANSLATORS: {seat} has laid down and holds two cards or fewer.
+    "discard_danger": N_("discard {card}: {seat} may go out soon, and it costs {number} points"),
     # TRANSLATORS: {other} is the card kept instead, {feed} says who it would help, as in
     # "discard R3, not Y12: Bob collects 12s".
     "discard_avoid": N_("discard {card}, not {other}: {feed}"),
     # TRANSLATORS: {feed} says who the card helps, as in "Bob collects 12s".
     "discard_feeds": N_("discard {card}: it helps you least, though {feed}"),
+    # TRANSLATORS: {other} is the card kept: one card drawn could let the player hit it.
+    "discard_bridge": N_("discard {card}, not {other}: one draw could let you hit {other}"),
     "discard_fits_nothing": N_("discard {card}: it fits no meld and costs {number} points in hand"),
     "discard_dearest": N_("discard {card}: it is your dearest card"),
     "discard_wilds": N_("discard {card}: you hold nothing but wilds"),
@@ -270,9 +290,8 @@ def advise(state: GameState, seat: int, names: Sequence[str], rng: random.Random
     """What the strong bot would play for ``seat`` now, and why.
 
     Only what ``seat`` may see is used (the state is redacted with ``seen_by`` first). ``rng``
-    (or a seed) is the bot's random source (``hard`` samples the unseen cards with it; ``normal``
-    draws nothing from it): the same state and seed give the same advice. Raises
-    :class:`NoAdvice` when it is not ``seat``'s turn to move.
+    (or a seed) is the bot's random source (only ``easy`` draws from it): the same state and
+    seed give the same advice. Raises :class:`NoAdvice` when it is not ``seat``'s turn to move.
     """
     _check_turn(state, seat, names)
     view = state.seen_by(seat)
@@ -308,8 +327,12 @@ def explain(view: GameState, seat: int, move: SeatEvent, policy: StrongPolicy) -
             for req, spec in zip(PHASES[move.phase], move.melds, strict=True))
         return Reason("lay_down_out" if out else "lay_down", number=move.phase, melds=melds)
     if isinstance(move, Hit):
-        return Reason("hit_out" if out else "hit", card=move.card,
-                      meld=_meld_name(view.melds[move.meld], seat))
+        kind: ReasonKind = "hit_out" if out else "hit"
+        if not out and hits_after(view.apply(move), seat) > 0 and not any(
+                hit_ends(m, c) for c in view.hand_cards(seat) if c != move.card for m in view.melds
+                if not view.rules.hit_own or m.owner == seat):
+            kind = "hit_opens"  # nothing else fit before this hit
+        return Reason(kind, card=move.card, meld=_meld_name(view.melds[move.meld], seat))
     if out:
         return Reason("discard_out", card=move.card)
     if is_skip(move.card):
@@ -357,6 +380,9 @@ def _explain_draw(view: GameState, seat: int, move: DrawStock | TakeDiscard,
     after = missing(hand, phase, view.rules)
     if after == 0:
         return Reason("take_completes", card=top, number=phase)
+    if after == missing(hand[:-1], phase, view.rules):
+        # Taken though the hand misses as many cards: it goes down with the phase (hard).
+        return Reason("take_goes_down", card=top, number=phase)
     # With the wilds it still misses, every plan of the phase uses the top card (without it
     # the hand would miss no more): the meld that takes it is the one the card builds.
     wilds = tuple(w for w in WILD_IDS if w not in hand)[:after]
@@ -422,6 +448,10 @@ def _explain_discard_when_down(view: GameState, seat: int, move: Discard) -> Rea
     avoided = _kept_for_next(view, seat, move, blind)
     if avoided is not None:
         return avoided
+    if blind.card != move.card:
+        melds = [m for m in view.melds if not view.rules.hit_own or m.owner == seat]
+        if bridging_outs(blind.card, melds, unseen_cards(view, seat)) > 0:
+            return Reason("discard_bridge", card=move.card, other=blind.card)
     fed = feed(view, seat, move.card)
     if fed is not None:
         return Reason("discard_feeds", card=move.card, clause=_feed_reason(view, seat, fed))
@@ -439,16 +469,21 @@ def _explain_discard(view: GameState, seat: int, move: Discard, policy: StrongPo
     keys = {m.card: key for key, m in ranked}
     if move.card not in keys:  # pragma: no cover - the bot discards one of the ranked cards
         return Reason("discard", card=move.card)
-    _wild, cost, feeds, _useful, _points = keys[move.card]
+    key = keys[move.card]
     # The card the bot would throw if the next player did not matter.
-    blind = min(ranked, key=lambda item: (item[0][0], item[0][1], item[0][3], item[0][4]))[1]
+    blind = min(ranked, key=lambda item: item[0]._replace(feeds=False))[1]
     avoided = _kept_for_next(view, seat, move, blind)
     if avoided is not None:
         return avoided
-    fed = feed(view, seat, move.card) if feeds else None
+    fed = feed(view, seat, move.card) if key.feeds else None
     if fed is not None:
         return Reason("discard_feeds", card=move.card, clause=_feed_reason(view, seat, fed))
-    if move != ranked[0][1]:
-        # Only the hard bot's look-ahead overrides the ranking: the sampled draws decided.
-        return Reason("discard_odds", card=move.card, number=phase)
-    return Reason("discard_spare" if cost == 0 else "discard_least", card=move.card)
+    if key.dear:
+        closest = min((s for s in view.seats_in_hand if s != seat and view.down[s] is not None),
+                      key=lambda s: len(view.hands[s]))
+        return Reason("discard_danger", card=move.card, seat=closest, number=points(move.card))
+    # The card thrown if what goes down with the phase did not count.
+    plain = min(ranked, key=lambda item: item[0]._replace(kept_down=0))[1]
+    if plain.card != move.card and key.kept_down < keys[plain.card].kept_down:
+        return Reason("discard_keeps_down", card=move.card, other=plain.card, number=phase)
+    return Reason("discard_spare" if key.cost == 0 else "discard_least", card=move.card)

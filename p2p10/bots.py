@@ -10,16 +10,16 @@ Policies:
 
 * ``random``: a uniformly random legal move.
 * ``greedy``: simple and sensible (a baseline).
-* ``easy``, ``normal``, ``hard``: the strong policy at three levels. It measures a hand by how
-  many cards it still *misses* for its phase (the fewest wilds that would complete it, found
-  with the exact solver) and plays the seeds' strategy: take the discard only when it lowers
-  that count (or, once down, when it can be hit at once); lay down at once; hit everything that
-  fits; throw Skips early, at whoever is closest to going out or furthest ahead; keep wilds;
-  discard the card whose loss costs least, dear cards first, but never what the next player has
-  been collecting; under ``order=any`` aim at the phase the hand is nearest to. ``hard`` also
-  looks ahead: it compares its best discards by sampling the cards it has not seen (consistent
-  with everything its seat has seen) and counting how often the next draws complete its phase.
-  ``easy`` plays the same ideas loosely and now and then plays a random discard.
+* ``easy``, ``normal``, ``hard``: the strong policy at three levels (:class:`StrongPolicy`). It
+  measures a hand by how many cards it still *misses* for its phase (the fewest wilds that would
+  complete it, found with the exact solver) and plays the seeds' strategy: take the discard only
+  when it lowers that count (or, once down, when it can be hit at once); lay down at once; hit
+  everything that fits; throw Skips early, at whoever is closest to going out or furthest ahead;
+  keep wilds; discard the card whose loss costs least, never what the next player has been
+  collecting; under ``order=any`` aim at the phase the hand is nearest to. ``hard`` also counts
+  what goes down with the phase, sheds dear cards when an opponent is about to go out, keeps
+  the cards a draw could make hittable and orders its hits; ``easy`` makes a person's mistakes.
+  ``benchmarks/bench_ladder.py`` measures each level against the one below.
 """
 
 from __future__ import annotations
@@ -29,12 +29,12 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from p2p10.cards import DECK_SIZE, NUMBERED, colour, is_natural, is_skip, is_wild, number, points
 from p2p10.engine import GameState
 from p2p10.events import Discard, DrawStock, Hit, SeatEvent, TakeDiscard
-from p2p10.melds import hit_ends
+from p2p10.melds import Meld, hit_ends
 from p2p10.moves import discard_moves, hit_moves, lay_down_options, legal_moves
 from p2p10.rules import PHASES, RuleSet
 from p2p10.solver import can_make, solve
@@ -202,16 +202,49 @@ def feed(view: GameState, seat: int, card: int) -> Feed | None:
 
 # ------------------------------------------------------------------ the strong bot
 
-class StrongPolicy:
-    """The strong policy at one level: ``easy``, ``normal`` or ``hard``."""
+class DiscardKey(NamedTuple):
+    """How the strong policy ranks a discard (smaller is better to throw): a wild; how many
+    more cards the hand misses without it; for ``easy``, whether it breaks a pair; whether it
+    feeds the next player; for ``hard`` when an opponent is about to go out, minus its points;
+    for ``hard``, minus the natural cards that go down with the phase without it; how useful
+    it is (:func:`_usefulness`); minus its points."""
 
-    def __init__(self, level: str, samples: int = 24, horizon: int = 2, shortlist: int = 4) -> None:
+    wild: bool
+    cost: int
+    breaks_pair: bool
+    feeds: bool
+    dear: int
+    kept_down: int
+    useful: float
+    minus_points: int
+
+
+class StrongPolicy:
+    """The strong policy at one level: ``easy``, ``normal`` or ``hard``.
+
+    ``normal`` measures a hand by the cards it misses (:func:`missing`), takes the discard only
+    when that count falls, lays down at once, hits everything, throws Skips at once at whoever
+    is closest to going out, and discards the card whose loss costs least without feeding the
+    next player. ``hard`` adds what measured stronger in self-play (``p2p10 simulate``):
+
+    * it counts the cards that will go down with the phase (the solver's plan with the missing
+      cards as wilds): among equally costly discards it keeps the ones that go down, and it
+      takes a discard that goes down with the phase (one card fewer to be rid of later);
+    * when an opponent is down with two cards or fewer, it throws its dearest cards first;
+    * once down, it keeps the cards one draw could make hittable (a gap of one next to a run,
+      counted over the cards it has not seen) and hits in the order that lets most cards go.
+
+    ``easy`` makes a person's mistakes: it holds on to pairs, ignores what the others collect,
+    takes the discard only when it completes a meld of its phase, and throws a Skip at a random
+    player.
+    """
+
+    def __init__(self, level: str) -> None:
         if level not in ("easy", "normal", "hard"):
             raise ValueError(f"unknown level {level!r}")
         self.level = level
-        self.samples = samples
-        self.horizon = horizon
-        self.shortlist = shortlist
+        self.hard = level == "hard"
+        self.easy = level == "easy"
 
     def __repr__(self) -> str:
         return f"StrongPolicy({self.level!r})"
@@ -257,17 +290,33 @@ class StrongPolicy:
         phase = self.target_phase(view, seat, hand + (top,))
         if phase is None:
             return DrawStock(seat)
-        if is_wild(top) and self.level != "easy":
+        if is_wild(top):
             return TakeDiscard(seat)
-        now = missing(hand, phase, view.rules)
-        after = missing(hand + (top,), phase, view.rules)
-        if self.level == "easy":
-            return TakeDiscard(seat) if after == 0 else DrawStock(seat)
-        return TakeDiscard(seat) if after < now else DrawStock(seat)
+        return TakeDiscard(seat) if self.takes(view, seat, hand, top, phase) else DrawStock(seat)
+
+    def takes(self, view: GameState, seat: int, hand: Sequence[int], top: int, phase: int) -> bool:
+        """Whether the seat, not down, takes the natural card ``top`` for ``phase``."""
+        rules = view.rules
+        now = missing(hand, phase, rules)
+        after = missing((*hand, top), phase, rules)
+        if self.easy:
+            return after < now and _completes_a_meld(hand, top, phase, rules)
+        if after < now:
+            return True
+        # hard: a card that leaves the hand as near its phase and goes down with it when the
+        # phase is made is one card fewer to get rid of afterwards.
+        return (self.hard and after == now < MAX_MISSING
+                and naturals_down((*hand, top), now, phase, rules) > naturals_down(hand, now, phase, rules))
 
     # -- hitting: everything that fits; a natural before a wild, so wilds stay flexible
 
     def _hit(self, view: GameState, seat: int, hits: list[Hit]) -> Hit:
+        if self.hard and len(hits) > 1:
+            # A wild at the right end of a run can make a held card fit, and so can a natural
+            # card on the right one of two runs: first the hit after which most cards can
+            # follow this turn.
+            return max(hits, key=lambda h: (hits_after(view.apply(h), seat), not is_wild(h.card),
+                                            points(h.card)))
         return min(hits, key=lambda h: (is_wild(h.card), -points(h.card)))
 
     # -- discarding
@@ -282,84 +331,122 @@ class StrongPolicy:
         options = discard_moves(view, seat)
         hand = view.hand_cards(seat)
         skips = [d for d in options if is_skip(d.card)]
-        if skips and (self.level != "easy" or rng.random() < 0.5):
+        if skips:
+            if self.easy:
+                return rng.choice(skips)
             return max(skips, key=lambda d: self.skip_target_key(view, d.target)
                        if d.target is not None else (-1, 0, 0, 0))
-        if self.level == "easy" and rng.random() < 0.2:
-            plain = [d for d in options if not is_wild(d.card)] or options
-            return rng.choice(plain)
         if view.down[seat] is not None:
             return self._discard_when_down(view, seat, options)
         phase = self.target_phase(view, seat, hand)
         if phase is None:
             return max(options, key=lambda d: points(d.card))
-        ranked = self.rank_discards(view, seat, options, hand, phase)
-        if self.level == "hard":
-            # Look ahead only among the discards that cost the same now and feed nobody: the
-            # sampled futures then decide what the usefulness rule of thumb would guess.
-            first = ranked[0][0][:3]
-            equals = [move for key, move in ranked if key[:3] == first]
-            if len(equals) > 1:
-                return self._look_ahead(view, seat, equals[: self.shortlist], hand, phase, rng)
-        return ranked[0][1]
+        return self.rank_discards(view, seat, options, hand, phase)[0][1]
 
     def _discard_when_down(self, view: GameState, seat: int, options: list[Discard]) -> Discard:
-        # Nothing fits now. Keep wilds (they will fit somewhere), throw the dearest card that
-        # the next player cannot use.
-        return min(options, key=lambda d: (is_wild(d.card), (feed(view, seat, d.card) is not None)
-                                           and self.level != "easy", -points(d.card)))
+        # Nothing fits now. Keep wilds (they will fit somewhere) and, for hard, the cards one
+        # draw could make fit; throw the dearest card that the next player cannot use.
+        pool = unseen_cards(view, seat) if self.hard else []
+        melds = [m for m in view.melds if not view.rules.hit_own or m.owner == seat]
+        return min(options, key=lambda d: (
+            is_wild(d.card), not self.easy and feed(view, seat, d.card) is not None,
+            bridging_outs(d.card, melds, pool) if self.hard else 0, -points(d.card)))
 
     def rank_discards(self, view: GameState, seat: int, options: list[Discard], hand: Sequence[int],
-                      phase: int) -> list[tuple[tuple[bool, int, bool, float, int], Discard]]:
-        """The discards, best first, each with its sort key: (a wild, what the hand loses,
-        feeds the next player, usefulness, minus points)."""
+                      phase: int) -> list[tuple[DiscardKey, Discard]]:
+        """The discards, best first, each with its :class:`DiscardKey`."""
         rules = view.rules
         base = missing(hand, phase, rules)
         by_card: dict[int, Discard] = {}
         for d in options:
             by_card.setdefault(d.card, d)
+        danger = self.hard and base > 1 and any(
+            view.down[s] is not None and len(view.hands[s]) <= 2 for s in view.seats_in_hand if s != seat)
+        counts = Counter(number(c) for c in hand if is_natural(c)) if self.easy else Counter[int]()
         scored = []
         for card, move in by_card.items():
             rest = list(hand)
             rest.remove(card)
-            cost = missing(rest, phase, rules) - base
-            feeds = feed(view, seat, card) is not None if self.level != "easy" else False
-            scored.append(((is_wild(card), cost, feeds, _usefulness(card, hand, phase), -points(card)), move))
+            need = missing(rest, phase, rules)
+            natural = is_natural(card)
+            scored.append((DiscardKey(
+                wild=is_wild(card),
+                cost=need - base,
+                breaks_pair=self.easy and natural and counts[number(card)] >= 2,
+                feeds=not self.easy and feed(view, seat, card) is not None,
+                dear=-points(card) if danger else 0,
+                kept_down=-naturals_down(rest, need, phase, rules) if self.hard else 0,
+                useful=_usefulness(card, hand, phase),
+                minus_points=-points(card)), move))
         scored.sort(key=lambda item: item[0])
         return scored
 
-    def _look_ahead(self, view: GameState, seat: int, shortlist: list[Discard], hand: Sequence[int],
-                    phase: int, rng: random.Random) -> Discard:
-        """Estimate, for each short-listed discard, how often the next ``horizon`` draws
-        complete the phase, over the same samples of the unseen cards (common random numbers
-        make the comparison fair)."""
-        pool = unseen_cards(view, seat)
-        if len(pool) < self.horizon:
-            return shortlist[0]
-        # The short-listed discards leave hands that miss equally many cards; when that is
-        # more than the horizon, no future in reach completes the phase and sampling is moot.
-        rest = list(hand)
-        rest.remove(shortlist[0].card)
-        need = max(1, missing(rest, phase, view.rules))
-        if need > self.horizon:
-            return shortlist[0]
-        draws = [rng.sample(pool, self.horizon) for _ in range(self.samples)]
-        best, best_score = shortlist[0], -1.0
-        for rank, move in enumerate(shortlist):
-            rest = list(hand)
-            rest.remove(move.card)
-            rest_canon = _canonical(rest)
-            hits = 0.0
-            for drawn in draws:
-                # Completing after one draw counts more than after two.
-                for step in range(need, self.horizon + 1):
-                    if _makes_with(_canonical(rest_canon + tuple(drawn[:step])), 0, phase, view.rules):
-                        hits += 1.0 / step
-                        break
-            score = hits - 0.01 * rank  # ties go to the heuristic's order
-            if score > best_score:
-                best, best_score = move, score
-        return best
+
+def _completes_a_meld(hand: Sequence[int], top: int, phase: int, rules: RuleSet) -> bool:
+    """Whether ``top`` completes one meld of ``phase`` that the hand's naturals start: a set or
+    group with enough of its number or colour, or the run it closes (the easy bot sees only
+    that much)."""
+    if not is_natural(top):
+        return False
+    for req in PHASES[phase]:
+        if req.kind == "set":
+            if sum(1 for c in hand if is_natural(c) and number(c) == number(top)) + 1 >= req.size:
+                return True
+        elif req.kind == "color":
+            if sum(1 for c in hand if is_natural(c) and colour(c) == colour(top)) + 1 >= req.size:
+                return True
+        elif missing((*hand, top), phase, rules) == 0:
+            return True
+    return False
+
+
+def naturals_down(hand: Sequence[int], need: int, phase: int, rules: RuleSet) -> int:
+    """How many of ``hand``'s natural cards go down with ``phase`` once the ``need`` cards it
+    misses arrive (wilds stand in for them): the rest must be hit or thrown afterwards."""
+    return _naturals_down(_canonical(hand), need, phase, rules)
+
+
+@lru_cache(maxsize=100_000)
+def _naturals_down(hand: tuple[int, ...], need: int, phase: int, rules: RuleSet) -> int:
+    held = sum(1 for c in hand if is_wild(c))
+    if held + need > len(WILD_IDS):
+        return 0
+    plan = solve(hand + WILD_IDS[held:held + need], phase, rules)
+    return 0 if plan is None else plan.down - held - need
+
+
+def hits_after(view: GameState, seat: int, depth: int = 3) -> int:
+    """How many more cards ``seat`` can hit in a row from ``view`` (looked at ``depth`` deep)."""
+    if depth == 0:
+        return 0
+    hits = hit_moves(view, seat)
+    if not hits:
+        return 0
+    return 1 + max(hits_after(view.apply(h), seat, depth - 1) for h in hits)
+
+
+def bridging_outs(card: int, melds: Sequence[Meld], pool: Sequence[int]) -> float:
+    """How many of the cards in ``pool`` (those not seen) would, drawn next, make ``card`` fit a
+    run: it is two away from an end and the number between (or a wild) fits there; a card three
+    away counts a tenth as much. Zero for a card no draw brings nearer."""
+    if not is_natural(card):
+        return 0.0
+    n = number(card)
+    best = 0.0
+    for meld in melds:
+        if meld.kind != "run":
+            continue
+        if n > meld.high + 1:
+            gap, between = n - meld.high - 1, meld.high + 1
+        elif n < meld.label - 1:
+            gap, between = meld.label - 1 - n, meld.label - 1
+        else:
+            continue
+        if gap > 2:
+            continue
+        outs = sum(1 for c in pool if is_wild(c) or (is_natural(c) and number(c) == between))
+        best = max(best, outs * (1.0 if gap == 1 else 0.1))
+    return best
 
 
 POLICIES: dict[str, Policy] = {
@@ -369,4 +456,3 @@ POLICIES: dict[str, Policy] = {
     "normal": StrongPolicy("normal"),
     "hard": StrongPolicy("hard"),
 }
-

@@ -59,8 +59,8 @@ def _check_visible(state: GameState, seat: int, advice: Advice) -> None:
     (ADVISOR_LEVEL, RuleSet.parse(["natural=phase", "skip_stacking"]), 6, 5),
     (ADVISOR_LEVEL, RuleSet.parse(["phases=even", "hands=3"]), 4, 6),
     # The reasons hold for the other strong level too (one constant switches the advisor).
-    ("hard", RuleSet(), 4, 7),
-    ("hard", RuleSet.parse(["order=any", "hit=own"]), 3, 8),
+    ("normal", RuleSet(), 4, 7),
+    ("normal", RuleSet.parse(["order=any", "hit=own"]), 3, 8),
 ])
 def test_the_advised_move_is_the_strong_bots_move(level: str, rules: RuleSet, players: int, seed: int,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
@@ -87,7 +87,9 @@ def test_the_advised_move_is_the_strong_bots_move(level: str, rules: RuleSet, pl
     play_game([watching(POLICIES[name]) for name in lineup], rules, random.Random(seed))
     assert len(checked) > 50
     if level == "hard":
-        assert "discard_odds" in checked  # its look-ahead decided some discard
+        # Some moves were decided by what only hard weighs, and the reason says so.
+        only_hard = {"take_goes_down", "hit_opens", "discard_keeps_down", "discard_danger", "discard_bridge"}
+        assert only_hard & set(checked), sorted(set(checked))
 
 
 def test_advice_reads_only_what_the_seat_may_see() -> None:
@@ -226,6 +228,78 @@ def test_a_skip_goes_to_whoever_made_the_most_phases() -> None:
     advice = _advice(game, 0)
     assert isinstance(advice.move, Discard) and advice.move.target == 2
     assert advice.reason == "discard S to skip Cy, who has made the most phases"
+
+
+# ---------------------------------------------------------------- what only hard weighs
+
+def _normal(game: Game, seat: int) -> SeatEvent:
+    return POLICIES["normal"](game.state.seen_by(seat), seat, random.Random(11))
+
+
+def test_hard_takes_a_discard_that_goes_down_with_its_phase() -> None:
+    """Ann misses one 5 for phase 1 with or without Bob's Y7, but the Y7 would go down with her
+    set of 7s: one card fewer to be rid of afterwards. normal draws instead."""
+    game = _deal(2, {"A": "R7 B7 G7 R5 B5 R1 G3 Y4 B2 G8", "B": "Y7 Y3 G6 B9 Y11 G2 B4 R12 G10 Y6"},
+                 up="B10", stock="R11")
+    game.do("B draw")
+    game.do("B discard Y7")
+    advice = _advice(game, 0)
+    assert advice.move == TakeDiscard(0)
+    assert advice.reason == "take Y7 from the discard pile: it goes down with phase 1"
+    assert _normal(game, 0) == DrawStock(0)
+
+
+def test_hard_sheds_dear_cards_when_an_opponent_is_about_to_go_out() -> None:
+    """Bob is down with two cards; Ann is far from her phase and throws a 10-point card."""
+    game = _deal(2, {"A": "R1 G3 Y4 B2 G9 R10 B11 Y6 G12 R3",
+                     "B": "R8 B8 G8 Y8 Y5 R5 B5 G5 R9 B12"},
+                 up="G2", stock="Y9 G1")
+    game.do("B draw")
+    game.do("B down 1: R8 B8 G8 Y8 | Y5 R5 B5 G5")
+    game.do("B discard B12")
+    game.do("A draw")
+    advice = _advice(game, 0)
+    assert isinstance(advice.move, Discard) and card_text(advice.move.card) in ("R10", "B11", "G12")
+    assert advice.reason_parts.kind == "discard_danger"
+    assert advice.reason.endswith(": Bob may go out soon, and it costs 10 points")
+
+
+def _down_on_run_2_8() -> Game:
+    """Ann (phase 4) lays down the run 2-8 and keeps R10, two away from its end."""
+    game = _deal(2, {"A": "R2 R3 R4 R5 R6 R7 R8 R10 G12 B12", "B": "Y1 Y3 B9 Y11 G2 B4 R12 G7 Y6 B3"},
+                 up="G10", stock="Y5 G6 B5 W", made=((1, 2, 3), (1, 2, 3)))
+    game.do("B draw")
+    game.do("B discard Y11")
+    game.do("A draw")
+    game.do("A down 4: R2 R3 R4 R5 R6 R7 R8")
+    return game
+
+
+def test_hard_keeps_the_card_one_draw_could_make_hittable() -> None:
+    """Down on the run 2-8, Ann holds R10 (a 9 or a wild makes it fit), G12, B12 and G6
+    (nothing makes them fit): hard throws a 12 rather than R10 and says why; normal, blind to
+    that, throws any of the three 10-point cards (its first is R10)."""
+    game = _down_on_run_2_8()
+    advice = _advice(game, 0)
+    assert isinstance(advice.move, Discard) and card_text(advice.move.card) in ("G12", "B12")
+    normal = _normal(game, 0)
+    assert isinstance(normal, Discard) and card_text(normal.card) == "R10"
+    assert advice.reason == f"discard {card_text(advice.move.card)}, not R10: one draw could let you hit R10"
+
+
+def test_hard_hits_the_wild_where_a_held_card_follows() -> None:
+    """Ann is down on the run 2-8 and holds R10 and a wild: the wild goes on the high end,
+    where R10 then fits; normal puts it on the first end it finds."""
+    game = _down_on_run_2_8()
+    game.do("A discard G12")
+    game.do("B draw")
+    game.do("B discard Y6")
+    game.do("A draw")  # the wild
+    advice = _advice(game, 0)
+    assert isinstance(advice.move, Hit) and card_text(advice.move.card) == "W" and advice.move.end == "high"
+    assert advice.reason == "hit W on your run 2-8: then more of your cards fit"
+    normal = _normal(game, 0)
+    assert isinstance(normal, Hit) and normal.end == "low"
 
 
 # ---------------------------------------------------------------- the words

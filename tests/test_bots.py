@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from p2p10.bots import POLICIES, StrongPolicy, missing, unseen_cards
-from p2p10.cards import DECK_SIZE, parse_hand
+from p2p10.bots import POLICIES, Policy, StrongPolicy, missing, unseen_cards
+from p2p10.cards import DECK_SIZE, card_text, parse_hand
 from p2p10.engine import GameState
-from p2p10.events import Deal, Reveal
+from p2p10.events import Deal, Discard, Reveal, SeatEvent
 from p2p10.rules import RuleSet
 from p2p10.simulate import play_game
+from tests.scenario import Game
 from tests.test_game_properties import rule_sets
 
 NAMES = sorted(POLICIES)
@@ -73,6 +75,52 @@ def test_a_decision_never_depends_on_hidden_cards(seed: int, shuffle_seed: int, 
     assert first == second
 
 
+def _hidden_dealt_otherwise(state: GameState, seat: int, rng: random.Random) -> GameState:
+    """``state`` with every card ``seat`` has not seen dealt again at random among the slots
+    it has not seen (other hands, the draw pile): the same view, other hidden cards."""
+    view = state.seen_by(seat)
+    hidden = [s for s in state.known if s not in view.known]
+    cards = [state.known[s] for s in hidden]
+    rng.shuffle(cards)
+    known = {**view.known, **dict(zip(hidden, cards, strict=True))}
+    other = state.apply(Reveal(()))  # a copy to mutate below the public API, in a test only
+    object.__setattr__(other, "known", known)
+    object.__setattr__(other, "where", {c: s for s, c in known.items()})
+    return other
+
+
+@pytest.mark.parametrize(("players", "seed"), [(2, 1), (4, 2), (6, 3)])
+def test_hard_decides_the_same_whatever_the_hidden_cards(players: int, seed: int) -> None:
+    """At every decision of hard's seats in a whole game, the hidden cards dealt otherwise
+    (consistently with the seat's view) give the same view and the same decision: its
+    searches (hit orders, cards a draw could make hittable, what goes down with a phase) and
+    its look at the unseen cards read nothing a seat may not see."""
+    hard = POLICIES["hard"]
+    shuffler = random.Random(seed)
+    checked = 0
+
+    def watching(view: GameState, seat: int, rng: random.Random) -> SeatEvent:
+        nonlocal checked
+        key = rng.randrange(2**32)
+        move = hard(view, seat, random.Random(key))
+        for _ in range(2):
+            other = _hidden_dealt_otherwise(state_now[0], seat, shuffler)
+            other_view = other.seen_by(seat)
+            assert other_view.known == view.known
+            assert hard(other_view, seat, random.Random(key)) == move
+        checked += 1
+        return move
+
+    state_now: list[GameState] = []
+
+    def track(state: GameState, _event: object) -> None:
+        state_now[:] = [state]
+
+    lineup: list[Policy] = [watching if s % 2 == 0 else POLICIES["normal"] for s in range(players)]
+    play_game(lineup, RuleSet.parse(["hands=6"]), random.Random(seed), on_event=track)
+    assert checked > 60
+
+
 def test_the_view_holds_no_hidden_card() -> None:
     state = _mid_hand(3)
     for seat in range(state.players):
@@ -130,3 +178,42 @@ def test_strong_bots_play_through_the_dealing_protocol() -> None:
                      seed=12)
     assert all(p.finished and not p.stopped for p in run.peers)
     assert audit_records([e.raw for e in run.log]).clean
+
+
+def _thrown(level: str, view: GameState) -> str:
+    """The card ``level`` discards for seat 0 of ``view``."""
+    move = POLICIES[level](view, 0, random.Random(1))
+    assert isinstance(move, Discard)
+    return card_text(move.card)
+
+
+def _crafted(hands: dict[str, str], up: str, stock: str, made: tuple[tuple[int, ...], ...]) -> Game:
+    game = Game(GameState.start(2, RuleSet(), ["Ann", "Bob"], made=made))
+    game.deal({**hands, "up": up, "stock": stock})
+    return game
+
+
+def test_easy_holds_on_to_a_pair_that_its_run_cannot_use() -> None:
+    """Phase 4 (a run of 7) from R1-R5 with a second 5: normal and hard throw the spare 5,
+    easy holds the pair, as a person new to the game does, and throws a single card."""
+    game = _crafted({"A": "R1 R2 R3 R4 R5 B5 G9 Y12 B11 G10", "B": "Y1 Y3 B9 Y11 G2 B4 R12 G7 Y6 B3"},
+                    up="G12", stock="Y8 Y2", made=((1, 2, 3), (1, 2, 3)))
+    game.do("B draw")
+    game.do("B discard Y11")
+    game.do("A draw")
+    view = game.state.seen_by(0)
+    thrown = {level: _thrown(level, view) for level in ("easy", "normal", "hard")}
+    assert thrown["normal"] in ("R5", "B5") and thrown["hard"] in ("R5", "B5")
+    assert thrown["easy"] not in ("R5", "B5")
+
+
+def test_easy_ignores_what_the_next_player_collects() -> None:
+    """Bob took a 12 for his sets: normal keeps its spare Y12 from him, easy throws it."""
+    game = _crafted({"A": "R7 B7 R5 B5 Y12 R1 G3 Y4 B2 G8", "B": "R12 B12 Y1 G6 B9 Y11 G2 B4 R3 G9"},
+                    up="G12", stock="Y6", made=((), ()))
+    game.do("B take")
+    game.do("B discard Y1")
+    game.do("A draw")
+    view = game.state.seen_by(0)
+    assert _thrown("easy", view) == "Y12"
+    assert _thrown("normal", view) != "Y12"

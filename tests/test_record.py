@@ -61,7 +61,7 @@ def games(tmp_path_factory: pytest.TempPathFactory) -> list[Played]:
     """Two short finished games: 1 hand against an easy bot (lost), 2 hands against two hard
     bots (won)."""
     folder = tmp_path_factory.mktemp("games")
-    played = [play(folder, 1, "easy", ["hands=1"], 11), play(folder, 2, "hard", ["hands=2"], 12)]
+    played = [play(folder, 1, "easy", ["hands=1"], 14), play(folder, 2, "hard", ["hands=2"], 12)]
     # One won and one lost, so that the record counts both (other seeds may not give that).
     assert [p.table.engine.winner == USER for p in played] == [False, True]
     return played
@@ -164,8 +164,14 @@ def test_a_hand_the_seat_was_not_dealt_into_is_not_a_hand_it_played(games: list[
     mine = game_result(cast(TableState, stand_in), 0, date="2025-01-01T00:00:00")
     theirs = game_result(cast(TableState, stand_in), 1, date="2025-01-01T00:00:00")
     assert mine is not None and theirs is not None
-    assert mine.hands == theirs.hands == 3 and mine.final_phase == 2
-    assert mine.phases_made == (1, 2, 1) and theirs.phases_made == (1, 2)
+    played = table.engine.sheet
+
+    def made(seat: int) -> tuple[int | None, ...]:
+        return tuple(row.phase[seat] if row.made[seat] else None for row in played)
+
+    assert len(played) == 2 and mine.hands == theirs.hands == 3 and mine.final_phase == 2
+    # The hand sat out is not one of seat 1's hands: its row adds a phase to seat 0's only.
+    assert mine.phases_made == (*made(0), 1) and theirs.phases_made == made(1)
 
 
 def test_seat_levels_come_from_bot_names() -> None:
