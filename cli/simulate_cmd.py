@@ -84,7 +84,11 @@ def wilson(wins: int, trials: int, z: float = 1.959964) -> tuple[float, float]:
     denominator = 1 + z * z / trials
     centre = (p + z * z / (2 * trials)) / denominator
     half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    # At 0 or every win the interval ends exactly at 0 or 1; rounding would leave it a hair short
+    # of the win rate itself.
+    low = 0.0 if wins == 0 else max(0.0, centre - half)
+    high = 1.0 if wins == trials else min(1.0, centre + half)
+    return (low, high)
 
 
 def _summary(results: list[dict[str, Any]], players: int) -> dict[str, dict[str, Any]]:

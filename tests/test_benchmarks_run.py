@@ -167,6 +167,23 @@ def test_quick_bots_benchmark_prints_every_figure_as_json() -> None:
         assert _positive(result["self_play"][name]["games_per_second"])
 
 
+def test_a_short_ladder_prints_every_match_as_json() -> None:
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "bench_ladder.py"), "--games", "4", "--jobs", "2",
+         "--json"],
+        cwd=ROOT, capture_output=True, text=True, check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    matches = {(m["upper"], m["lower"], m["players"]): m for m in result["matches"]}
+    assert ("hard", "normal", 2) in matches and ("hard", "normal", 4) in matches
+    for match in matches.values():
+        assert match["games"] == 4 and 0 <= match["wins"] <= 4
+        low, high = match["ci95"]
+        assert 0 <= low <= match["win_rate"] <= high <= 1
+        assert _positive(match["games_per_second"])
+
+
 def test_quick_lan_benchmark_prints_every_figure_as_json() -> None:
     # Everything on 127.0.0.1: Zeroconf bound to loopback, the mesh, the p2p10 processes.
     done = subprocess.run(

@@ -92,3 +92,17 @@ def test_json_answers_agree_with_an_exhaustive_search_on_random_deals() -> None:
             assert answer["down"] == sum(len(m["cards"]) for m in answer["melds"])
             for meld in answer["melds"]:
                 assert len(meld["values"]) == len(meld["cards"])
+
+
+def test_the_wilson_interval_holds_the_win_rate_even_at_its_ends() -> None:
+    """The interval printed beside a win rate contains it, and ends exactly at 0 or 1 when no
+    game or every game was won (rounding once left 1.0 outside [0.51, 0.9999999999999999])."""
+    from cli.simulate_cmd import wilson
+
+    for trials in range(1, 2001):
+        for wins in {0, 1, trials // 3, trials - 1, trials}:
+            low, high = wilson(wins, trials)
+            assert 0.0 <= low <= wins / trials <= high <= 1.0, (wins, trials)
+        assert wilson(0, trials)[0] == 0.0 and wilson(trials, trials)[1] == 1.0
+    low, high = wilson(1160, 2000)
+    assert round(low, 3) == 0.558 and round(high, 3) == 0.601
