@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal, NamedTuple
 
-from p2p10.cards import DECK_SIZE, NUMBERED, colour, is_natural, is_skip, is_wild, number, points
+from p2p10.cards import DECK_SIZE, NUMBERED, colour, face_id, is_natural, is_skip, is_wild, number, points
 from p2p10.engine import GameState
 from p2p10.events import Discard, DrawStock, Hit, SeatEvent, TakeDiscard
 from p2p10.melds import Meld, hit_ends
@@ -315,8 +315,9 @@ class StrongPolicy:
             # A wild at the right end of a run can make a held card fit, and so can a natural
             # card on the right one of two runs: first the hit after which most cards can
             # follow this turn.
-            return max(hits, key=lambda h: (hits_after(view.apply(h), seat), not is_wild(h.card),
-                                            points(h.card)))
+            budget = [HIT_SEARCH_NODES]
+            return max(hits, key=lambda h: (hits_after(view.apply(h), seat, budget=budget),
+                                            not is_wild(h.card), points(h.card)))
         return min(hits, key=lambda h: (is_wild(h.card), -points(h.card)))
 
     # -- discarding
@@ -415,14 +416,32 @@ def _naturals_down(hand: tuple[int, ...], need: int, phase: int, rules: RuleSet)
     return 0 if plan is None else plan.down - held - need
 
 
-def hits_after(view: GameState, seat: int, depth: int = 3) -> int:
-    """How many more cards ``seat`` can hit in a row from ``view`` (looked at ``depth`` deep)."""
-    if depth == 0:
-        return 0
-    hits = hit_moves(view, seat)
-    if not hits:
-        return 0
-    return 1 + max(hits_after(view.apply(h), seat, depth - 1) for h in hits)
+# The hit search's budget: hits tried per decision. Its worst case (three wilds in hand, a
+# dozen runs at six seats) would otherwise try tens of thousands of hits; a count, not a clock,
+# so that a seeded game plays the same on every machine.
+HIT_SEARCH_NODES = 300
+
+
+def hits_after(view: GameState, seat: int, depth: int = 3, budget: list[int] | None = None) -> int:
+    """How many more cards ``seat`` can hit in a row from ``view`` (looked at ``depth`` deep,
+    trying at most ``budget[0]`` hits, which it counts down; :data:`HIT_SEARCH_NODES` when not
+    given). Hits that differ only in which copy of a face goes down are tried once."""
+    if budget is None:
+        budget = [HIT_SEARCH_NODES]
+    best = 0
+    tried: set[tuple[int, int, str | None]] = set()
+    for h in hit_moves(view, seat) if depth > 0 else ():
+        key = (face_id(h.card), h.meld, h.end)
+        if key in tried:
+            continue
+        tried.add(key)
+        if budget[0] <= 0:
+            break
+        budget[0] -= 1
+        best = max(best, 1 + hits_after(view.apply(h), seat, depth - 1, budget))
+        if best == depth:
+            break  # nothing can follow more often than that
+    return best
 
 
 def bridging_outs(card: int, melds: Sequence[Meld], pool: Sequence[int]) -> float:

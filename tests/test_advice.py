@@ -21,7 +21,7 @@ from p2p10.advice import (
     meld_text,
     reason_text,
 )
-from p2p10.bots import POLICIES, Policy
+from p2p10.bots import HIT_SEARCH_NODES, POLICIES, Policy, hits_after
 from p2p10.cards import COLOUR_NAMES, card_text, parse_face, parse_hand
 from p2p10.engine import GameState
 from p2p10.events import Discard, DrawStock, Hit, LayDown, SeatEvent, TakeDiscard
@@ -344,3 +344,18 @@ def test_every_meld_has_its_words_alone_and_with_its_owner() -> None:
         clause = Reason("feed_color", seat=2, colour=index)
         assert reason_text(Reason("discard_feeds", card=r7, clause=clause), NAMES) == \
             f"discard R7: it helps you least, though Cy collects {name} cards"
+
+
+def test_the_hit_search_stops_at_its_budget() -> None:
+    """From Ann's wild and R10 beside the run 2-8, two cards can go in a row (the wild on the
+    high end, then R10); with a budget of one hit tried, the search stops after that one."""
+    game = _down_on_run_2_8()
+    game.do("A discard G12")
+    game.do("B draw")
+    game.do("B discard Y6")
+    game.do("A draw")  # the wild
+    view = game.state.seen_by(0)
+    budget = [HIT_SEARCH_NODES]
+    assert hits_after(view, 0, budget=budget) == 2 and 0 < budget[0] < HIT_SEARCH_NODES
+    tight = [1]
+    assert hits_after(view, 0, budget=tight) == 1 and tight == [0]
