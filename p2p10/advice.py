@@ -46,7 +46,7 @@ from p2p10.errors import P2P10Error
 from p2p10.events import Discard, DrawStock, Hit, LayDown, SeatEvent, TakeDiscard
 from p2p10.i18n import N_, _
 from p2p10.melds import Meld, check_meld, hit_ends
-from p2p10.moves import discard_moves
+from p2p10.moves import discard_moves, hit_moves, hit_targets
 from p2p10.rules import PHASES, MeldKind
 from p2p10.solver import solve
 
@@ -328,9 +328,8 @@ def explain(view: GameState, seat: int, move: SeatEvent, policy: StrongPolicy) -
         return Reason("lay_down_out" if out else "lay_down", number=move.phase, melds=melds)
     if isinstance(move, Hit):
         kind: ReasonKind = "hit_out" if out else "hit"
-        if not out and hits_after(view.apply(move), seat) > 0 and not any(
-                hit_ends(m, c) for c in view.hand_cards(seat) if c != move.card for m in view.melds
-                if not view.rules.hit_own or m.owner == seat):
+        if (not out and hits_after(view.apply(move), seat) > 0
+                and all(h.slot == move.slot for h in hit_moves(view, seat))):
             kind = "hit_opens"  # nothing else fit before this hit
         return Reason(kind, card=move.card, meld=_meld_name(view.melds[move.meld], seat))
     if out:
@@ -368,8 +367,7 @@ def _explain_draw(view: GameState, seat: int, move: DrawStock | TakeDiscard,
     if not view.stock:
         return Reason("take_last", card=top)
     if view.down[seat] is not None:
-        fits = next((m for m in view.melds if (not view.rules.hit_own or m.owner == seat)
-                     and hit_ends(m, top)), None)
+        fits = next((m for m in hit_targets(view, seat) if hit_ends(m, top)), None)
         return Reason("take_hit", card=top, meld=_meld_name(fits, seat)) if fits else Reason("take", card=top)
     if is_wild(top):
         return Reason("take_wild", card=top)
@@ -448,10 +446,9 @@ def _explain_discard_when_down(view: GameState, seat: int, move: Discard) -> Rea
     avoided = _kept_for_next(view, seat, move, blind)
     if avoided is not None:
         return avoided
-    if blind.card != move.card:
-        melds = [m for m in view.melds if not view.rules.hit_own or m.owner == seat]
-        if bridging_outs(blind.card, melds, unseen_cards(view, seat)) > 0:
-            return Reason("discard_bridge", card=move.card, other=blind.card)
+    if blind.card != move.card and bridging_outs(blind.card, hit_targets(view, seat),
+                                                 unseen_cards(view, seat)) > 0:
+        return Reason("discard_bridge", card=move.card, other=blind.card)
     fed = feed(view, seat, move.card)
     if fed is not None:
         return Reason("discard_feeds", card=move.card, clause=_feed_reason(view, seat, fed))

@@ -35,7 +35,7 @@ from p2p10.cards import DECK_SIZE, NUMBERED, colour, face_id, is_natural, is_ski
 from p2p10.engine import GameState
 from p2p10.events import Discard, DrawStock, Hit, SeatEvent, TakeDiscard
 from p2p10.melds import Meld, hit_ends
-from p2p10.moves import discard_moves, hit_moves, lay_down_options, legal_moves
+from p2p10.moves import discard_moves, hit_moves, hit_targets, lay_down_options, legal_moves
 from p2p10.rules import PHASES, RuleSet
 from p2p10.solver import can_make, solve
 
@@ -120,12 +120,19 @@ def _canonical(cards: Iterable[int]) -> tuple[int, ...]:
     return tuple(sorted(out))
 
 
+def _with_wilds(hand: tuple[int, ...], extra: int) -> tuple[int, ...] | None:
+    """A canonical hand with ``extra`` more wilds (the next free copies), or None when the deck
+    has not that many wilds left."""
+    held = sum(1 for c in hand if is_wild(c))
+    if held + extra > len(WILD_IDS):
+        return None
+    return hand + WILD_IDS[held:held + extra]
+
+
 @lru_cache(maxsize=200_000)
 def _makes_with(hand: tuple[int, ...], extra_wilds: int, phase: int, rules: RuleSet) -> bool:
-    held = sum(1 for c in hand if is_wild(c))
-    if held + extra_wilds > len(WILD_IDS):
-        return False
-    return can_make(hand + WILD_IDS[held:held + extra_wilds], phase, rules)
+    padded = _with_wilds(hand, extra_wilds)
+    return padded is not None and can_make(padded, phase, rules)
 
 
 def missing(cards: Iterable[int], phase: int, rules: RuleSet) -> int:
@@ -186,8 +193,7 @@ def feed(view: GameState, seat: int, card: int) -> Feed | None:
     if is_skip(card) or following is None:
         return None
     if view.down[following] is not None:
-        fits = next((m for m in view.melds if (not view.rules.hit_own or m.owner == following)
-                     and hit_ends(m, card)), None)
+        fits = next((m for m in hit_targets(view, following) if hit_ends(m, card)), None)
         return Feed(following, "hit", fits.id) if fits is not None else None
     numbers, colours = _collected(view, following)
     phase = view.phase_of(following)
@@ -285,7 +291,7 @@ class StrongPolicy:
             return DrawStock(seat)
         hand = view.hand_cards(seat)
         if view.down[seat] is not None:
-            fits = any(hit_ends(m, top) for m in view.melds if not view.rules.hit_own or m.owner == seat)
+            fits = any(hit_ends(m, top) for m in hit_targets(view, seat))
             return TakeDiscard(seat) if fits else DrawStock(seat)
         phase = self.target_phase(view, seat, hand + (top,))
         if phase is None:
@@ -348,7 +354,7 @@ class StrongPolicy:
         # Nothing fits now. Keep wilds (they will fit somewhere) and, for hard, the cards one
         # draw could make fit; throw the dearest card that the next player cannot use.
         pool = unseen_cards(view, seat) if self.hard else []
-        melds = [m for m in view.melds if not view.rules.hit_own or m.owner == seat]
+        melds = hit_targets(view, seat)
         return min(options, key=lambda d: (
             is_wild(d.card), not self.easy and feed(view, seat, d.card) is not None,
             bridging_outs(d.card, melds, pool) if self.hard else 0, -points(d.card)))
@@ -409,11 +415,12 @@ def naturals_down(hand: Sequence[int], need: int, phase: int, rules: RuleSet) ->
 
 @lru_cache(maxsize=100_000)
 def _naturals_down(hand: tuple[int, ...], need: int, phase: int, rules: RuleSet) -> int:
-    held = sum(1 for c in hand if is_wild(c))
-    if held + need > len(WILD_IDS):
+    padded = _with_wilds(hand, need)
+    if padded is None:
         return 0
-    plan = solve(hand + WILD_IDS[held:held + need], phase, rules)
-    return 0 if plan is None else plan.down - held - need
+    plan = solve(padded, phase, rules)
+    # Every wild goes down with the phase (the solver puts the most cards down).
+    return 0 if plan is None else plan.down - sum(1 for c in padded if is_wild(c))
 
 
 # The hit search's budget: hits tried per decision. Its worst case (three wilds in hand, a

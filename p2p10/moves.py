@@ -46,11 +46,16 @@ def lay_down_options(state: GameState, seat: int) -> list[LayDown]:
     return out
 
 
+def hit_targets(state: GameState, seat: int) -> list[Meld]:
+    """The melds ``seat`` may hit cards on: every meld, or with ``hit=own`` its own only."""
+    return [m for m in state.melds if not state.rules.hit_own or m.owner == seat]
+
+
 def hit_moves(state: GameState, seat: int) -> list[Hit]:
     """Every single-card hit ``seat`` can make now."""
     if state.stage != "play" or state.turn != seat or state.down[seat] is None:
         return []
-    melds = [m for m in state.melds if not state.rules.hit_own or m.owner == seat]
+    melds = hit_targets(state, seat)
     out = []
     for slot in state.hands[seat]:
         card = state.known[slot]
@@ -169,7 +174,7 @@ def hand_fit(state: GameState, seat: int) -> HandFit | None:
         return None
     slots = [s for s in state.hands[seat] if s in state.known]
     if state.down[seat] is not None:
-        melds = [m for m in state.melds if not state.rules.hit_own or m.owner == seat]
+        melds = hit_targets(state, seat)
         return HandFit(frozenset(s for s in slots if any(hit_ends(m, state.known[s]) for m in melds)), True)
     phase, short, cards = phase_fit(tuple(state.known[s] for s in slots), state.allowed_phases(seat),
                                     state.rules)
