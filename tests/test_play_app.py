@@ -90,15 +90,21 @@ async def table(folder: Path, bots: int = 1, seed: int = 3, options: tuple[str, 
     """A running table at seat 0 against ``bots`` bots that move at once."""
     with create_pipe_input() as pipe, create_app_session(input=pipe, output=terminal or Terminal()):
         local = LocalTable(name, bots, "normal", RuleSet.parse(options), seed, save_dir=folder, pace=0)
-        app = TableApp(local, ascii_only=ascii_only)
-        task = asyncio.create_task(app.run())
-        keyboard = Keyboard(app, pipe)
-        try:
+        async with running(TableApp(local, ascii_only=ascii_only), local, pipe) as keyboard:
             yield keyboard
-        finally:
-            app.quit()
-            await task
-            local.close()
+
+
+@asynccontextmanager
+async def running(app: TableApp, local: LocalTable, pipe: PipeInput) -> AsyncIterator[Keyboard]:
+    """``app`` running on ``local``, typed to through ``pipe``; quit and closed afterwards."""
+    task = asyncio.create_task(app.run())
+    keyboard = Keyboard(app, pipe)
+    try:
+        yield keyboard
+    finally:
+        app.quit()
+        await task
+        local.close()
 
 
 async def type_move(kb: Keyboard, move: SeatEvent, asked: list[str]) -> None:

@@ -29,7 +29,7 @@ from p2p10.liveness import Waiting
 from p2p10.log import read_records
 from p2p10.rules import RuleSet
 from protocol.local import LocalTable
-from tests.test_play_app import KEYS, Keyboard, Terminal, table
+from tests.test_play_app import KEYS, Keyboard, Terminal, running, table
 
 LONG_NAME = "Maximiliane Mustermann-Schmidt"  # 30 of the 32 characters a name may have
 WIDE_NAME = "山田花子" * 8  # 32 characters, 64 columns
@@ -87,15 +87,17 @@ async def lan_table(folder: Path, terminal: Terminal, name: str) -> AsyncIterato
     """The LAN play screen at seat 0 of an :class:`AwayTable` of two bots."""
     with create_pipe_input() as pipe, create_app_session(input=pipe, output=terminal):
         local = AwayTable(name, 2, "normal", RuleSet.parse(["hands=1"]), 3, save_dir=folder, pace=0)
-        app = LanTableApp(local)  # type: ignore[arg-type]
-        task = asyncio.create_task(app.run())
-        keyboard = Keyboard(app, pipe)
-        try:
+        async with running(LanTableApp(local), local, pipe) as keyboard:  # type: ignore[arg-type]
             yield keyboard
-        finally:
-            app.quit()
-            await task
-            local.close()
+
+
+async def offered_to_go_on(kb: Keyboard) -> None:
+    """On the user's turn, the person at seat 0 away long enough that the table offers to go on
+    without them (the longest question of the code)."""
+    await kb.until(kb.my_turn)
+    lan = kb.app.table_seat
+    assert isinstance(lan, AwayTable)
+    lan.away = Waiting(person=0, waited=150.0, away=150.0, offer=True)
 
 
 # 1. A question in the status line
@@ -134,10 +136,7 @@ async def test_a_long_question_is_shortened_at_a_word_and_the_current_choice_sho
         folder = tmp_path / str(index)
         folder.mkdir()
         async with lan_table(folder, terminal, name) as kb:
-            await kb.until(kb.my_turn)
-            lan = kb.app.table_seat
-            assert isinstance(lan, AwayTable)
-            lan.away = Waiting(person=0, waited=150.0, away=150.0, offer=True)
+            await offered_to_go_on(kb)
             for columns in (80, 120):
                 terminal.size = Size(rows=24, columns=columns)
                 # The longest questions of the code: going on without a player, and quitting.
@@ -412,10 +411,7 @@ async def test_a_longer_language_fits_every_screen_and_the_words_are_marked(
     monkeypatch.setattr(i18n, "_translation", Longer())
     terminal = Terminal(80, 24)
     async with lan_table(tmp_path, terminal, LONG_NAME) as kb:
-        await kb.until(kb.my_turn)
-        lan = kb.app.table_seat
-        assert isinstance(lan, AwayTable)
-        lan.away = Waiting(person=0, waited=150.0, away=150.0, offer=True)
+        await offered_to_go_on(kb)
         for columns in (80, 60):
             terminal.size = Size(rows=24, columns=columns)
             screen = check_fits(kb.app, columns)
