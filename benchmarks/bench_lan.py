@@ -379,7 +379,7 @@ class WebsocketTable(DrawTable):
     async def start(self) -> None:
         ports = []
         for mesh in self.meshes:
-            runner, port = await listen({MESH_PATH: mesh.handle}, LOOPBACK)
+            runner, port = await listen({MESH_PATH: mesh.handle}, LOOPBACK, identity=mesh.peer.identity)
             self.runners.append(runner)
             ports.append(port)
         keys = [public_bytes(p.identity) for p in self.peers]

@@ -9,7 +9,7 @@ import argparse
 import contextlib
 import json
 import multiprocessing
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Executor, ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -48,18 +48,25 @@ def _report_json(path: Path, report: AuditReport) -> dict[str, Any]:
     }
 
 
+def checking_pool(jobs: int) -> contextlib.AbstractContextManager[Executor | None]:
+    """The helper processes of an audit on ``jobs`` processes (``--jobs``): each hand's checks
+    are made in ``jobs - 1`` helpers (:func:`p2p10.audit.audit_stream`); None for 1. A
+    ``jobs`` below 1 is refused at once, before the file is opened; the helpers start only
+    when the audit sends them work."""
+    if jobs < 1:
+        raise UsageError(_("--jobs must be at least 1"))
+    if jobs == 1:
+        return contextlib.nullcontext()
+    # Forked helpers start at once with everything imported (a spawned one would import the
+    # program again, which costs more than it saves on one game).
+    fork = "fork" in multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if fork else None)
+    return ProcessPoolExecutor(jobs - 1, mp_context=context)
+
+
 def cmd_audit(args: argparse.Namespace) -> int:
     """Audit a log; exit 0 clean, 1 violation, damaged or incomplete, 2 not a log."""
-    if args.jobs < 1:
-        raise UsageError(_("--jobs must be at least 1"))
-    with opened(args.file) as stream, contextlib.ExitStack() as stack:
-        pool = None
-        if args.jobs > 1:
-            # Forked helpers start at once with everything imported (a spawned one would import
-            # the program again, which costs more than it saves on one game).
-            context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods()
-                                                  else None)
-            pool = stack.enter_context(ProcessPoolExecutor(args.jobs - 1, mp_context=context))
+    with checking_pool(args.jobs) as pool, opened(args.file) as stream:
         try:
             report = audit_stream(stream, pool)
         except OSError as err:

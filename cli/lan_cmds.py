@@ -12,15 +12,19 @@ import asyncio
 import getpass
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
+from typing import Any, TypeVar
 
 from cli import UsageError
 from p2p10.bots import POLICIES
 from p2p10.errors import P2P10Error
 from p2p10.i18n import N_, _, ngettext, pgettext
+from p2p10.log import fingerprint
 from p2p10.table import MAX_NAME
-from protocol.discovery import TableAd, TableBrowser, list_tables
+from protocol.discovery import BadAdvertisement, TableAd, TableBrowser, list_tables
 from protocol.lan import Front, GameResult, Host, Joiner, LanError, LanSeat, Resumer, Timing, parse_address
+from protocol.lobby import WrongCode, ask_table
+from protocol.private import BadCode, new_code, parse_code
 
 
 def _name(given: str | None, fallback: str) -> str:
@@ -111,7 +115,8 @@ def cmd_host(args: argparse.Namespace) -> int:
                     args.save, title=args.table, advertised=not args.quiet_network,
                     reachable_at=_reachable_at(args), bots=args.bots, bot_level=args.level,
                     start_when_full=starts_when_full(args.start_when_full), front=_front(policy, args.ascii),
-                    timing=_timing(args))
+                    timing=_timing(args), spectators=args.spectators,
+                    code=new_code() if args.private else None)
     except LanError as err:
         raise UsageError(str(err)) from None
     return _finish(asyncio.run(_host(host)), policy is None)
@@ -163,6 +168,8 @@ def cmd_join(args: argparse.Namespace) -> int:
     policy = _check_autoplay(args)
     if args.timeout <= 0:
         raise UsageError(_("--timeout must be positive"))
+    if not 0 <= args.port < 65536:
+        raise UsageError(_("--port must be 0 to 65535, not {port}").format(port=args.port))
     address = args.address
     found: TableAd | None = None
     if address is None:
@@ -177,11 +184,64 @@ def cmd_join(args: argparse.Namespace) -> int:
     # TRANSLATORS: a player's name at the table, when they give none and have no login name
     # (at most 32 characters).
     name = _name(args.name, pgettext("default name", "Guest"))
-    joiner = Joiner(address, name, policy, args.interface, args.save,
-                    reachable_at=_reachable_at(args), front=_front(policy, args.ascii),
-                    timing=_timing(args),
-                    host_fingerprint=found.fingerprint if found is not None else None)
-    return _finish(asyncio.run(joiner.run()), policy is None)
+    code = given_code(args.code, found)
+
+    def joining(code: str | None) -> Joiner:
+        return Joiner(address, name, policy, args.interface, args.save,
+                      reachable_at=_reachable_at(args), front=_front(policy, args.ascii),
+                      timing=_timing(args),
+                      host_fingerprint=found.fingerprint if found is not None else None, code=code,
+                      listen_port=args.port)
+
+    return _finish(with_code(code, lambda code: joining(code).run()), policy is None)
+
+
+def given_code(typed: str | None, found: TableAd | None) -> str | None:
+    """The private table's code: as given with ``--code``, or asked for on a terminal when the
+    table was announced as private; None for an open table. :class:`UsageError` for text that
+    is not a code, or for a private table with no code and no terminal to ask on."""
+    if typed is None and found is not None and found.private:
+        typed = ask_code()
+    if typed is None:
+        return None
+    try:
+        return parse_code(typed)
+    except BadCode as err:
+        raise UsageError(str(err)) from None
+
+
+def ask_code() -> str:
+    """A private table's code, typed by the player; :class:`UsageError` without a terminal."""
+    if not sys.stdin.isatty():
+        raise UsageError(_("this table is private: give its code with --code CODE"))
+    try:
+        return input(_("this table is private; its code (from the host): ")).strip()
+    except EOFError:
+        raise UsageError(_("no code given")) from None
+
+
+T = TypeVar("T")
+
+
+def with_code(code: str | None, run: Callable[[str | None], Coroutine[Any, Any, T]]) -> T:
+    """``run`` with ``code``; if the host says the table needs a code that was not given, ask
+    for it on a terminal and run again. A code refused ends the command: it prints why and
+    exits 1 (:class:`CodeRefused`)."""
+    try:
+        return asyncio.run(run(code))
+    except WrongCode as err:
+        if not (err.needed and code is None and sys.stdin.isatty()):
+            raise CodeRefused(str(err)) from None
+    try:
+        return asyncio.run(run(given_code(ask_code(), None)))
+    except WrongCode as err:
+        raise CodeRefused(str(err)) from None
+
+
+class CodeRefused(P2P10Error):
+    """A private table refused the code (or needed one): the command exits 1."""
+
+    exit_status = 1
 
 
 def cmd_resume(args: argparse.Namespace) -> int:
@@ -190,6 +250,27 @@ def cmd_resume(args: argparse.Namespace) -> int:
     resumer = Resumer(args.file, policy, args.interface, front=_front(policy, args.ascii),
                       bot_level=args.level, timing=_timing(args))
     return _finish(asyncio.run(resumer.run()), policy is None)
+
+
+def asked_table(at: str) -> TableAd:
+    """The table of the host at ``at`` (HOST:PORT), asked directly (no announcement crosses
+    networks): what it says, checked field by field, and its key the one its TLS link proves.
+    Exits 1 with a clear line if it cannot be asked."""
+    try:
+        address = parse_address(at, "--at")
+    except LanError as err:
+        raise UsageError(str(err)) from None
+    try:
+        described, key = asyncio.run(ask_table(address))
+        table = TableAd.from_json(described, address)
+    except BadAdvertisement as err:
+        raise LanError(_("the host at {at} described its table badly: {reason}").format(
+            at=at, reason=err)) from None
+    if fingerprint(key) != table.fingerprint:
+        raise LanError(_("the host at {at} describes a table with key {described}, but its link "
+                         "proves key {key}").format(at=at, described=table.fingerprint,
+                                                     key=fingerprint(key)))
+    return table
 
 
 def _looks_like_address(text: str) -> bool:
@@ -331,9 +412,13 @@ def _choose_table(heard: list[TableAd], timeout: float) -> TableAd:
     return chosen
 
 
-async def _find_table(title: str, interface: str | None, timeout: float) -> TableAd:
+async def _find_table(title: str, interface: str | None, timeout: float,
+                      seats_free: bool = True) -> TableAd:
+    """The one table called ``title`` heard on the network (with a seat free, unless only to
+    watch it: ``seats_free`` False)."""
     def wanted(table: TableAd) -> bool:
-        return _open(table) and table.table.casefold() == title.casefold()
+        return ((_open(table) if seats_free else table.compatible)
+                and table.table.casefold() == title.casefold())
 
     looking = _("looking for table {title} on the network (up to {seconds} s)...").format(
         title=repr(title), seconds=f"{timeout:g}")
@@ -358,22 +443,22 @@ def cmd_tables(args: argparse.Namespace) -> int:
     """List the tables announced on the network."""
     if args.timeout <= 0:
         raise UsageError(_("--timeout must be positive"))
-    tables = asyncio.run(list_tables(_interfaces(args.interface), args.timeout))
+    if args.at is not None:
+        tables = [asked_table(args.at)]
+    else:
+        tables = asyncio.run(list_tables(_interfaces(args.interface), args.timeout))
     if args.json:
-        print(json.dumps({"tables": [
-            {"table": t.table, "host": t.host, "address": f"{t.address[0]}:{t.address[1]}",
-             "seats_taken": t.seats_taken, "seats_free": t.seats_free, "options": list(t.options),
-             "fingerprint": t.fingerprint, "version": t.version, "compatible": t.compatible}
-            for t in tables]}))
+        print(json.dumps({"tables": [t.as_json() for t in tables]}))
         return 0
     if not tables:
         print(_("no tables heard in {seconds} s").format(seconds=f"{args.timeout:g}"))
         return 0
     for t in tables:
+        private = ("  " + _("(private: join with its code)")) if t.private else ""
         seats = _("{taken}/{seats} seats").format(taken=t.seats_taken, seats=t.seats_taken + t.seats_free)
         # TRANSLATORS: in the list of tables: the host's name and its key's fingerprint.
         host = _("host {host} [{fingerprint}]").format(host=t.host, fingerprint=t.fingerprint)
-        line = f"{t.table:<24} {t.address[0]}:{t.address[1]:<6} {seats}  {host}  {_rules(t)}"
+        line = f"{t.table:<24} {t.address[0]}:{t.address[1]:<6} {seats}  {host}  {_rules(t)}{private}"
         if not t.compatible:
             line += "  " + _("(protocol {version}: not this version)").format(version=t.version)
         print(line)

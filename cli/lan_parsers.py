@@ -1,4 +1,5 @@
-"""The options of ``p2p10 host``, ``p2p10 join``, ``p2p10 tables`` and ``p2p10 resume``.
+"""The options of ``p2p10 host``, ``p2p10 join``, ``p2p10 watch``, ``p2p10 tables`` and
+``p2p10 resume``.
 
 Their code is in :mod:`cli.lan_cmds`, imported only when one of them runs: it needs the LAN stack
 (aiohttp, zeroconf), a few tenths of a second of start-up that ``--help`` and the other commands
@@ -16,9 +17,11 @@ from p2p10.engine import MAX_PLAYERS, MIN_PLAYERS
 from p2p10.i18n import _
 from p2p10.liveness import AWAY_AFTER
 
+DEFAULT_SPECTATORS = 8  # protocol.watch.DEFAULT_SPECTATORS, without importing the LAN stack
+
 
 def add_parsers(sub: Any, rule_options: argparse.ArgumentParser) -> None:
-    """Register ``host``, ``join``, ``tables`` and ``resume``."""
+    """Register ``host``, ``join``, ``watch``, ``tables`` and ``resume``."""
     host = sub.add_parser(
         "host", parents=[rule_options], help=_("open a table on the LAN for others to join"),
         description=_("Open a table on this machine: it listens for players, who sit down with "
@@ -40,13 +43,20 @@ def add_parsers(sub: Any, rule_options: argparse.ArgumentParser) -> None:
     host.add_argument("--level", default="normal", choices=list(POLICIES),
                       help=_("how well your bots play (normal)"))
     host.add_argument("--port", type=int, default=0, metavar="P",
-                      help=_("port to listen on (any free one)"))
+                      help=_("port to listen on (any free one); with --reachable-at, each of your "
+                             "bots listens on the next port, P+1, P+2...: forward those too"))
     # TRANSLATORS: the metavar of --table, the table's name (as in "p2p10 host --table TITLE").
     host.add_argument("--table", metavar=_("TITLE"),
                       # TRANSLATORS: NAME is your name at the table (--name).
                       help=_("the table's name on the network (NAME's table)"))
     host.add_argument("--quiet-network", action="store_true",
                       help=_("do not announce the table with Zeroconf (join by address only)"))
+    host.add_argument("--private", action="store_true",
+                      help=_("seat only who knows the table's code, which the host shows (a number "
+                             "and two words, like 7-orbit-tulip); spectators need it too"))
+    host.add_argument("--spectators", type=int, default=DEFAULT_SPECTATORS, metavar="N",
+                      help=_("how many people may watch the game without a seat, with 'p2p10 "
+                             "watch' ({n}; 0: nobody)").format(n=DEFAULT_SPECTATORS))
     _common(host)
     host.set_defaults(func=run_later("cli.lan_cmds", "cmd_host"))
 
@@ -69,8 +79,38 @@ def add_parsers(sub: Any, rule_options: argparse.ArgumentParser) -> None:
     join.add_argument("--name",
                       help=_("your name at the table (your login name; the host numbers a name "
                              "already taken)"))
+    _code(join)
+    join.add_argument("--port", type=int, default=0, metavar="P",
+                      help=_("port to listen on for the other players (any free one): fix it to "
+                             "forward it, with --reachable-at"))
     _common(join)
     join.set_defaults(func=run_later("cli.lan_cmds", "cmd_join"))
+
+    watch = sub.add_parser(
+        "watch", help=_("watch a game on the LAN without a seat"),
+        description=_("Follow a table as a spectator, from before the start or mid-game: every "
+                      "entry is checked as it arrives, exactly as a player's machine checks it, "
+                      "and a violation is shown at once with the seat it blames. You see what is "
+                      "public: hidden cards only at each hand's reveal. On a terminal the table "
+                      "is shown live; otherwise one line at the end says the verdict. The log is "
+                      "saved as the game goes."),
+        epilog=_("examples:\n  p2p10 watch\n  p2p10 watch \"Ann's table\"\n"
+                 "  p2p10 watch 192.168.1.20:41234 --code 7-orbit-tulip --save ./games"),
+        formatter_class=HelpFormatter)
+    watch.add_argument("address", nargs="?", metavar=_("TABLE|HOST:PORT"),
+                       help=_("a table's name as 'p2p10 tables' lists it, or where the host "
+                              "listens (none: the only table on the network)"))
+    watch.add_argument("--name", help=_("the name the players see you watch as (your login name)"))
+    _code(watch)
+    watch.add_argument("--timeout", type=float, default=10.0, metavar="S",
+                       help=_("how long to look for a table on the network (up to 10 s)"))
+    watch.add_argument("--interface", metavar=_("ADDR"),
+                       help=_("look for tables on this address only (all)"))
+    watch.add_argument("--save", type=Path, metavar=_("DIR"),
+                       # TRANSLATORS: DIR is the option's metavar: translate it as there.
+                       help=_("save the log in DIR (default: the data directory)"))
+    watch.add_argument("--ascii", action="store_true", help=_("draw the table with ASCII only"))
+    watch.set_defaults(func=run_later("cli.watch_cmd", "cmd_watch"))
 
     tables = sub.add_parser(
         "tables", help=_("list the tables open on the network"),
@@ -83,6 +123,9 @@ def add_parsers(sub: Any, rule_options: argparse.ArgumentParser) -> None:
     tables.add_argument("--interface", metavar=_("ADDR"),
                         help=_("listen on this address only (all)"))
     tables.add_argument("--json", action="store_true", help=_("print one JSON object"))
+    tables.add_argument("--at", metavar="HOST:PORT",
+                        help=_("ask the host at HOST:PORT directly, for a table on another network "
+                               "(a VPN, a forwarded port) that no announcement reaches"))
     tables.set_defaults(func=run_later("cli.lan_cmds", "cmd_tables"))
 
     resume = sub.add_parser(
@@ -103,6 +146,14 @@ def add_parsers(sub: Any, rule_options: argparse.ArgumentParser) -> None:
                         help=_("how well the bots this machine runs play (normal)"))
     _playing(resume)
     resume.set_defaults(func=run_later("cli.lan_cmds", "cmd_resume"))
+
+
+def _code(parser: argparse.ArgumentParser) -> None:
+    """A private table's code: ``join`` and ``watch``."""
+    # TRANSLATORS: the metavar of --code, a private table's code.
+    parser.add_argument("--code", metavar=_("CODE"),
+                        help=_("a private table's code, as its host shows it (like 7-orbit-tulip; "
+                               "asked for on a terminal when the table needs one)"))
 
 
 def _playing(parser: argparse.ArgumentParser) -> None:

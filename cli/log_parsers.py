@@ -1,9 +1,10 @@
-"""The options of ``p2p10 simulate``, ``p2p10 audit`` and ``p2p10 replay``.
+"""The options of ``p2p10 simulate``, ``p2p10 audit``, ``p2p10 replay`` and ``p2p10 export``.
 
-Their code is in :mod:`cli.simulate_cmd`, :mod:`cli.audit_cmd` and :mod:`cli.replay_cmd`, each
-imported only when its command runs: a saved log is checked with the dealing cryptography (rbcl,
-Ed25519), a tenth of a second or more of start-up that ``--help`` and the other commands should
-not pay, and ``simulate`` needs it only with ``--crypto``."""
+Their code is in :mod:`cli.simulate_cmd`, :mod:`cli.audit_cmd`, :mod:`cli.replay_cmd` and
+:mod:`cli.export_cmd`, each imported only when its command runs: a saved log is checked with
+the dealing cryptography (rbcl, Ed25519), a tenth of a second or more of start-up that
+``--help`` and the other commands should not pay, and ``simulate`` needs it only with
+``--crypto``."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from p2p10.i18n import _
 
 
 def add_parsers(sub: Any, rule_options: argparse.ArgumentParser) -> None:
-    """Register ``simulate``, ``audit`` and ``replay``."""
+    """Register ``simulate``, ``audit``, ``replay`` and ``export``."""
     sim = sub.add_parser(
         "simulate", parents=[rule_options], help=_("play games between bots: a tournament"),
         description=_("Play complete games between bot policies and report, per policy, wins, "
@@ -90,3 +91,35 @@ def add_parsers(sub: Any, rule_options: argparse.ArgumentParser) -> None:
     replay.add_argument("--ascii", action="store_true",
                         help=_("on a terminal: no box-drawing characters"))
     replay.set_defaults(func=run_later("cli.replay_cmd", "cmd_replay"))
+
+    export = sub.add_parser(
+        "export", help=_("a checked game as one JSON object, for other tools"),
+        description=_("Audit a saved game as 'p2p10 audit' does and, if it is clean, write it as "
+                      "one JSON object: the table, the players and their keys, the rules, every "
+                      "hand (each seat's dealt cards and the first discard as the end-of-hand "
+                      "reveal shows them, every move in order with its cards, who went out, the "
+                      "points and the phases made), every time the table went on without a "
+                      "machine, and the totals and the winner. The format is specified in "
+                      "specs/EXPORT.md and specs/export.schema.json. A log that does not audit "
+                      "clean is refused and nothing is written. Exit status: 0 written; 1 the "
+                      "log is not clean (a violation, a damaged file or an unfinished game: the "
+                      "audit's verdict is on standard error); 2 not a game log, or the output "
+                      "cannot be written."),
+        epilog=_("examples: p2p10 export --json games/game-0001.p2p10 > game.json\n"
+                 "          p2p10 export --json --indent 2 -o game.json games/game-0001.p2p10"),
+        formatter_class=HelpFormatter)
+    export.add_argument("file", type=Path, metavar=_("FILE"), help=_("a .p2p10 game log"))
+    export.add_argument("--json", action="store_true", required=True,
+                        help=_("write JSON; required, as JSON is the only format for now (another "
+                               "may come, chosen by its own option)"))
+    # TRANSLATORS: the metavar of --output, a file.
+    export.add_argument("-o", "--output", type=Path, metavar=_("PATH"),
+                        # TRANSLATORS: PATH is the option's metavar: translate it as there.
+                        help=_("write to PATH, whole or not at all, instead of the standard "
+                               "output (- is the standard output)"))
+    export.add_argument("--indent", type=int, metavar="N",
+                        help=_("indent the JSON by N spaces a level (default: one line)"))
+    export.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="J",
+                        # TRANSLATORS: J is the option's value, a number of processes.
+                        help=_("audit on J processes, as 'p2p10 audit --jobs' (the number of cores)"))
+    export.set_defaults(func=run_later("cli.export_cmd", "cmd_export"))

@@ -65,7 +65,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return status
     except P2P10Error as err:
         print(f"p2p10: {err}", file=sys.stderr)
-        return 2
+        # A refusal the user cannot fix by typing the command differently (a private table's
+        # code refused) is a failure, 1; everything else here is bad input, 2.
+        return int(getattr(err, "exit_status", 2))
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

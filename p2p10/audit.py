@@ -27,7 +27,7 @@ from typing import BinaryIO
 from p2p10 import deferred
 from p2p10.engine import HandResult
 from p2p10.errors import ProtocolViolation
-from p2p10.log import BadEntry, RecordReader, parse_entry
+from p2p10.log import BadEntry, RecordReader, parse_entry, public_key
 from p2p10.table import Expect, Return, TableState, Takeover, fold
 
 CLEAN = 0
@@ -225,3 +225,88 @@ def audit_bytes(data: bytes, pool: Executor | None = None) -> AuditReport:
     """Audit a whole ``.p2p10`` file's bytes; raises :class:`p2p10.log.NotALog` if it is not
     one. ``pool``: as for :func:`audit_stream`."""
     return audit_stream(io.BytesIO(data), pool)
+
+
+class LiveAudit:
+    """The audit of a log that arrives one entry at a time (a spectator's): each entry is
+    checked as it comes, exactly as a peer checks it (every proof on arrival), and the first
+    failure freezes the audit, as it freezes a peer. :meth:`report` is then the same verdict
+    :func:`audit_records` gives the entries so far.
+
+    A spectator hears the log from one peer; what that peer says about a violation it saw (its
+    signed evidence) is checked too (:meth:`evidence`), never taken on its word."""
+
+    def __init__(self) -> None:
+        self.records: list[bytes] = []
+        self.table: TableState | None = None
+        self.failure: ProtocolViolation | Damage | None = None
+
+    @property
+    def stopped(self) -> bool:
+        """True once an entry failed: nothing more is taken."""
+        return self.failure is not None
+
+    def add(self, raw: bytes) -> ProtocolViolation | Damage | None:
+        """Check the next entry; the failure it caused (and freezes on), or None."""
+        if self.failure is not None:
+            return self.failure
+        index = len(self.records)
+        try:
+            entry = parse_entry(raw)
+        except BadEntry as err:
+            self.failure = Damage(index, f"entry {index} is not a well-formed entry: {err}")
+            return self.failure
+        try:
+            if entry.seq != index:
+                raise ProtocolViolation(None, index, f"the file has entry {entry.seq} in this place "
+                                        "(a replayed, dropped or reordered entry)")
+            self.table = fold(self.table, entry)
+        except ProtocolViolation as err:
+            self.failure = err
+            return err
+        self.records.append(raw)
+        return None
+
+    def cut(self, length: int) -> None:
+        """The peer cut its log back to ``length`` entries (the others went on without its
+        machine): fold again from the start. Never past a failure already seen."""
+        if self.failure is not None or length >= len(self.records):
+            return
+        kept = self.records[:length]
+        self.records, self.table = [], None
+        for raw in kept:
+            self.add(raw)
+
+    def evidence(self, envelopes: Iterable[bytes]) -> ProtocolViolation | None:
+        """The violation that the peer's signed ``envelopes`` prove, checked here: two entries
+        signed by one author for one position (an equivocation), or an entry that breaks the
+        rules at the end of this log. None if they prove nothing (the peer's word alone)."""
+        if self.table is None or self.failure is not None:
+            return None
+        entries = []
+        for raw in envelopes:
+            try:
+                entries.append(parse_entry(raw))
+            except BadEntry:
+                return None
+        keys = self.table.signing_keys
+        if len(entries) == 2:
+            first, second = entries
+            if (first.seq == second.seq and first.author == second.author and first.hash != second.hash
+                    and first.author < len(keys) and first.verify(public_key(keys[first.author]))
+                    and second.verify(public_key(keys[second.author]))):
+                self.failure = ProtocolViolation(first.author, first.seq, "signed two different "
+                                                 f"entries for entry {first.seq} (an equivocation)")
+                return self.failure
+            return None
+        if len(entries) == 1 and entries[0].seq == len(self.records):
+            try:
+                fold(self.table, entries[0])
+            except ProtocolViolation as err:
+                self.failure = err
+                return err
+        return None
+
+    def report(self) -> AuditReport:
+        """The verdict on the entries so far (a complete game checks CLEAN)."""
+        return _stopped(len(self.records) + (self.failure is not None), self.table, self.failure)

@@ -40,6 +40,7 @@ from p2p10.rules import RuleSet
 from p2p10.table import MAX_NAME, PROTOCOL_NAME
 
 SERVICE_TYPE = "_p2p10._tcp.local."
+TABLE_PATH = "/table"  # where a host describes its table to whoever asks it directly
 MAX_TITLE = 40
 MAX_VERSION = 16
 MAX_OPTIONS = 16
@@ -107,6 +108,7 @@ class TableAd:
     fingerprint: str
     address: tuple[str, int]
     version: str = PROTOCOL_NAME
+    private: bool = False  # only who has the host's code sits down or watches
 
     def __post_init__(self) -> None:
         # TRANSLATORS: the name of a table announced on the network.
@@ -135,6 +137,8 @@ class TableAd:
         if not isinstance(self.fingerprint, str) or not _FINGERPRINT.fullmatch(self.fingerprint):
             # TRANSLATORS: keep the example fingerprint 0123:4567:89ab:cdef as it is.
             raise BadAdvertisement(_("the key fingerprint must look like 0123:4567:89ab:cdef"))
+        if not isinstance(self.private, bool):
+            raise BadAdvertisement(_("private must be true or false"))
         _check_address(self.address)
 
     @property
@@ -160,6 +164,8 @@ class TableAd:
             b"o": " ".join(self.options).encode(),
             b"k": self.fingerprint.encode(),
         }
+        if self.private:
+            txt[b"p"] = b"1"
         for key, value in txt.items():
             if len(key) + 1 + len(value) > MAX_TXT_STRING:
                 # TRANSLATORS: a TXT field is a part of the table's announcement on the network;
@@ -197,7 +203,33 @@ class TableAd:
             fingerprint=text(b"k"),
             address=address,
             version=text(b"v"),
+            private=txt.get(b"p") == b"1",
         )
+
+    def as_json(self) -> dict[str, object]:
+        """The advertisement as JSON (``p2p10 tables --json``, and ``GET /table``)."""
+        return {"table": self.table, "host": self.host, "address": f"{self.address[0]}:{self.address[1]}",
+                "seats_taken": self.seats_taken, "seats_free": self.seats_free,
+                "options": list(self.options), "fingerprint": self.fingerprint,
+                "version": self.version, "compatible": self.compatible, "private": self.private}
+
+    @classmethod
+    def from_json(cls, item: object, address: tuple[str, int]) -> TableAd:
+        """An advertisement a host sent as JSON (``GET /table``), found at ``address``;
+        raises :class:`BadAdvertisement` (every field is checked as from a TXT record)."""
+        if not isinstance(item, dict):
+            raise BadAdvertisement("the table's description is not a JSON object")
+        options = item.get("options")
+        try:
+            return cls(table=item.get("table"), host=item.get("host"),  # type: ignore[arg-type]
+                       seats_taken=item.get("seats_taken"),  # type: ignore[arg-type]
+                       seats_free=item.get("seats_free"),  # type: ignore[arg-type]
+                       options=tuple(options) if isinstance(options, list) else (),
+                       fingerprint=item.get("fingerprint"),  # type: ignore[arg-type]
+                       address=address, version=item.get("version"),  # type: ignore[arg-type]
+                       private=item.get("private", False))  # type: ignore[arg-type]
+        except TypeError as exc:
+            raise BadAdvertisement(f"the table's description is malformed: {exc}") from None
 
 
 def _check_address(address: object) -> None:

@@ -49,10 +49,11 @@ from p2p10.peer import AWAY_AFTER, ChatLine, Peer, Player, Waiting
 from p2p10.rules import RuleSet
 from p2p10.sitdown import SitDown
 from p2p10.table import TableState
-from protocol.discovery import Advertisement, TableAd, advertise
+from protocol.discovery import TABLE_PATH, Advertisement, TableAd, advertise
 from protocol.lobby import (
     JOIN_TIMEOUT,
     LOBBY_PATH,
+    Gate,
     Lobby,
     Say,
     SeatInfo,
@@ -69,6 +70,7 @@ from protocol.local import data_dir, dealing_progress
 from protocol.mesh import MESH_PATH, Mesh, attach_files, listen
 from protocol.seat_screen import PeerSeat
 from protocol.storage import LogWriter, SeatFiles, SecretsWriter, resume_peer, write_private
+from protocol.watch import DEFAULT_SPECTATORS, WATCH_PATH, Gallery
 
 WILDCARD = ("", "0.0.0.0", "::")
 
@@ -298,6 +300,18 @@ class Machine:
     def __init__(self, bot_level: str = "normal") -> None:
         self.peers: list[Peer] = []
         self.bot_level = bot_level
+        # Where each seat this process plays listens (by seat): its peers dial each other
+        # there, not at the address the others reach them at, which behind a port forward
+        # would need the router to loop the connection back.
+        self.listening: dict[int, tuple[str, int]] = {}
+
+    def local_address(self, seat: int) -> tuple[str, int] | None:
+        """Where to dial ``seat`` from this process, if this process plays it; else None."""
+        found = self.listening.get(seat)
+        if found is None:
+            return None
+        host, port = found
+        return ({"": "127.0.0.1", "0.0.0.0": "127.0.0.1", "::": "::1"}.get(host, host), port)
 
     def go_on_without(self, person: int) -> None:
         """Agree to go on without ``person``'s machine; :class:`IllegalMove` if the table is not
@@ -364,8 +378,9 @@ class SeatRunner:
         log, secrets = attach_files(peer, log_path, identity_saved=resumed)  # heard first
         self.closers: list[LogWriter | SecretsWriter] = [log, secrets]
         self.mesh = Mesh(peer, table_id)
-        self.mesh.seat_table(self.keys, [None if i == peer.seat else (s.host, s.port)
-                                         for i, s in enumerate(roster)])
+        self.machine.listening[peer.seat] = listening
+        self.mesh.seat_table(self.keys, [None if i == peer.seat else self.machine.local_address(i)
+                                         or (s.host, s.port) for i, s in enumerate(roster)])
         mesh_slot.fill(self.mesh)
         self.screen: LanSeat | None = None
         # A bot that thinks (``timing.think``) moves from here, not from inside the peer: the
@@ -578,7 +593,8 @@ class Host:
                  say: Say = _say, title: str | None = None, advertised: bool = True,
                  reachable_at: tuple[str, int] | None = None, *, bots: int = 0,
                  bot_level: str = "normal", start_when_full: bool = True,
-                 front: Front | None = None, timing: Timing = Timing()) -> None:
+                 front: Front | None = None, timing: Timing = Timing(),
+                 spectators: int = DEFAULT_SPECTATORS, code: str | None = None) -> None:
         if not MIN_PLAYERS <= seats <= MAX_PLAYERS:
             raise LanError(_("a table seats {low} to {high} players, not {n}").format(
                 low=MIN_PLAYERS, high=MAX_PLAYERS, n=seats))
@@ -611,10 +627,17 @@ class Host:
         self.table_id = os.urandom(GAME_ID_BYTES)
         own_host = "" if interface in WILDCARD else interface
         own_seat = SeatInfo(self.name, public_bytes(self.identity), own_host, 0)
+        # A private table's code (None: an open table), checked at the door of every lobby and
+        # watch link.
+        self.gate = Gate(code, own_seat.key)
         self.lobby = Lobby(self.table_id, rules, own_seat, seats - bots, bots, say, self._update_ad,
-                           start_when_full)
+                           start_when_full, self.gate)
         self._closing_ad: asyncio.Future[None] | None = None
         self.slot = MeshSlot()
+        if spectators < 0:
+            # TRANSLATORS: keep the option "--spectators" as it is.
+            raise LanError(_("--spectators takes 0 or more, not {n}").format(n=spectators))
+        self.gallery = Gallery(spectators, say, self.gate)
 
     @property
     def people(self) -> int:
@@ -638,8 +661,9 @@ class Host:
     async def run(self) -> GameResult:
         """Open the lobby, wait for a full table (or :meth:`start`), play seat 0 to the end."""
         try:
-            runner, port = await listen({LOBBY_PATH: self.lobby.handle, MESH_PATH: self.slot.handle},
-                                        self.interface, self.port)
+            runner, port = await listen({LOBBY_PATH: self.lobby.handle, MESH_PATH: self.slot.handle,
+                                         WATCH_PATH: self.gallery.handle, TABLE_PATH: self._describe},
+                                        self.interface, self.port, identity=self.identity)
         except OSError as err:
             raise LanError(_("cannot listen on {interface}:{port}: {reason}").format(
                 interface=self.interface, port=self.port, reason=err.strerror)) from None
@@ -649,6 +673,10 @@ class Host:
         runners: list[web.AppRunner] = []
         try:
             self.say(_("listening on {interface}:{port}").format(interface=self.interface, port=port))
+            if self.gate.code is not None:
+                # TRANSLATORS: {code} is the private table's code, "7-orbit-tulip".
+                self.say(_("private table: its code is {code} (players join with --code {code})").format(
+                    code=self.gate.code))
             self.say(_("table {table}: {seats} seats, rules: {rules}").format(
                 table=self.table_id.hex(), seats=self.seats, rules=self.rules.describe()))
             # Zeroconf's probing takes over a second: the lobby is open meanwhile, and a table
@@ -669,6 +697,7 @@ class Host:
             machine = Machine(self.bot_level)
             machine.peers.append(peer)
             self.peers = machine.peers
+            self.gallery.attach(peer)
             local = {0: peer.sit_down(self.table_id, self.name, self.rules)}
             for seat, (identity, _slot, _port) in bots.items():
                 bot = Peer(seat, identity, player=POLICIES[self.bot_level], away_after=away_after)
@@ -676,6 +705,9 @@ class Host:
                 local[seat] = bot.sit_down(self.table_id, self.roster[seat].name, self.rules, run_by=0)
             sit_downs = await self.lobby.gather(local)
             self.say(_("the table starts with {n} players: dealing").format(n=len(self.roster)))
+            machine.listening[0] = (self.interface, port)
+            machine.listening.update({seat: (self.interface, bot_port)
+                                      for seat, (_identity, _slot, bot_port) in bots.items()})
             playing = [play_seat(peer, self.table_id, self.roster, self.rules,
                                  log_path_for(self.save_dir, self.table_id, 0), self.slot,
                                  listening=(self.interface, port), sit_downs=sit_downs, front=self.front,
@@ -684,7 +716,9 @@ class Host:
                 playing.append(play_seat(bot, self.table_id, self.roster, self.rules,
                                          log_path_for(self.save_dir, self.table_id, bot.seat), slot,
                                          listening=(self.interface, bot_port), machine=machine))
-            return await play_machine(playing)
+            result = await play_machine(playing)
+            await self.gallery.finish()
+            return result
         finally:
             if self._ad is not None:
                 await self._ad.close()
@@ -702,22 +736,35 @@ class Host:
         for number in range(1, min(self.bots, self.seats - len(self.roster)) + 1):
             identity = Ed25519PrivateKey.generate()
             slot = MeshSlot()
+            # Reached at another address than its own (a forwarded port), the host's machine is
+            # reached on the ports after the host's, one per bot: forward those too.
+            wanted = self.listening + number if self.reachable_at is not None else 0
             try:
-                runner, port = await listen({MESH_PATH: slot.handle}, self.interface)
+                runner, port = await listen({MESH_PATH: slot.handle}, self.interface, wanted,
+                                            identity=identity)
             except OSError as err:
-                raise LanError(_("cannot listen for a bot on {interface}: {reason}").format(
-                    interface=self.interface, reason=err.strerror)) from None
+                raise LanError(_("cannot listen for a bot on {interface}:{port}: {reason}").format(
+                    interface=self.interface, port=wanted, reason=err.strerror)) from None
             runners.append(runner)
-            own_host = self.roster[0].host if self.reachable_at is None else self.reachable_at[0]
+            if self.reachable_at is None:
+                reached = (self.roster[0].host, port)
+            else:
+                reached = (self.reachable_at[0], self.reachable_at[1] + number)
             self.roster.append(SeatInfo(self.lobby.unique(f"Bot {number}"), public_bytes(identity),
-                                        own_host, port))
+                                        *reached))
             bots[len(self.roster) - 1] = (identity, slot, port)
         return bots
 
     def _table_ad(self, port: int) -> TableAd:
         return TableAd(self.title, self.name, len(self.roster) + self.bots, self.people - len(self.roster),
                        tuple(self.rules.options()), fingerprint(self.roster[0].key),
-                       (self.interface if self.interface not in WILDCARD else "0.0.0.0", port))
+                       (self.interface if self.interface not in WILDCARD else "0.0.0.0", port),
+                       private=self.gate.private)
+
+    async def _describe(self, request: web.Request) -> web.StreamResponse:
+        """``GET /table``: what the announcement says, for ``p2p10 tables --at HOST:PORT``
+        (a table on another network, which no announcement reaches)."""
+        return web.json_response(self._table_ad(self.listening).as_json())
 
     async def _advertise(self, port: int) -> None:
         """Announce the table with Zeroconf. Discovery is a convenience, never needed: a
@@ -746,8 +793,11 @@ class Joiner:
     def __init__(self, address: str, name: str, policy: str | None, interface: str = "0.0.0.0",
                  save_dir: Path | None = None, say: Say = _say,
                  reachable_at: tuple[str, int] | None = None, front: Front | None = None,
-                 timing: Timing = Timing(), host_fingerprint: str | None = None) -> None:
+                 timing: Timing = Timing(), host_fingerprint: str | None = None,
+                 code: str | None = None, listen_port: int = 0) -> None:
         self.host, self.port = parse_address(address, "join")
+        self.code = code
+        self.listen_port = listen_port  # 0: any free one; fixed, for a forwarded port
         self.name = valid_name(name)
         self.policy = policy
         self.interface = interface
@@ -766,15 +816,17 @@ class Joiner:
     async def run(self) -> GameResult:
         """Start a mesh listener, sit down in the lobby, wait for the start, play."""
         try:
-            runner, port = await listen({MESH_PATH: self.slot.handle}, self.interface)
+            runner, port = await listen({MESH_PATH: self.slot.handle}, self.interface,
+                                        self.listen_port, identity=self.identity)
         except OSError as err:
-            raise LanError(_("cannot listen on {interface}: {reason}").format(
-                interface=self.interface, reason=err.strerror)) from None
+            raise LanError(_("cannot listen on {interface}:{port}: {reason}").format(
+                interface=self.interface, port=self.listen_port, reason=err.strerror)) from None
         try:
             own_host = "" if self.interface in WILDCARD else self.interface
             table_id, rules, roster = await take_seat((self.host, self.port), self.name, self.identity,
                                                       self.reachable_at or (own_host, port),
-                                                      self._sign, self.say, self.host_fingerprint)
+                                                      self._sign, self.say, self.host_fingerprint,
+                                                      self.code)
             peer = self.peer
             assert peer is not None  # made by _sign
             seat = peer.seat
@@ -874,13 +926,17 @@ class Resumer:
         interface = self.interface or listen_host
         slot = MeshSlot()
         try:
-            runner, _port = await listen({MESH_PATH: slot.handle}, interface, listen_port)
+            runner, _port = await listen({MESH_PATH: slot.handle}, interface, listen_port,
+                                         identity=peer.identity)
         except OSError as err:
             raise LanError(_("cannot listen again on {interface}:{port}: {reason}").format(
                 interface=interface, port=listen_port, reason=err.strerror)) from None
         runners.append(runner)
 
         def play(**options: Any) -> Coroutine[Any, Any, GameResult]:
+            machine: Machine | None = options.get("machine")
+            if machine is not None:
+                machine.listening[peer.seat] = (interface, listen_port)
             return play_seat(peer, table_id, roster, rules, log_path, slot,
                              listening=(interface, listen_port), resumed=True, **options)
 

@@ -22,6 +22,11 @@ entry. A joiner that leaves the lobby before the start gives its seat back.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import http.client
+import json
+import math
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -47,6 +52,8 @@ from p2p10.rules import RuleSet
 from p2p10.signing import Domain, sign, verify
 from p2p10.sitdown import MAX_NAME, BadSitDown, SitDown, parse_sit_down
 from protocol.mesh import url_for
+from protocol.private import CodeProof, GuessLimiter, binding_of, parse_code
+from protocol.tls import BadCertificate, client_context, require_key
 
 LOBBY_PATH = "/lobby"
 LOBBY_MAX_BYTES = 4096  # a roster of six seats is well under 1 KB, a sit-down about 300 bytes
@@ -55,6 +62,141 @@ JOIN_TIMEOUT = 10.0
 
 class LanError(P2P10Error):
     """Something about the LAN table went wrong (a message a player can read)."""
+
+
+class WrongCode(LanError):
+    """A private table's host refused this machine's code, or the table needs one and none
+    was given (``needed``): the player may type it again."""
+
+    def __init__(self, message: str, needed: bool = False) -> None:
+        super().__init__(message)
+        self.needed = needed
+
+
+# What a private table's host answers, in English on the wire (the guest matches them).
+CODE_NEEDED = "this table is private: its code is needed"
+CODE_WRONG = "wrong code"
+CODE_NOT_PRIVATE = "this table is not private: join without a code"
+CODE_TIMEOUT = 10.0
+
+
+class Gate:
+    """The door of a table: on a private one (``code``), every lobby and watch link proves the
+    code before anything else (:mod:`protocol.private`: SPAKE2 bound to both TLS keys), and
+    wrong guesses from one address, or from all together, are slowed down
+    (:class:`~protocol.private.GuessLimiter`). The host's player is not disturbed by them:
+    :attr:`wrong` counts them. On an open table the door is open."""
+
+    def __init__(self, code: str | None, host_key: bytes,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.code = None if code is None else parse_code(code)
+        self.host_key = host_key
+        self.clock = clock
+        self.limiter = GuessLimiter()
+        self.wrong = 0
+
+    @property
+    def private(self) -> bool:
+        """True when only who has the code comes in."""
+        return self.code is not None
+
+    async def admit(self, socket: web.WebSocketResponse, request: web.Request) -> bytes | None:
+        """The first frame after the door (the join, or the watch), or None once the link
+        was refused and closed."""
+        try:
+            data = await _first_binary(socket)
+            item = _peek(data)
+            if self.code is None:
+                if item[:1] == ["pake"]:
+                    raise ProtocolError(CODE_NOT_PRIVATE)
+                return data
+            if item[:1] != ["pake"] or len(item) != 2 or not isinstance(item[1], bytes):
+                raise ProtocolError(CODE_NEEDED)
+            address = request.remote or "?"
+            wait = self.limiter.begin(address, self.clock())
+            if wait > 0:
+                raise ProtocolError(f"too many wrong codes: try again in {math.ceil(wait)} s")
+            guest_key = require_key(request.transport and request.transport.get_extra_info("ssl_object"),
+                                    None, "the guest")
+            proof = CodeProof(self.code, "host", binding_of(self.host_key, guest_key))
+            proof.receive(item[1])
+            await socket.send_bytes(pack(["pake", proof.message()]))
+            confirm = _peek(await _first_binary(socket))
+            if not (confirm[:1] == ["confirm"] and len(confirm) == 2 and isinstance(confirm[1], bytes)
+                    and proof.check(confirm[1])):
+                self.wrong += 1
+                self.limiter.failed(address, self.clock())
+                raise ProtocolError(CODE_WRONG)
+            self.limiter.succeeded(address)
+            await socket.send_bytes(pack(["confirm", proof.confirmation()]))
+            return await _first_binary(socket)
+        except (ProtocolError, TimeoutError, ConnectionError) as err:
+            with contextlib.suppress(Exception):
+                late = "no code in time" if self.code is not None else "nothing said in time"
+                await socket.send_bytes(pack(["refused", str(err) or late]))
+                await socket.close()
+            return None
+
+
+async def _first_binary(socket: web.WebSocketResponse) -> bytes:
+    message = await asyncio.wait_for(socket.receive(), CODE_TIMEOUT)
+    if message.type != aiohttp.WSMsgType.BINARY:
+        raise ProtocolError("a lobby message is a binary frame")
+    data: bytes = message.data
+    return data
+
+
+def _peek(data: bytes) -> list[Any]:
+    """An unsigned lobby item (the code exchange's), or [] for anything else."""
+    try:
+        item = unpack(data)
+    except ProtocolError:
+        return []
+    return item if isinstance(item, list) else []
+
+
+async def prove_code(socket: aiohttp.ClientWebSocketResponse, code: str, host_key: bytes,
+                     guest_key: bytes) -> None:
+    """The guest's side of a private table's door; :class:`WrongCode` if the host refuses the
+    code, :class:`LanError` if the host does not prove it knows it."""
+    proof = CodeProof(code, "guest", binding_of(host_key, guest_key))
+    await socket.send_bytes(pack(["pake", proof.message()]))
+    item = await _guest_receive(socket)
+    if not (item[:1] == ["pake"] and len(item) == 2 and isinstance(item[1], bytes)):
+        raise ProtocolError("the host's answer to the code is not ['pake', message]")
+    proof.receive(item[1])
+    await socket.send_bytes(pack(["confirm", proof.confirmation()]))
+    item = await _guest_receive(socket)
+    if not (item[:1] == ["confirm"] and len(item) == 2 and isinstance(item[1], bytes)
+            and proof.check(item[1])):
+        raise LanError(_("the host did not prove it knows the code (or something in between "
+                         "relays the link): leaving"))
+
+
+async def _guest_receive(socket: aiohttp.ClientWebSocketResponse) -> list[Any]:
+    message = await asyncio.wait_for(socket.receive(), CODE_TIMEOUT)
+    if message.type != aiohttp.WSMsgType.BINARY:
+        raise LanError(_("the host closed the link during the code exchange"))
+    item = _peek(message.data)
+    refused(item)
+    return item
+
+
+def refused(item: list[Any]) -> None:
+    """Raise for a host's ``["refused", reason]``: :class:`WrongCode` for a code refused or
+    needed, :class:`LanError` for any other reason."""
+    if not (item[:1] == ["refused"] and len(item) == 2 and isinstance(item[1], str)):
+        return
+    reason = item[1]
+    if reason == CODE_WRONG:
+        raise WrongCode(_("the host refused the code: it is not this table's code"))
+    if reason == CODE_NEEDED:
+        raise WrongCode(_("this table is private: ask the host for its code and join with "
+                          "--code CODE"), needed=True)
+    if reason == CODE_NOT_PRIVATE:
+        raise LanError(_("this table is not private: join it without --code"))
+    # TRANSLATORS: {reason} is the host's own words, in English.
+    raise LanError(_("the host refused the seat: {reason}").format(reason=reason))
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,7 +333,9 @@ class Lobby:
     announcement)."""
 
     def __init__(self, table_id: bytes, rules: RuleSet, host: SeatInfo, people: int, bots: int,
-                 say: Say, changed: Callable[[], Awaitable[None]], start_when_full: bool = True) -> None:
+                 say: Say, changed: Callable[[], Awaitable[None]], start_when_full: bool = True,
+                 gate: Gate | None = None) -> None:
+        self.gate = gate or Gate(None, host.key)
         self.table_id = table_id
         self.rules = rules
         self.roster: list[SeatInfo] = [host]
@@ -317,14 +461,21 @@ class Lobby:
         """One joiner's lobby link: seat it, keep the link until the roster goes out, then
         take its sit-down."""
         socket = web.WebSocketResponse(max_msg_size=LOBBY_MAX_BYTES)
-        await socket.prepare(request)
         try:
-            message = await asyncio.wait_for(socket.receive(), JOIN_TIMEOUT)
-            if message.type != aiohttp.WSMsgType.BINARY:
-                raise ProtocolError("a lobby message is a binary frame")
-            seat = parse_seat(open_signed(message.data, None)[1:])
-        except (ProtocolError, TimeoutError) as err:
-            await socket.send_bytes(pack(["refused", str(err) or "no join in time"]))
+            await socket.prepare(request)
+        except (ConnectionError, OSError):
+            return socket  # the connection broke during the upgrade (the network's doing)
+        first = await self.gate.admit(socket, request)
+        if first is None:
+            return socket  # refused at the door (a private table's code)
+        try:
+            seat = parse_seat(open_signed(first, None)[1:])
+            # The joiner's TLS certificate must be for the key it joins with: the lobby link
+            # is then bound to that key, as a mesh link is to its seat's.
+            require_key(request.transport and request.transport.get_extra_info("ssl_object"),
+                        seat.key, "the joiner")
+        except ProtocolError as err:
+            await socket.send_bytes(pack(["refused", str(err)]))
             await socket.close()
             return socket
         refusal = None
@@ -373,7 +524,8 @@ class Lobby:
 
 async def take_seat(address: tuple[str, int], name: str, identity: Ed25519PrivateKey,
                     mesh_at: tuple[str, int], sign: SignSitDown, say: Say,
-                    host_fingerprint: str | None = None) -> tuple[bytes, RuleSet, list[SeatInfo]]:
+                    host_fingerprint: str | None = None, code: str | None = None
+                    ) -> tuple[bytes, RuleSet, list[SeatInfo]]:
     """A joiner's side of the lobby: join the table at ``address`` as ``name`` (its mesh
     listening at ``mesh_at``), and once the roster comes, sign its sit-down with ``sign``
     (given the table id, rules, roster and this seat) and wait for the start. The table id,
@@ -385,25 +537,28 @@ async def take_seat(address: tuple[str, int], name: str, identity: Ed25519Privat
     url = url_for(host, port, LOBBY_PATH)
     try:
         async with aiohttp.ClientSession() as session, \
-                session.ws_connect(url, max_msg_size=LOBBY_MAX_BYTES) as socket:
+                session.ws_connect(url, max_msg_size=LOBBY_MAX_BYTES,
+                                   ssl=client_context(identity)) as socket:
+            host_key = host_key_of(socket, host_fingerprint)
+            if code is not None:
+                await prove_code(socket, code, host_key, key)
             await socket.send_bytes(signed(identity, ["join", name, key, *mesh_at]))
             while True:
                 message = await socket.receive()
                 if message.type != aiohttp.WSMsgType.BINARY:
                     raise LanError(_("the host closed the lobby before the game started"))
                 item = unpack(message.data)
-                if isinstance(item, list) and item[:1] == ["refused"] and len(item) == 2:
-                    # TRANSLATORS: {reason} is the host's own words, in English.
-                    raise LanError(_("the host refused the seat: {reason}").format(reason=item[1]))
+                if isinstance(item, list):
+                    refused(item)
                 if isinstance(item, list) and item[:1] == ["seated"] and proposed is None:
                     say(_("seated at {host}:{port}; waiting for the table to fill").format(
                         host=host, port=port))
                     continue
                 if proposed is not None:
                     if item != ["start"]:
-                        raise LanError(_("the host sent something else than the start in the lobby"))
+                        raise LanError(_("the host sent something other than the start in the lobby"))
                     return proposed
-                proposed = check_roster(item, key, name, host_fingerprint)
+                proposed = check_roster(item, key, name, host_key)
                 table_id, rules, roster = proposed
                 sat = sign(table_id, rules, roster, [s.key for s in roster].index(key))
                 await socket.send_bytes(signed(identity, ["sit-down", sat.raw]))
@@ -411,15 +566,32 @@ async def take_seat(address: tuple[str, int], name: str, identity: Ed25519Privat
         reason = err.os_error.strerror if isinstance(err, aiohttp.ClientConnectorError) else str(err)
         raise LanError(_("cannot reach a table at {host}:{port}: {reason}").format(
             host=host, port=port, reason=reason)) from None
-    except ProtocolError as err:
-        raise LanError(_("the host sent a bad lobby message: {reason}").format(reason=err)) from None
+    except (ProtocolError, TimeoutError) as err:
+        raise LanError(_("the host sent a bad lobby message: {reason}").format(
+            reason=err or "none in time")) from None
 
 
-def check_roster(item: Any, key: bytes, name: str, host_fingerprint: str | None = None
+def host_key_of(socket: aiohttp.ClientWebSocketResponse, announced: str | None) -> bytes:
+    """The key in the host's TLS certificate; :class:`LanError` if the table was found by its
+    announcement and this is not the key it was announced with (another machine answers at
+    that address)."""
+    try:
+        key = require_key(socket.get_extra_info("ssl_object"), None, "the host")
+    except BadCertificate as err:
+        raise LanError(_("the host's link is not secured: {reason}").format(reason=err)) from None
+    if announced is not None and fingerprint(key) != announced:
+        # TRANSLATORS: {key} and {announced} are key fingerprints (hexadecimal).
+        raise LanError(_("the host's key is not the one the table was announced with ({key}, not "
+                         "{announced}): leaving").format(key=fingerprint(key), announced=announced))
+    return key
+
+
+def check_roster(item: Any, key: bytes, name: str, host_key: bytes
                  ) -> tuple[bytes, RuleSet, list[SeatInfo]]:
     """The roster a joiner is about to sign its sit-down for: it must seat the joiner's key
-    once, under its name (or its name with a number), and, when the table was found by its
-    announcement, give seat 1 the announced host key. :class:`LanError` otherwise."""
+    once, under its name (or its name with a number), and give seat 1 the key the host's TLS
+    certificate carries (the one it was announced with, when the table was found by its
+    announcement: :func:`host_key_of`). :class:`LanError` otherwise."""
     try:
         table_id, rules, roster = parse_roster(item)
     except ProtocolError as err:
@@ -429,9 +601,42 @@ def check_roster(item: Any, key: bytes, name: str, host_fingerprint: str | None 
         raise LanError(_("the host's roster does not seat this peer"))
     if not renamed(roster[keys.index(key)].name, name):
         raise LanError(_("the host's roster gives this seat another name"))
-    if host_fingerprint is not None and fingerprint(roster[0].key) != host_fingerprint:
-        # TRANSLATORS: {key} and {announced} are key fingerprints (hexadecimal).
-        raise LanError(_("the host's key is not the one the table was announced with ({key}, not "
-                         "{announced}): leaving").format(key=fingerprint(roster[0].key),
-                                                         announced=host_fingerprint))
+    if roster[0].key != host_key:
+        # TRANSLATORS: {key} and {linked} are key fingerprints (hexadecimal).
+        raise LanError(_("the host's roster gives seat 1 another key ({key}) than the one its "
+                         "link proves ({linked}): leaving").format(key=fingerprint(roster[0].key),
+                                                                  linked=fingerprint(host_key)))
     return table_id, rules, roster
+
+
+async def ask_table(address: tuple[str, int]) -> tuple[Any, bytes]:
+    """What the host at ``address`` says of its table (``GET /table``: the announcement's
+    fields as JSON), and the key its TLS certificate proves; :class:`LanError` if it cannot be
+    reached or does not answer. The caller checks the fields (:meth:`TableAd.from_json`)."""
+    return await asyncio.to_thread(_ask_table, address)
+
+
+def _ask_table(address: tuple[str, int]) -> tuple[Any, bytes]:
+    # http.client keeps the TLS socket at hand, so the key is read from the very connection
+    # that carried the answer.
+    from protocol.discovery import TABLE_PATH
+
+    host, port = address
+    connection = http.client.HTTPSConnection(host, port, timeout=JOIN_TIMEOUT,
+                                             context=client_context(None))
+    try:
+        connection.request("GET", TABLE_PATH)
+        key = require_key(connection.sock, None, "the host")
+        response = connection.getresponse()
+        if response.status != 200:
+            raise LanError(_("{host}:{port} answers, but not as a p2p10 table (HTTP {status})").format(
+                host=host, port=port, status=response.status))
+        return json.loads(response.read(64 * 1024)), key
+    except BadCertificate as err:
+        raise LanError(_("the host's link is not secured: {reason}").format(reason=err)) from None
+    except (OSError, http.client.HTTPException, ValueError) as err:
+        reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err) or type(err).__name__
+        raise LanError(_("cannot reach a table at {host}:{port}: {reason}").format(
+            host=host, port=port, reason=reason)) from None
+    finally:
+        connection.close()

@@ -1,6 +1,9 @@
 """A peer's transport on a LAN: a full mesh of authenticated aiohttp websockets.
 
-Every peer listens on an ephemeral port (route ``/mesh``). Once the seats are known (the
+Every peer listens on an ephemeral port (route ``/mesh``), under TLS 1.3 (:mod:`protocol.tls`):
+each side of a link presents the certificate of its identity key, and each pins the other's to
+the roster (the dialler before it sends a frame, the listener once the handshake below has
+named the seat). Once the seats are known (the
 roster), the **lower seat dials the higher seat**: seat 0 dials everybody, the last seat dials
 nobody, so each pair of seats has exactly one link and two peers never race to open it. A
 dialler whose link drops dials again with a growing backoff; a listener that accepts a second
@@ -17,9 +20,10 @@ Handshake, on every link, before anything else (all frames binary):
 
 The signature binds the link to the table (another table's id gives another message) and to
 both fresh challenges (an old proof cannot be replayed). A key that is not seated at the table
-is refused and the link closed. The handshake authenticates the key, not the stream: a
-machine in the middle could still inject frames afterwards, but every entry is signed by its
-author, so it can only drop or delay (which the peer's want and resend repair).
+is refused and the link closed. TLS protects the stream after it: a machine in the middle can
+neither read nor inject, change or replay a frame (the connection drops on the first altered
+byte, and nobody is blamed: the dialler dials again); it can only delay or cut the link, which
+the peer's want and resend repair. Every entry is signed by its author besides.
 
 After the handshake each binary frame is one peer message (:mod:`p2p10.peer`: ``[0, entry]``
 or ``[1, seq]``), at most :data:`~p2p10.peer.MAX_MESSAGE_BYTES`. A larger frame, a text frame,
@@ -38,6 +42,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import ssl
 import time
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
@@ -46,12 +51,14 @@ from typing import Any
 
 import aiohttp
 from aiohttp import web
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p10.errors import ProtocolError
 from p2p10.log import PUBLIC_KEY_BYTES, SIGNATURE_BYTES, BadEntry, parse_entry, public_bytes, public_key
 from p2p10.peer import ENTRY, MAX_MESSAGE_BYTES, WANT, Fault, Peer, decode_message, encode_want
 from p2p10.signing import Domain, sign, verify
 from protocol.storage import LogWriter, SeatFiles, SecretsWriter
+from protocol.tls import client_context, require_key, server_context
 
 HELLO_LABEL = b"p2p10/hello/v1"
 CHALLENGE_BYTES = 32
@@ -146,7 +153,7 @@ def url_for(host: str, port: int, path: str) -> str:
     """The websocket URL of a peer's route (an IPv6 address goes in brackets)."""
     if ":" in host and not host.startswith("["):
         host = f"[{host}]"
-    return f"http://{host}:{port}{path}"
+    return f"https://{host}:{port}{path}"
 
 
 class Mesh:
@@ -181,6 +188,7 @@ class Mesh:
         self._closing = False
         self._tasks: set[asyncio.Task[None]] = set()
         self._session: aiohttp.ClientSession | None = None
+        self._tls: ssl.SSLContext | None = None
 
     # ------------------------------------------------------------------ set-up
 
@@ -193,13 +201,20 @@ class Mesh:
     async def handle(self, request: web.Request) -> web.WebSocketResponse:
         """The aiohttp handler of an incoming link (this peer is the listener)."""
         socket = web.WebSocketResponse(max_msg_size=MAX_MESSAGE_BYTES + 1, heartbeat=HEARTBEAT)
-        await socket.prepare(request)
+        try:
+            await socket.prepare(request)
+        except (ConnectionError, OSError, aiohttp.ClientError):
+            return socket  # the connection broke during the upgrade (the network's doing)
         try:
             if self._closing:
                 raise HandshakeFailed("this peer is leaving the table")
             # A lower seat may dial before this peer has read the roster: wait for it a little.
             await asyncio.wait_for(self._ready.wait(), HANDSHAKE_TIMEOUT)
             seat = await asyncio.wait_for(self._handshake(socket, dialler=False), HANDSHAKE_TIMEOUT)
+            # The key proven in the handshake must be the one the dialler's TLS certificate
+            # carries: the link's encryption is then bound to that seat.
+            require_key(request.transport and request.transport.get_extra_info("ssl_object"),
+                        self.keys[seat], f"seat {seat + 1}")
         except (ProtocolError, TimeoutError, aiohttp.ClientError, OSError):
             self.refused += 1
             await socket.close(code=CLOSE_POLICY, message=b"handshake failed")
@@ -217,6 +232,7 @@ class Mesh:
         await self._ready.wait()
         self._started_at = self.clock()
         self._session = aiohttp.ClientSession()
+        self._tls = client_context(self.peer.identity)
         for seat in range(self.peer.seat + 1, len(self.keys)):
             self._spawn(self._dial(seat))
         try:
@@ -356,11 +372,15 @@ class Mesh:
             address = self.addresses[seat] if seat < len(self.addresses) else None
             if address is not None:
                 host, port = address
-                assert self._session is not None
+                assert self._session is not None and self._tls is not None
                 try:
                     async with self._session.ws_connect(url_for(host, port, MESH_PATH),
                                                         max_msg_size=MAX_MESSAGE_BYTES + 1,
-                                                        heartbeat=HEARTBEAT) as socket:
+                                                        heartbeat=HEARTBEAT, ssl=self._tls) as socket:
+                        # The listener's certificate must carry the key the roster seats
+                        # there: pinned before a single frame is sent.
+                        require_key(socket.get_extra_info("ssl_object"), self.keys[seat],
+                                    f"seat {seat + 1}")
                         got = await asyncio.wait_for(self._handshake(socket, dialler=True),
                                                      HANDSHAKE_TIMEOUT)
                         if got != seat:
@@ -468,15 +488,17 @@ class Mesh:
 Handler = Callable[[web.Request], Coroutine[Any, Any, web.StreamResponse]]
 
 
-async def listen(routes: dict[str, Handler], host: str, port: int = 0) -> tuple[web.AppRunner, int]:
-    """Serve websocket ``routes`` on ``host``:``port`` (0: an ephemeral port); the runner (to
-    ``cleanup()``) and the port actually bound."""
+async def listen(routes: dict[str, Handler], host: str, port: int = 0, *,
+                 identity: Ed25519PrivateKey) -> tuple[web.AppRunner, int]:
+    """Serve websocket ``routes`` on ``host``:``port`` (0: an ephemeral port) under TLS 1.3,
+    presenting ``identity``'s certificate (:mod:`protocol.tls`); the runner (to ``cleanup()``)
+    and the port actually bound."""
     app = web.Application()
     for path, handler in routes.items():
         app.router.add_get(path, handler)
     runner = web.AppRunner(app, handle_signals=False, access_log=None)
     await runner.setup()
-    site = web.TCPSite(runner, host, port)
+    site = web.TCPSite(runner, host, port, ssl_context=server_context(identity))
     await site.start()
     bound = runner.addresses[0][1]
     return runner, int(bound)

@@ -228,3 +228,22 @@ def test_quick_lan_benchmark_prints_every_figure_as_json() -> None:
         for key in ("cpu_s", "user_s", "max_rss_mb"):
             assert _positive(peer[key]), (key, peer)
     assert _positive(game["startup"]["cpu_s"]) and _positive(game["startup"]["wall_s"])
+
+
+def test_quick_watch_benchmark_prints_every_figure_as_json() -> None:
+    # A 4-peer game of processes on 127.0.0.1, without spectators and with three.
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "bench_watch.py"), "--quick", "--json"],
+        cwd=ROOT, capture_output=True, text=True, check=False, timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["players"] == 4 and result["spectators"] == 3 and result["games"] == 1
+    assert set(result["kinds"]) == {"none", "nice", "same"}
+    for kind, figures in result["kinds"].items():
+        for key in ("game_s", "ms_per_entry"):
+            assert all(_positive(figures[key][k]) for k in ("median", "min", "max")), (kind, key)
+        assert _positive(figures["ratio_to_none"]) and figures["entries"] > 0
+        # Three spectators checked every entry: their processes did work; none without them.
+        assert (figures["spectators_cpu_s"] > 0) == (kind != "none"), (kind, figures)
+    assert result["kinds"]["none"]["ratio_to_none"] == 1.0

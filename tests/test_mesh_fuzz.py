@@ -60,6 +60,7 @@ from protocol.mesh import (
     hello_message,
     listen,
 )
+from protocol.tls import client_context
 
 HOST = "127.0.0.1"
 LISTENER = 1  # the seat whose mesh is attacked
@@ -159,7 +160,7 @@ class Listener:
         asyncio.get_running_loop().set_exception_handler(lambda _loop, context: self.errors.append(context))
         self.mesh = Mesh(self.peer, GAME_ID)
         self.mesh.seat_table(KEYS, [None] * len(KEYS))  # it never dials: mesh.run is not called
-        self.web, self.port = await listen({MESH_PATH: self._handle}, HOST)
+        self.web, self.port = await listen({MESH_PATH: self._handle}, HOST, identity=self.peer.identity)
         self.session = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=GUARD))
 
     async def _handle(self, request: web.Request) -> web.StreamResponse:
@@ -202,10 +203,14 @@ class Listener:
             while self.started < before.started + links or self.active:
                 await asyncio.sleep(0.001)
 
-    async def connect(self) -> aiohttp.ClientWebSocketResponse:
+    async def connect(self, identity: Ed25519PrivateKey | None = None) -> aiohttp.ClientWebSocketResponse:
+        """A TLS link presenting ``identity``'s certificate (seat 1's if None: the mesh pins
+        the certificate to the key proven after the handshake, so a hostile handshake that
+        should fail on its proof presents the key it claims)."""
+        identity = identity or PEERS[SEATS[0]].identity
         # No autoping: a pong with our own payload is how a link shows it is still alive.
-        socket = await self.session.ws_connect(f"http://{HOST}:{self.port}{MESH_PATH}", autoping=False,
-                                               max_msg_size=0)
+        socket = await self.session.ws_connect(f"https://{HOST}:{self.port}{MESH_PATH}", autoping=False,
+                                               max_msg_size=0, ssl=client_context(identity))
         self.clients.append(socket)
         return socket
 
@@ -220,7 +225,7 @@ class Listener:
     async def handshake(self, seat: int) -> aiohttp.ClientWebSocketResponse:
         """A link that proves ``seat``'s key, as an honest dialler does; the mesh's opening
         ``want`` has been read."""
-        socket = await self.connect()
+        socket = await self.connect(PEERS[seat].identity)
         theirs = await self.their_hello(socket)
         mine = os.urandom(32)
         await socket.send_bytes(KEYS[seat] + mine)
@@ -712,7 +717,8 @@ async def _act(socket: aiohttp.ClientWebSocketResponse, action: tuple[Any, ...],
 async def _hostile_handshake(listener: Listener, hello: tuple[Any, ...], proof: tuple[Any, ...],
                              stranger: Ed25519PrivateKey) -> None:
     before = listener.snapshot()
-    socket = await listener.connect()
+    claimed = _hello_key(hello, stranger) if hello[0] == "key" else None
+    socket = await listener.connect(PEERS[KEYS.index(claimed)].identity if claimed in KEYS else stranger)
     theirs = await listener.their_hello(socket)
     mine = os.urandom(32)
     seat: int | None = None

@@ -325,13 +325,13 @@ def test_a_joiner_signs_only_a_roster_that_seats_it_under_its_own_name() -> None
         return unpack(roster_message(bytes(16), SHORT, seats))
 
     for proposed in ("Bob", "Bob 2"):
-        assert check_roster(roster(proposed), bob, "Bob")[2][1].name == proposed
+        assert check_roster(roster(proposed), bob, "Bob", ann)[2][1].name == proposed
     assert renamed("Guest 12", "Guest") and not renamed("Eve", "Bob") and not renamed("2", "Bob")
     with pytest.raises(LanError, match="another name"):
-        check_roster(roster("Bob (Ann's bot)"), bob, "Bob")
+        check_roster(roster("Bob (Ann's bot)"), bob, "Bob", ann)
     with pytest.raises(LanError, match="does not seat this peer"):
         stranger = public_bytes(Ed25519PrivateKey.from_private_bytes(bytes([9]) * 32))
-        check_roster(roster("Bob", (ann, stranger)), bob, "Bob")
+        check_roster(roster("Bob", (ann, stranger)), bob, "Bob", ann)
 
 
 async def _lobby_game(sign_as: dict[str, object]) -> tuple[list[SitDown] | LanError, object, Peer | None]:
@@ -346,7 +346,7 @@ async def _lobby_game(sign_as: dict[str, object]) -> tuple[list[SitDown] | LanEr
 
     lobby = Lobby(table_id, SHORT, SeatInfo("Ann", public_bytes(ann), "", 4001), 2, 0, lambda _: None,
                   changed)
-    runner, port = await listen({LOBBY_PATH: lobby.handle}, "127.0.0.1")
+    runner, port = await listen({LOBBY_PATH: lobby.handle}, "127.0.0.1", identity=ann)
     made: list[Peer] = []
 
     def sign(table: bytes, rules: RuleSet, roster: list[SeatInfo], seat: int) -> SitDown:

@@ -55,6 +55,7 @@ class TableApp(Board):
         self._cache: tuple[TableState, GameState] | None = None
         self._moves_seen = (-1, 0)  # (hand, moves) of the user's view told in the status line
         self.again = False  # the user asked for another game at the end of this one
+        self._quit_prompt: Prompt | None = None  # the last "Quit the game?" asked
         super().__init__(seat.names, seat.rules, self.seat, ascii_only, second_person=True)
         view = None
         for view, table in seat.history():
@@ -97,6 +98,11 @@ class TableApp(Board):
                 seat.hold(True)
                 self.screen = "hand"
         if seat.over and not self.hold:
+            if self.prompt is not None and self.prompt is self._quit_prompt:
+                # The user asked to leave and the game ended before the answer: leaving then
+                # loses nothing (the result is printed on the way out), and a "y" typed at
+                # the question must not fall on the end screen, where it does nothing.
+                self.quit()
             self.prompt = None
             self.status = []
             self.screen = "over"
@@ -325,9 +331,10 @@ class TableApp(Board):
         if self.table_seat.over:
             self.quit()
         else:
-            self.prompt = Prompt(_("Quit the game? Its log stays saved."),
-                                 [Choice("y", _("yes, quit"), self.quit),
-                                  Choice("n", _("no, play on"), self.cancel)], index=1)
+            self.prompt = self._quit_prompt = Prompt(
+                _("Quit the game? Its log stays saved."),
+                [Choice("y", _("yes, quit"), self.quit), Choice("n", _("no, play on"), self.cancel)],
+                index=1)
 
     def meld_clicked(self, meld_id: int) -> Handler | None:
         """A click on a meld hits the selected cards on it."""

@@ -1,0 +1,82 @@
+"""``p2p10 watch`` on a terminal: the replay viewer's table, fed live. Each entry checked by the
+spectator's audit adds a step (the same steps a replay shows); while the viewer is at the last
+step it follows the game, and stepping back leaves it where it is until End. A spectator sees
+what is public: hidden cards only at each hand's reveal, so it watches as a spectator only."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from cli.table.drawing import Line
+from cli.table.replay_view import ReplayApp
+from p2p10.i18n import _
+from p2p10.table import TableState
+
+
+class WatchApp(ReplayApp):
+    """The live table of a watched game (:meth:`add` each state the audit reached)."""
+
+    def __init__(self, records: Sequence[bytes], ascii_only: bool = False) -> None:
+        super().__init__(records[:1], None, ascii_only)
+        self.latest = self.frames[-1]
+        self.ended: str | None = None  # the verdict, once the game is over
+        self.failure: str | None = None
+
+    def add(self, table: TableState) -> None:
+        """The state after the next entry: a new step where a replay would have one (a move
+        is due, a hand was scored, the game ended)."""
+        before = self.latest
+        self.latest = table
+        expect = table.expected()
+        scored = len(table.engine.sheet) > len(before.engine.sheet)
+        if not (expect is None or expect.kind == "move" or scored):
+            return
+        following = self.at == len(self.frames) - 1
+        self.frames.append(table)
+        self.narrator.update(self._view(table), table)
+        self._counts.append(len(self.narrator.told))
+        if following:
+            self.at = len(self.frames) - 1
+        self.app.invalidate()
+
+    def failed(self, line: str) -> None:
+        """A violation (or damage) seen: shown, and the table stays where the log stopped."""
+        self.failure = line
+        self.refuse(line)
+        self.app.invalidate()
+
+    def heard(self, seat: int, text: str) -> None:
+        """A line of table chat, as the host showed it."""
+        names = self.frames[0].names
+        who = names[seat] if 0 <= seat < len(names) else "?"
+        self.say(f"{who}: {text}")
+        self.app.invalidate()
+
+    def over(self, verdict: str) -> None:
+        """The game is over (or the link closed): the verdict stays in the title."""
+        self.ended = verdict
+        if self.latest is not self.frames[-1]:
+            following = self.at == len(self.frames) - 1
+            self.frames.append(self.latest)
+            self.narrator.update(self._view(self.latest), self.latest)
+            self._counts.append(len(self.narrator.told))
+            if following:
+                self.at = len(self.frames) - 1
+        self.say(_("The game is over: press q to leave."))
+        self.app.invalidate()
+
+    def title(self, state: object) -> Line:
+        """Like the replay's, with what the watch is doing instead of "replay"."""
+        line = super().title(state)  # type: ignore[arg-type]
+        doing = (_("watching, game over") if self.ended is not None else _("watching live"))
+        line[0] = ("class:title", f" p2p10 {doing}  ")
+        if self.failure is not None:
+            line.append(("class:error", "  " + self.failure))
+        return line
+
+    def table_keys(self, key: str) -> None:
+        """The replay's keys, but a spectator watches as a spectator."""
+        if key.isdigit():
+            self.refuse(_("a spectator sees only what is public"))
+            return
+        super().table_keys(key)

@@ -1,0 +1,125 @@
+"""``p2p10 watch``: follow a LAN table without a seat, checking every entry as it comes
+(:mod:`protocol.watch`). On a terminal the table is drawn live, as the replay viewer draws a
+saved game; otherwise a line for whatever goes wrong as it happens, and one at the end with the
+verdict and where the log is. Exit status 0 for a whole game that audits clean, 1 otherwise."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+
+from cli import UsageError
+from cli.lan_cmds import _find_table, _listen, _looks_like_address, _name, given_code, with_code
+from p2p10.audit import Damage, LiveAudit
+from p2p10.errors import ProtocolViolation
+from p2p10.i18n import _, ngettext, pgettext
+from protocol.discovery import TableAd
+from protocol.lan import LanError, parse_address
+from protocol.local import data_dir
+from protocol.watch import WatchEvents, WatchResult, watch
+
+
+def _say(line: str) -> None:
+    print(line, flush=True)
+
+
+def failure_line(failure: ProtocolViolation | Damage) -> str:
+    """A failure seen while watching, as the audit words it (a documented verdict token)."""
+    if isinstance(failure, Damage):
+        return f"DAMAGED: {failure.reason}"
+    return f"VIOLATION: {failure}"
+
+
+async def _watch_plain(address: tuple[str, int], name: str, save: Path, announced: str | None,
+                       code: str | None) -> WatchResult:
+    """No terminal: say what happens, line by line."""
+    events = WatchEvents(failure=lambda failure: _say(failure_line(failure)), note=_say)
+    return await watch(address, name, save_dir=save, events=events, announced=announced, code=code)
+
+
+async def _watch_screen(address: tuple[str, int], name: str, save: Path, announced: str | None,
+                        code: str | None, ascii_only: bool) -> WatchResult:
+    """A terminal: the live table, which stays up after the game until the user leaves."""
+    from cli.table.watch_view import WatchApp  # prompt_toolkit loads only for a screen
+
+    screen: list[WatchApp] = []
+    shown: list[asyncio.Future[None]] = []
+    waiting: list[str] = []
+
+    def entry(audit: LiveAudit) -> None:
+        if not screen:
+            screen.append(WatchApp(audit.records, ascii_only))
+            shown.append(asyncio.ensure_future(screen[0].run()))
+            for line in waiting:
+                screen[0].say(line)
+        elif audit.table is not None:
+            screen[0].add(audit.table)
+
+    def note(line: str) -> None:
+        if screen:
+            screen[0].say(line)
+        else:
+            waiting.append(line)
+            _say(line)
+
+    def failure(failure: ProtocolViolation | Damage) -> None:
+        if screen:
+            screen[0].failed(failure_line(failure))
+        else:
+            _say(failure_line(failure))
+
+    events = WatchEvents(entry=entry, failure=failure, note=note,
+                         chat=lambda seat, text: screen[0].heard(seat, text) if screen else None)
+    result = await watch(address, name, save_dir=save, events=events, announced=announced, code=code)
+    if screen:
+        screen[0].over(result.summary())
+        await shown[0]
+    return result
+
+
+def cmd_watch(args: argparse.Namespace) -> int:
+    """Watch a table to the end of its game; 0 if what came audits clean, 1 otherwise."""
+    if args.timeout <= 0:
+        raise UsageError(_("--timeout must be positive"))
+    found: TableAd | None = None
+    if args.address is None:
+        looking = _("looking for tables on the network (up to {seconds} s)...").format(
+            seconds=f"{args.timeout:g}")
+        heard = asyncio.run(_listen(args.interface, args.timeout, looking, lambda t: t.compatible))
+        tables = [t for t in heard if t.compatible]
+        if not tables:
+            raise UsageError(_("no table heard in {seconds} s: is a host running on this network? "
+                               "(watch by HOST:PORT where multicast does not reach)").format(
+                                   seconds=f"{args.timeout:g}"))
+        if len(tables) > 1:
+            # TRANSLATORS: {n} is always 2 or more; TABLE stands for a table's name, HOST:PORT
+            # for its address.
+            raise UsageError(ngettext("{n} table heard: name one, p2p10 watch 'TABLE' (or HOST:PORT)",
+                                      "{n} tables heard: name one, p2p10 watch 'TABLE' (or HOST:PORT)",
+                                      len(tables)).format(n=len(tables)))
+        found = tables[0]
+    elif not _looks_like_address(args.address):
+        found = asyncio.run(_find_table(args.address, args.interface, args.timeout, seats_free=False))
+    try:
+        address = found.address if found is not None else parse_address(args.address, "watch")
+    except LanError as err:
+        raise UsageError(str(err)) from None
+    # TRANSLATORS: a spectator's name, when they give none and have no login name (at most 32
+    # characters).
+    name = _name(args.name, pgettext("default name", "Spectator"))
+    save = (args.save or data_dir()).absolute()
+    save.mkdir(parents=True, exist_ok=True)
+    announced = found.fingerprint if found is not None else None
+    screen = sys.stdin.isatty() and sys.stdout.isatty()
+    code = given_code(args.code, found)
+
+    async def run(code: str | None) -> WatchResult:
+        if screen:
+            return await _watch_screen(address, name, save, announced, code, args.ascii)
+        return await _watch_plain(address, name, save, announced, code)
+
+    result = with_code(code, run)
+    print(result.summary(), flush=True)
+    return 0 if result.report.clean and result.ended else 1

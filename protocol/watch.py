@@ -1,0 +1,460 @@
+"""Spectators: following a LAN table without a seat (``p2p10 watch``).
+
+The host serves ``/watch`` beside ``/lobby`` and ``/mesh``, under the same TLS. A spectator
+dials it (for a private table it first proves the code, as a joiner does:
+:mod:`protocol.private`) and sends ``["watch", name]``, or ``["watch", name, from]`` when it
+dials again holding the first ``from`` entries already. The host answers ``["watching",
+spectators, cap]`` or ``["refused", reason]`` (the table has ``cap`` spectators already, or the
+name is not one). From then on, in order, the host sends:
+
+* ``["entry", envelope]``: every entry of its log, from entry 0 (or ``from``: a spectator who
+  comes mid-game catches up first), then each entry as the host's peer accepts it;
+* ``["cut", length]``: the host's log was cut back to ``length`` entries (the others went on
+  without its machine, over entries nobody else accepted);
+* ``["chat", seat, text]``: a line of table chat the host showed;
+* ``["stopped", reason, [envelope, ...]]``: the host's peer froze; the envelopes are its
+  signed evidence (two entries of one author for one position, or the entry that broke the
+  rules);
+* ``["end"]``: the game is over; the host closes the link.
+
+A spectator never sends anything else, never writes to the log, and never slows the players:
+the entries go to a spectator's own queue after the host's peer has passed them to the seats,
+a writer task sends them when the event loop is free, and a spectator whose queue reaches
+:data:`QUEUE_LIMIT` messages (it does not read) is dropped, never waited for.
+
+The spectator trusts none of it: every entry is checked as it arrives, exactly as a peer checks
+it (:class:`p2p10.audit.LiveAudit`), a violation is shown at once with the seat it blames, the
+host's evidence is checked before it is believed, and at the end the whole log is audited
+again. What a spectator sees is public: hidden cards only at each hand's end-of-hand reveal.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+from aiohttp import web
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from p2p10.audit import AuditReport, Damage, LiveAudit
+from p2p10.errors import ProtocolError, ProtocolViolation
+from p2p10.i18n import _
+from p2p10.log import Entry, fingerprint, public_bytes
+from p2p10.peer import ChatLine, Peer
+from protocol.lobby import (
+    JOIN_TIMEOUT,
+    Gate,
+    LanError,
+    Say,
+    host_key_of,
+    pack,
+    prove_code,
+    refused,
+    unpack,
+    valid_name,
+)
+from protocol.mesh import url_for
+from protocol.storage import LOG_SUFFIX, LogWriter
+from protocol.tls import client_context
+
+WATCH_PATH = "/watch"
+DEFAULT_SPECTATORS = 8
+# Messages waiting for one spectator: a whole game is about 2,000 entries, so a spectator that
+# catches up mid-game fits; one that stops reading for that long is dropped.
+QUEUE_LIMIT = 4096
+WATCH_MAX_BYTES = 1024  # what a spectator sends: its name, and a private table's exchange
+END_DRAIN = 5.0  # how long the host waits for its spectators to take the end of the game
+# An entry is at most p2p10.log.MAX_ENTRY_BYTES; its message adds a few bytes.
+MESSAGE_MAX_BYTES = 1 << 20
+HEARTBEAT = 5.0  # as on the mesh: a vanished machine is noticed in seconds
+# A spectator whose link breaks mid-game dials again, going on from the entries it holds.
+RECONNECTS = 8
+RECONNECT_FIRST = 0.25
+RECONNECT_MAX = 4.0
+HOST_CLOSED = "the host closed the link"
+
+
+
+@dataclass(eq=False)
+class Spectator:
+    """One spectator at the host: its name, link and queue."""
+
+    name: str
+    socket: web.WebSocketResponse
+    transport: asyncio.BaseTransport | None
+    queue: asyncio.Queue[bytes | None]
+    dropped: bool = False
+
+
+class Gallery:
+    """The host's spectators: :meth:`handle` serves ``/watch``; :meth:`attach` gives them the
+    host's peer once the table starts; :meth:`finish` sends the end.
+
+    ``gate`` is the table's door (:class:`~protocol.lobby.Gate`: a private table's code), the
+    same as the lobby's. ``say`` tells the host's player who comes and goes."""
+
+    def __init__(self, cap: int, say: Say, gate: Gate, queue_limit: int = QUEUE_LIMIT) -> None:
+        self.cap = cap
+        self.queue_limit = queue_limit
+        self.say = say
+        self.gate = gate
+        self.spectators: list[Spectator] = []
+        self.peer: Peer | None = None
+        self.dropped = 0  # spectators dropped for not keeping up
+        self.over = False  # the game is over: the end has gone out
+        # Spectators whose link broke before the end: they dial again (see watch), and the
+        # host waits a little for them at the end rather than close under their feet.
+        self.lost = 0
+
+    @property
+    def names(self) -> list[str]:
+        """Who is watching now."""
+        return [s.name for s in self.spectators if not s.dropped]
+
+    def attach(self, peer: Peer) -> None:
+        """The host's peer, once the table starts: its log goes to every spectator."""
+        self.peer = peer
+        peer.hooks.listen(entry=self._entry, rollback=self._cut, chat=self._chat)
+        for spectator in self.spectators:
+            self._catch_up(spectator)
+        if self.spectators:
+            self._tell_players()
+
+    async def finish(self) -> None:
+        """The game is over (or the host's peer froze): tell every spectator, give them a few
+        seconds to take what is queued, then close."""
+        self.over = True
+        for spectator in list(self.spectators):
+            self._end(spectator)
+        deadline = asyncio.get_running_loop().time() + END_DRAIN
+        while (self.spectators or self.lost) and asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(0.05)
+        for spectator in list(self.spectators):
+            with contextlib.suppress(Exception):
+                await spectator.socket.close()
+
+    def _end(self, spectator: Spectator) -> None:
+        """The end of the game for ``spectator``, after the host's evidence if it froze; its
+        writer then closes the link."""
+        peer = self.peer
+        if peer is not None and peer.stopped:
+            self._put(spectator, pack(["stopped", peer.stop_reason() or "", list(peer.evidence)]))
+        self._put(spectator, pack(["end"]))
+        with contextlib.suppress(asyncio.QueueFull):
+            spectator.queue.put_nowait(None)
+
+    # ---------------------------------------------------------------- the peer's hooks
+
+    def _entry(self, entry: Entry) -> None:
+        self._send(pack(["entry", entry.raw]))
+
+    def _cut(self, length: int) -> None:
+        self._send(pack(["cut", length]))
+
+    def _chat(self, line: ChatLine) -> None:
+        self._send(pack(["chat", line.seat, line.text]))
+
+    def _send(self, data: bytes) -> None:
+        for spectator in self.spectators:
+            self._put(spectator, data)
+
+    def _put(self, spectator: Spectator, data: bytes) -> None:
+        if spectator.dropped:
+            return
+        try:
+            spectator.queue.put_nowait(data)
+        except asyncio.QueueFull:
+            # Never waited for: a spectator that does not keep up is dropped.
+            spectator.dropped = True
+            self.dropped += 1
+            # Cut at once, not closed politely: a close frame would wait behind what the
+            # spectator does not read. Its handler then ends and forgets it.
+            if spectator.transport is not None:
+                spectator.transport.abort()
+            self._tell(_("{name} stopped watching: too slow to keep up").format(name=spectator.name))
+
+    def _catch_up(self, spectator: Spectator, start: int = 0) -> None:
+        """Every entry from ``start`` on (a spectator dialling again holds the first ones); a
+        log cut back behind it while it was away is said first."""
+        if self.peer is None:
+            return
+        log = self.peer.log
+        if start > len(log):
+            self._put(spectator, pack(["cut", len(log)]))
+            start = len(log)
+        for entry in log[start:]:
+            self._put(spectator, pack(["entry", entry.raw]))
+
+    def _tell(self, line: str) -> None:
+        """Tell the host's player, before the game (the console); once it has started, the
+        chat line of :meth:`_tell_players` tells every player, the host's included (a line
+        printed under a full-screen table would garble it)."""
+        if self.peer is None:
+            self.say(line)
+
+    def _tell_players(self) -> None:
+        """The players see who watches: the host's peer says it at the table (a chat line,
+        signed by the host's seat like every other)."""
+        peer = self.peer
+        if peer is None or peer.table is None or peer.finished or peer.stopped:
+            return
+        watching = ", ".join(self.names) or "nobody"
+        with contextlib.suppress(Exception):
+            peer.say(f"(watching: {watching})"[:200])
+
+    # ----------------------------------------------------------------- the link
+
+    async def handle(self, request: web.Request) -> web.WebSocketResponse:
+        """One spectator's link."""
+        socket = web.WebSocketResponse(max_msg_size=WATCH_MAX_BYTES, heartbeat=HEARTBEAT)
+        try:
+            await socket.prepare(request)
+        except (ConnectionError, OSError):
+            return socket  # the connection broke during the upgrade (the network's doing)
+        first = await self.gate.admit(socket, request)
+        if first is None:
+            return socket  # refused at the door (a private table's code)
+        try:
+            item = unpack(first)
+            if not (isinstance(item, list) and len(item) in (2, 3) and item[0] == "watch"
+                    and isinstance(item[1], str)
+                    and (len(item) == 2 or (type(item[2]) is int and item[2] >= 0))):
+                raise ProtocolError("a watch message is ['watch', name] or ['watch', name, from]")
+            name = valid_name(item[1])
+        except (ProtocolError, LanError) as err:
+            await self._refuse(socket, str(err))
+            return socket
+        if len(self.names) >= self.cap:
+            await self._refuse(socket, f"the table has {self.cap} spectators already")
+            return socket
+        if len(item) == 3 and item[2] > 0 and self.lost:
+            self.lost -= 1  # one that lost its link is back
+        spectator = Spectator(name, socket, request.transport, asyncio.Queue(self.queue_limit))
+        self.spectators.append(spectator)
+        spectator.queue.put_nowait(pack(["watching", len(self.names), self.cap]))
+        self._catch_up(spectator, item[2] if len(item) == 3 else 0)
+        if self.over:
+            self._end(spectator)  # back just after the end: it gets what it missed, and the end
+        self._tell(_("{name} is watching").format(name=name))
+        self._tell_players()
+        writer = asyncio.ensure_future(self._write(spectator))
+        try:
+            async for _message in socket:
+                pass  # a spectator has nothing to say: whatever it sends is ignored
+        finally:
+            writer.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await writer
+            self.spectators.remove(spectator)
+            if not self.over:
+                self.lost += 1  # it may dial again (see watch): waited for a little at the end
+            if not spectator.dropped:
+                self._tell(_("{name} stopped watching").format(name=name))
+            self._tell_players()
+        return socket
+
+    @staticmethod
+    async def _refuse(socket: web.WebSocketResponse, reason: str) -> None:
+        with contextlib.suppress(Exception):
+            await socket.send_bytes(pack(["refused", reason]))
+            await socket.close()
+
+    @staticmethod
+    async def _write(spectator: Spectator) -> None:
+        while not spectator.dropped:
+            data = await spectator.queue.get()
+            if data is None:
+                break
+            await spectator.socket.send_bytes(data)
+        await spectator.socket.close()
+
+
+# ------------------------------------------------------------------ the spectator
+
+
+@dataclass
+class WatchEvents:
+    """What a watcher tells its front as the game goes (every callback optional)."""
+
+    entry: Callable[[LiveAudit], None] = lambda _audit: None
+    chat: Callable[[int, str], None] = lambda _seat, _text: None
+    failure: Callable[[ProtocolViolation | Damage], None] = lambda _failure: None
+    note: Callable[[str], None] = lambda _line: None
+
+
+@dataclass(frozen=True, slots=True)
+class WatchResult:
+    """How watching ended: the audit of what came, where the log is, and why the host's peer
+    stopped, if it says it did."""
+
+    report: AuditReport
+    log_path: Path | None
+    host_stopped: str | None
+    ended: bool  # the host said the game is over (rather than the link dropping)
+
+    def summary(self) -> str:
+        """One line: the verdict on the log watched, and where it is."""
+        saved = _("; log {log}").format(log=self.log_path) if self.log_path is not None else ""
+        if not self.ended and self.report.violation is None and self.report.damage is None:
+            return _("the host's link closed before the game ended: {verdict}").format(
+                verdict=self.report.verdict()) + saved
+        return self.report.verdict() + saved
+
+
+async def watch(address: tuple[str, int], name: str, *, save_dir: Path | None = None,
+                events: WatchEvents | None = None, announced: str | None = None,
+                code: str | None = None) -> WatchResult:
+    """Follow the table whose host listens at ``address`` as ``name``, to the game's end,
+    checking every entry. ``save_dir``: where to write the log as the entries come (a file
+    named like a seat's, ``...-watch.p2p10``). ``announced``: the host key's fingerprint the
+    table was announced with (pinned). ``code``: a private table's. A link that breaks
+    mid-game is dialled again (up to :data:`RECONNECTS` times), going on from the entries
+    already held. Raises :class:`LanError` if the host refuses or cannot be reached at first
+    (:class:`~protocol.lobby.WrongCode` for the code)."""
+    watcher = _Watcher(address, name, save_dir, events or WatchEvents(), announced, code)
+    try:
+        return await watcher.run()
+    finally:
+        watcher.close()
+
+
+class _LinkLost(Exception):
+    """The link to the host broke before the end of the game (not a refusal)."""
+
+
+class _Watcher:
+    """One spectator's state across the links it dials (see :func:`watch`)."""
+
+    def __init__(self, address: tuple[str, int], name: str, save_dir: Path | None,
+                 events: WatchEvents, announced: str | None, code: str | None) -> None:
+        self.address = address
+        self.name = name
+        self.save_dir = save_dir
+        self.events = events
+        self.announced = announced
+        self.code = code
+        self.identity = Ed25519PrivateKey.generate()  # a spectator has no seat: a key of its own
+        self.audit = LiveAudit()
+        self.writer: LogWriter | None = None
+        self.saved: Path | None = None
+        self.host_stopped: str | None = None
+        self.host_key: bytes | None = None
+
+    async def run(self) -> WatchResult:
+        ended = False
+        for attempt in range(RECONNECTS + 1):
+            try:
+                ended = await self._follow(first=attempt == 0)
+                break
+            except _LinkLost:
+                if self.audit.stopped:
+                    break
+                self.events.note(_("the link to the host broke; dialling again"))
+                await asyncio.sleep(min(RECONNECT_MAX, RECONNECT_FIRST * 2 ** attempt))
+            except LanError as err:
+                if attempt == 0:
+                    raise
+                self.events.note(str(err))
+                break  # the table is gone (the game is over, or the host left): what came stands
+        return WatchResult(self.audit.report(), self.saved, self.host_stopped, ended)
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+
+    async def _follow(self, first: bool) -> bool:
+        """One link, from the entries already held on; True once the host says the game is
+        over. :class:`_LinkLost` if it breaks first; :class:`LanError` for a refusal."""
+        host, port = self.address
+        try:
+            async with aiohttp.ClientSession() as session, session.ws_connect(
+                    url_for(host, port, WATCH_PATH), max_msg_size=MESSAGE_MAX_BYTES,
+                    ssl=client_context(self.identity), heartbeat=HEARTBEAT) as socket:
+                host_key = host_key_of(socket, self.announced)
+                if self.host_key not in (None, host_key):
+                    raise LanError(_("another machine answers at {host}:{port} now (another key)").format(
+                        host=host, port=port))
+                self.host_key = host_key
+                if self.code is not None:
+                    await prove_code(socket, self.code, host_key, public_bytes(self.identity))
+                await socket.send_bytes(pack(["watch", self.name, len(self.audit.records)]))
+                item = _item(await asyncio.wait_for(socket.receive(), JOIN_TIMEOUT))
+                refused(item)
+                if item[:1] != ["watching"]:
+                    raise LanError(_("the host sent something other than a welcome"))
+                if first:
+                    self.events.note(_("watching the table at {host}:{port} (host key {key})").format(
+                        host=host, port=port, key=fingerprint(host_key)))
+                async for message in socket:
+                    if await self._take(_item(message)):
+                        return True
+        except aiohttp.ClientConnectorError as err:
+            raise LanError(_("cannot reach a table at {host}:{port}: {reason}").format(
+                host=host, port=port, reason=err.os_error.strerror)) from None
+        except (aiohttp.ClientError, OSError, ConnectionError):
+            raise _LinkLost from None
+        except (ProtocolError, TimeoutError) as err:
+            if isinstance(err, ProtocolError) and str(err) == HOST_CLOSED:
+                raise _LinkLost from None
+            raise LanError(_("the host sent a bad message: {reason}").format(
+                reason=err or "none in time")) from None
+        raise _LinkLost
+
+    async def _take(self, item: list[Any]) -> bool:
+        """One message from the host; True for the end of the game."""
+        kind = item[0]
+        audit = self.audit
+        if kind == "entry" and len(item) == 2 and isinstance(item[1], bytes):
+            if audit.stopped:
+                return False  # frozen at the failure, as a peer is: nothing more is taken
+            # Checked off the event loop, so that the link's pings are answered meanwhile
+            # (a proof of shuffle takes a while on a slow machine).
+            failure = await asyncio.to_thread(audit.add, item[1])
+            if failure is not None:
+                self.events.failure(failure)
+                return False
+            if self.writer is None and self.save_dir is not None and audit.table is not None:
+                self.saved = spectator_log(self.save_dir, audit.table.table_id)
+                self.writer = LogWriter(self.saved)
+            if self.writer is not None:
+                self.writer.append(item[1])
+            self.events.entry(audit)
+        elif kind == "cut" and len(item) == 2 and isinstance(item[1], int):
+            audit.cut(item[1])
+            if self.writer is not None:
+                self.writer.keep_first(len(audit.records))
+        elif kind == "chat" and len(item) == 3 and isinstance(item[1], int) and isinstance(item[2], str):
+            self.events.chat(item[1], item[2])
+        elif kind == "stopped" and len(item) == 3 and isinstance(item[2], list):
+            self.host_stopped = str(item[1])
+            proven = audit.evidence(e for e in item[2] if isinstance(e, bytes))
+            if proven is not None:
+                self.events.failure(proven)
+            else:
+                self.events.note(_("the host's peer stopped: {reason} (its evidence proves nothing "
+                                   "here)").format(reason=self.host_stopped))
+        return kind == "end"
+
+
+def spectator_log(folder: Path, table_id: bytes) -> Path:
+    """Where a spectator saves the log of table ``table_id`` it starts watching now."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    return folder.absolute() / f"{stamp}-{table_id.hex()[:8]}-watch{LOG_SUFFIX}"
+
+
+def _item(message: aiohttp.WSMessage) -> list[Any]:
+    """A message from the host as a non-empty list; :class:`ProtocolError` otherwise."""
+    if message.type != aiohttp.WSMsgType.BINARY:
+        raise ProtocolError(HOST_CLOSED if message.type in (
+            aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED, aiohttp.WSMsgType.CLOSING)
+            else "a watch message is a binary frame")
+    item = unpack(message.data)
+    if not (isinstance(item, list) and item and isinstance(item[0], str)):
+        raise ProtocolError("a watch message is a non-empty array")
+    return item

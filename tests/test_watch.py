@@ -1,0 +1,315 @@
+"""Spectators (``p2p10 watch``, :mod:`protocol.watch`), on 127.0.0.1 in this process: a spectator
+from before the start and one from mid-game both end with the players' log, byte for byte,
+audited clean; the players are told who watches; the host's cap; a spectator that does not read
+is dropped while the game goes on; and the spectator's live audit, which takes nobody's word:
+it finds a violation in what the host sends, with the seat to blame, and checks the host's
+evidence before it believes it."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from pathlib import Path
+
+import aiohttp
+import pytest
+from aiohttp import web
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from p2p10.audit import LiveAudit, audit_records
+from p2p10.bots import POLICIES
+from p2p10.log import make_entry, parse_entry, read_records
+from p2p10.rules import RuleSet
+from protocol.lan import GameResult, Host, Joiner, LanError
+from protocol.lobby import pack, unpack
+from protocol.memory import TableRun, play_table
+from protocol.mesh import listen, url_for
+from protocol.tls import client_context
+from protocol.watch import WATCH_PATH, WatchEvents, WatchResult, watch
+
+TIMEOUT = 60.0
+RULES = RuleSet.parse(["hands=1"])
+
+
+Hosting = tuple[Host, asyncio.Future[GameResult], int, list[str]]
+
+
+async def open_host(tmp_path: Path, **options: object) -> Hosting:
+    """A host (Ann, a bot, and one seat for a joiner) on 127.0.0.1; its port and what it said."""
+    said: list[str] = []
+    host = Host("Ann", 3, RULES, "greedy", "127.0.0.1", save_dir=tmp_path / "ann", say=said.append,
+                advertised=False, bots=1, **options)  # type: ignore[arg-type]
+    hosting = asyncio.ensure_future(host.run())
+    while not said:
+        await asyncio.sleep(0.01)
+    return host, hosting, int(said[0].rpartition(":")[2]), said
+
+
+async def test_spectators_before_and_mid_game_end_with_the_players_clean_log(tmp_path: Path) -> None:
+    _host, hosting, port, said = await open_host(tmp_path)
+    early = asyncio.ensure_future(watch(("127.0.0.1", port), "Early", save_dir=tmp_path / "early"))
+    while not any("Early is watching" in line for line in said):
+        await asyncio.sleep(0.01)
+    joiner = Joiner(f"127.0.0.1:{port}", "Bob", "greedy", "127.0.0.1", tmp_path / "bob", say=lambda _: None)
+    joining = asyncio.ensure_future(joiner.run())
+    while joiner.peer is None or len(joiner.peer.log) < 40:  # well into the first hand
+        await asyncio.sleep(0.01)
+    late_seen: list[int] = []
+    late = asyncio.ensure_future(watch(("127.0.0.1", port), "Late", save_dir=tmp_path / "late",
+                                       events=WatchEvents(entry=lambda a: late_seen.append(len(a.records)))))
+    results = await asyncio.wait_for(asyncio.gather(hosting, joining, early, late), TIMEOUT)
+    played: list[GameResult] = list(results[:2])
+    watched: list[WatchResult] = list(results[2:])
+    log = played[0].log_path.read_bytes()
+    assert played[1].log_path.read_bytes() == log
+    assert late_seen[0] == 1 and late_seen[-1] == len(played[0].peer.log)  # caught up from entry 0
+    for result in watched:
+        assert result.ended and result.report.clean, result.summary()
+        assert result.log_path is not None and result.log_path.read_bytes() == log
+        assert result.summary().startswith("CLEAN")
+    # The players were told who watches: a chat line from the host's seat, at every seat.
+    heard = [line.text for line in played[1].peer.chat]
+    assert any("watching:" in text and "Late" in text for text in heard), heard
+
+
+async def test_a_spectator_whose_link_breaks_dials_again_and_goes_on(tmp_path: Path) -> None:
+    """A spectator's link cut mid-game (Wi-Fi, a machine asleep for a moment): it dials again,
+    says how many entries it holds, and goes on from there to the players' whole log."""
+    host, hosting, port, said = await open_host(tmp_path)
+    notes: list[str] = []
+    watching = asyncio.ensure_future(watch(("127.0.0.1", port), "Sam", save_dir=tmp_path / "sam",
+                                           events=WatchEvents(note=notes.append)))
+    while not any("Sam is watching" in line for line in said):
+        await asyncio.sleep(0.01)
+    joiner = Joiner(f"127.0.0.1:{port}", "Bob", "greedy", "127.0.0.1", tmp_path / "bob", say=lambda _: None)
+    joining = asyncio.ensure_future(joiner.run())
+    while joiner.peer is None or len(joiner.peer.log) < 30:
+        await asyncio.sleep(0.01)
+    cut = host.gallery.spectators[0]
+    assert cut.transport is not None
+    cut.transport.abort()
+    played, _bob, result = await asyncio.wait_for(asyncio.gather(hosting, joining, watching), TIMEOUT)
+    assert any("dialling again" in note for note in notes), notes
+    assert result.ended and result.report.clean, (result.summary(), notes)
+    assert result.log_path is not None and result.log_path.read_bytes() == played.log_path.read_bytes()
+
+
+async def test_the_host_caps_its_spectators(tmp_path: Path) -> None:
+    host, hosting, port, said = await open_host(tmp_path, spectators=1)
+    try:
+        first = asyncio.ensure_future(watch(("127.0.0.1", port), "One"))
+        while not any("One is watching" in line for line in said):
+            await asyncio.sleep(0.01)
+        with pytest.raises(LanError, match="1 spectators already"):
+            await asyncio.wait_for(watch(("127.0.0.1", port), "Two"), TIMEOUT)
+        assert host.gallery.names == ["One"]
+    finally:
+        hosting.cancel()
+        await asyncio.gather(hosting, return_exceptions=True)
+        await asyncio.gather(first, return_exceptions=True)
+
+
+async def test_a_spectator_that_does_not_read_is_dropped_and_the_game_goes_on(tmp_path: Path) -> None:
+    """Attack: a spectator that never reads, so that the host's messages to it pile up. The
+    host never waits for it: its queue has a bound, past which it is cut off. (The kernel's
+    buffers would hide a stuck reader for a whole short game: here the host's writer to it is
+    stuck, as it is once those buffers are full.)"""
+    host, hosting, port, _said = await open_host(tmp_path)
+    host.gallery.queue_limit = 20
+    stalled = asyncio.Event()
+
+    async def stuck_writer(spectator: object) -> None:
+        await stalled.wait()  # never set: the link to this spectator takes nothing
+
+    host.gallery._write = stuck_writer  # type: ignore[method-assign]
+    async with aiohttp.ClientSession() as session:
+        stuck = await session.ws_connect(url_for("127.0.0.1", port, WATCH_PATH),
+                                         ssl=client_context(Ed25519PrivateKey.generate()))
+        await stuck.send_bytes(pack(["watch", "Stuck"]))
+        while not host.gallery.spectators:
+            await asyncio.sleep(0.01)
+        joiner = Joiner(f"127.0.0.1:{port}", "Bob", "greedy", "127.0.0.1", tmp_path / "bob",
+                        say=lambda _: None)
+        played = await asyncio.wait_for(asyncio.gather(hosting, joiner.run()), TIMEOUT)
+        assert host.gallery.dropped == 1 and not host.gallery.spectators
+        assert all(result.peer.finished and not result.peer.stopped for result in played)
+        await stuck.close()
+
+
+# ----------------------------------------------------------------- the live audit
+
+
+@pytest.fixture(scope="module")
+def game() -> TableRun:
+    """A whole three-seat game, played in memory with its peers' keys at hand."""
+    return play_table([POLICIES["greedy"]] * 3, RULES, seed=11)
+
+
+def records_of(run: TableRun) -> list[bytes]:
+    return [entry.raw for entry in run.peers[0].log]
+
+
+def move_at(records: list[bytes], start: int = 1) -> int:
+    """The position of the first move entry from ``start`` on."""
+    return next(i for i in range(start, len(records)) if parse_entry(records[i]).kind == "move")
+
+
+def rewritten(run: TableRun, k: int, body: object, key_of: int | None = None) -> bytes:
+    """Entry ``k`` with another body, signed by its author (or by seat ``key_of``'s key)."""
+    entry = parse_entry(records_of(run)[k])
+    table = run.peers[0].table
+    assert table is not None
+    signer = run.peers[entry.author if key_of is None else key_of].identity
+    return make_entry(signer, table.game_id, k, entry.prev_hash, entry.author, entry.kind, body).raw
+
+
+def bad_logs(run: TableRun) -> dict[str, list[bytes]]:
+    """Logs a host could feed its spectators: each breaks at one entry."""
+    records = records_of(run)
+    k = move_at(records, 40)
+    author = parse_entry(records[k]).author
+    return {
+        "clean": records,
+        "an illegal move, signed by its author": [*records[:k], rewritten(run, k, [0, "nonsense"]),
+                                                  *records[k + 1:]],
+        "an entry signed by another seat's key": [
+            *records[:k], rewritten(run, k, parse_entry(records[k]).body, key_of=(author + 1) % 3),
+            *records[k + 1:]],
+        "a dropped entry": [*records[:k], *records[k + 1:]],
+        "bytes that are no entry": [*records[:k], b"\x92\xc4\x01x"],
+    }
+
+
+def test_the_live_audit_gives_the_audits_verdict_after_every_entry(game: TableRun) -> None:
+    """Fed one entry at a time, the live audit's verdict after each is the offline audit's of
+    that prefix: on a clean log and on logs that break in each way a host could send."""
+    for name, records in bad_logs(game).items():
+        live = LiveAudit()
+        for count, raw in enumerate(records, 1):
+            live.add(raw)
+            offline = audit_records(records[:count])
+            assert live.report().verdict() == offline.verdict(), (name, count)
+            if live.stopped:
+                break
+        assert live.stopped == (name != "clean"), name
+
+
+def test_the_live_audit_checks_the_hosts_evidence(game: TableRun) -> None:
+    records = records_of(game)
+    k = move_at(records, 40)
+    author = parse_entry(records[k]).author
+
+    def at(position: int) -> LiveAudit:
+        live = LiveAudit()
+        for raw in records[:position]:
+            assert live.add(raw) is None
+        return live
+
+    # The host's word alone proves nothing: an entry the log already holds, garbage, one twin.
+    live = at(k)
+    assert live.evidence([records[3]]) is None and live.evidence([b"not an entry"]) is None
+    assert live.evidence([records[3], records[3]]) is None and not live.stopped
+    # The entry that broke the rules, as the next entry: checked here, its author blamed.
+    found = at(k).evidence([rewritten(game, k, [0, "nonsense"])])
+    assert found is not None and found.seat == author and found.seq == k
+    # Two different entries one author signed for one position: an equivocation, proven.
+    twin = rewritten(game, k, [0, "another"])
+    found = at(len(records)).evidence([records[k], twin])
+    assert found is not None and found.seat == author and "two different entries" in str(found)
+    # A twin signed by another key proves nothing against the author.
+    forged = rewritten(game, k, [0, "another"], key_of=(author + 1) % 3)
+    assert at(len(records)).evidence([records[k], forged]) is None
+
+
+async def test_a_spectator_shows_a_violation_in_what_the_host_sends_with_blame(tmp_path: Path) -> None:
+    """Attack: a host that feeds its spectators a log with a tampered entry. The spectator
+    checks every entry as a peer does: it names the violation and the seat, at once, and its
+    verdict is not CLEAN."""
+    records = bad_logs(play_table([POLICIES["greedy"]] * 3, RULES, seed=12))[
+        "an illegal move, signed by its author"]
+    expected = audit_records(records).violation
+    assert expected is not None
+
+    async def fake_host(request: web.Request) -> web.WebSocketResponse:
+        socket = web.WebSocketResponse()
+        await socket.prepare(request)
+        await socket.receive()  # the watch
+        await socket.send_bytes(pack(["watching", 1, 8]))
+        for raw in records:
+            await socket.send_bytes(pack(["entry", raw]))
+        await socket.send_bytes(pack(["end"]))
+        await socket.close()
+        return socket
+
+    runner, port = await listen({WATCH_PATH: fake_host}, "127.0.0.1", identity=Ed25519PrivateKey.generate())
+    failures: list[object] = []
+    try:
+        result = await asyncio.wait_for(watch(("127.0.0.1", port), "Eve", save_dir=tmp_path,
+                                              events=WatchEvents(failure=failures.append)), TIMEOUT)
+    finally:
+        await runner.cleanup()
+    assert [str(f) for f in failures] == [str(expected)]
+    assert result.report.violation is not None and result.report.violation.seat == expected.seat
+    assert result.summary().startswith("VIOLATION")
+    # The log saved stops before the entry that broke the rules.
+    assert result.log_path is not None
+    assert list(read_records(result.log_path.read_bytes()).items) == list(records[:expected.seq])
+
+
+async def test_a_watch_frame_that_is_not_a_watch_is_refused(tmp_path: Path) -> None:
+    host, hosting, port, _said = await open_host(tmp_path)
+    try:
+        async with aiohttp.ClientSession() as session:
+            socket = await session.ws_connect(url_for("127.0.0.1", port, WATCH_PATH),
+                                              ssl=client_context(Ed25519PrivateKey.generate()))
+            await socket.send_bytes(pack(["watch", "\x00bad"]))
+            answer = unpack((await asyncio.wait_for(socket.receive(), TIMEOUT)).data)
+            assert answer[0] == "refused" and "name" in answer[1]
+            await socket.close()
+        assert not host.gallery.spectators
+    finally:
+        hosting.cancel()
+        with contextlib.suppress(Exception):
+            await asyncio.gather(hosting, return_exceptions=True)
+
+
+def test_the_live_table_follows_the_game_and_stays_where_the_viewer_steps_back(game: TableRun) -> None:
+    """The watch screen: each state the audit reaches adds a step where a replay has one; at
+    the last step it follows the game, stepped back it stays, End follows again; a spectator
+    sees only what is public; a failure and the end show in the title."""
+    from prompt_toolkit.application import create_app_session
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+
+    from cli.table.replay_view import ReplayApp
+    from cli.table.watch_view import WatchApp
+
+    records = records_of(game)
+    with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):
+        replay_steps = len(ReplayApp(records).frames)
+        live = LiveAudit()
+        live.add(records[0])
+        screen = WatchApp(live.records)
+        assert "watching live" in screen.screen_text()
+        for raw in records[1:60]:
+            live.add(raw)
+            assert live.table is not None
+            screen.add(live.table)
+        assert screen.at == len(screen.frames) - 1  # following
+        screen.press("←")
+        screen.press("←")
+        held = screen.at
+        for raw in records[60:]:
+            live.add(raw)
+            assert live.table is not None
+            screen.add(live.table)
+        assert screen.at == held  # stepped back: it stays
+        screen.over(live.report().verdict())
+        assert len(screen.frames) == replay_steps  # the same steps as the replay of the log
+        screen.press("end")
+        assert screen.at == len(screen.frames) - 1 and screen.state().winner is not None
+        assert "game over" in screen.screen_text()
+        screen.press("2")
+        assert screen.me is None and "only what is public" in screen.screen_text()
+        screen.failed("VIOLATION: seat 2: entry 9: a test")
+        assert "VIOLATION: seat 2" in screen.screen_text()
