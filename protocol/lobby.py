@@ -100,6 +100,17 @@ class Gate:
         """True when only who has the code comes in."""
         return self.code is not None
 
+    async def open(self, request: web.Request, **options: Any) -> tuple[web.WebSocketResponse, bytes | None]:
+        """A lobby or watch link (a websocket with ``options``) through the door: the socket,
+        and its first frame after the door, or None once the link broke during the upgrade or
+        was refused (and closed)."""
+        socket = web.WebSocketResponse(**options)
+        try:
+            await socket.prepare(request)
+        except (ConnectionError, OSError):
+            return socket, None  # the connection broke during the upgrade (the network's doing)
+        return socket, await self.admit(socket, request)
+
     async def admit(self, socket: web.WebSocketResponse, request: web.Request) -> bytes | None:
         """The first frame after the door (the join, or the watch), or None once the link
         was refused and closed."""
@@ -460,14 +471,9 @@ class Lobby:
     async def handle(self, request: web.Request) -> web.WebSocketResponse:
         """One joiner's lobby link: seat it, keep the link until the roster goes out, then
         take its sit-down."""
-        socket = web.WebSocketResponse(max_msg_size=LOBBY_MAX_BYTES)
-        try:
-            await socket.prepare(request)
-        except (ConnectionError, OSError):
-            return socket  # the connection broke during the upgrade (the network's doing)
-        first = await self.gate.admit(socket, request)
+        socket, first = await self.gate.open(request, max_msg_size=LOBBY_MAX_BYTES)
         if first is None:
-            return socket  # refused at the door (a private table's code)
+            return socket
         try:
             seat = parse_seat(open_signed(first, None)[1:])
             # The joiner's TLS certificate must be for the key it joins with: the lobby link

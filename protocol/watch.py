@@ -212,14 +212,9 @@ class Gallery:
 
     async def handle(self, request: web.Request) -> web.WebSocketResponse:
         """One spectator's link."""
-        socket = web.WebSocketResponse(max_msg_size=WATCH_MAX_BYTES, heartbeat=HEARTBEAT)
-        try:
-            await socket.prepare(request)
-        except (ConnectionError, OSError):
-            return socket  # the connection broke during the upgrade (the network's doing)
-        first = await self.gate.admit(socket, request)
+        socket, first = await self.gate.open(request, max_msg_size=WATCH_MAX_BYTES, heartbeat=HEARTBEAT)
         if first is None:
-            return socket  # refused at the door (a private table's code)
+            return socket
         try:
             item = unpack(first)
             if not (isinstance(item, list) and len(item) in (2, 3) and item[0] == "watch"

@@ -194,7 +194,7 @@ def test_injected_bytes_blame_nobody(tmp_path: Path) -> None:
     """Bytes injected into the stream, often, from the first byte of every link (its TLS
     handshake too): a machine in the middle cannot make a peer blame a seat, nor stop the game
     (``play_through_proxies`` checks every peer's faults at exit, and the log's audit)."""
-    faults = Faults(inject=0.08, handshake_bytes=0)
+    faults = Faults(inject=0.03, handshake_bytes=0)
     _logs, counts = play_through_proxies(tmp_path, faults, 3)
     total = sum(counts, Counts())
     print(f"injected: {total}")
