@@ -69,10 +69,13 @@ DEFAULT_SPECTATORS = 8
 # catches up mid-game fits; one that stops reading for that long is dropped.
 QUEUE_LIMIT = 4096
 WATCH_MAX_BYTES = 1024  # what a spectator sends: its name, and a private table's exchange
-END_DRAIN = 5.0  # how long the host waits for its spectators to take the end of the game
+END_DRAIN = 10.0  # how long the host waits for its spectators to take the end of the game
 # An entry is at most p2p10.log.MAX_ENTRY_BYTES; its message adds a few bytes.
 MESSAGE_MAX_BYTES = 1 << 20
-HEARTBEAT = 5.0  # as on the mesh: a vanished machine is noticed in seconds
+HEARTBEAT = 5.0  # the spectator's side, as on the mesh: a vanished host is noticed in seconds
+# The host's side: a spectator's machine that is slow to answer (a busy or sleepy laptop) is
+# given longer than a seat's before its link is dropped; it dials again and goes on anyway.
+SPECTATOR_HEARTBEAT = 15.0
 # A spectator whose link breaks mid-game dials again, going on from the entries it holds.
 RECONNECTS = 8
 RECONNECT_FIRST = 0.25
@@ -212,7 +215,8 @@ class Gallery:
 
     async def handle(self, request: web.Request) -> web.WebSocketResponse:
         """One spectator's link."""
-        socket, first = await self.gate.open(request, max_msg_size=WATCH_MAX_BYTES, heartbeat=HEARTBEAT)
+        socket, first = await self.gate.open(request, max_msg_size=WATCH_MAX_BYTES,
+                                                 heartbeat=SPECTATOR_HEARTBEAT)
         if first is None:
             return socket
         try:
@@ -291,7 +295,7 @@ class WatchResult:
     report: AuditReport
     log_path: Path | None
     host_stopped: str | None
-    ended: bool  # the host said the game is over (rather than the link dropping)
+    ended: bool  # the game reached its end: the host said so, or the log received holds it all
 
     def summary(self) -> str:
         """One line: the verdict on the log watched, and where it is."""
@@ -348,8 +352,8 @@ class _Watcher:
                 ended = await self._follow(first=attempt == 0)
                 break
             except _LinkLost:
-                if self.audit.stopped:
-                    break
+                if self.audit.stopped or self._complete():
+                    break  # frozen, or the whole game is here: nothing more can come
                 self.events.note(_("the link to the host broke; dialling again"))
                 await asyncio.sleep(min(RECONNECT_MAX, RECONNECT_FIRST * 2 ** attempt))
             except LanError as err:
@@ -357,7 +361,12 @@ class _Watcher:
                     raise
                 self.events.note(str(err))
                 break  # the table is gone (the game is over, or the host left): what came stands
-        return WatchResult(self.audit.report(), self.saved, self.host_stopped, ended)
+        # A link that broke after the last entry of the game lost only the host's "end".
+        return WatchResult(self.audit.report(), self.saved, self.host_stopped, ended or self._complete())
+
+    def _complete(self) -> bool:
+        """Whether the log received holds the whole game, every entry checked."""
+        return self.audit.failure is None and self.audit.report().complete
 
     def close(self) -> None:
         if self.writer is not None:
