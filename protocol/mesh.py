@@ -496,7 +496,9 @@ async def listen(routes: dict[str, Handler], host: str, port: int = 0, *,
     app = web.Application()
     for path, handler in routes.items():
         app.router.add_get(path, handler)
-    runner = web.AppRunner(app, handle_signals=False, access_log=None)
+    # Every link has had its say by the time a peer stops listening (the mesh lingers, the
+    # spectators are drained first): a handler still running then is cut after 2 s, not 60.
+    runner = web.AppRunner(app, handle_signals=False, access_log=None, shutdown_timeout=2.0)
     await runner.setup()
     site = web.TCPSite(runner, host, port, ssl_context=server_context(identity))
     await site.start()

@@ -102,8 +102,10 @@ class Gallery:
     ``gate`` is the table's door (:class:`~protocol.lobby.Gate`: a private table's code), the
     same as the lobby's. ``say`` tells the host's player who comes and goes."""
 
-    def __init__(self, cap: int, say: Say, gate: Gate, queue_limit: int = QUEUE_LIMIT) -> None:
+    def __init__(self, cap: int, say: Say, gate: Gate, queue_limit: int = QUEUE_LIMIT,
+                 end_wait: float = END_DRAIN) -> None:
         self.cap = cap
+        self.end_wait = end_wait
         self.queue_limit = queue_limit
         self.say = say
         self.gate = gate
@@ -135,7 +137,7 @@ class Gallery:
         self.over = True
         for spectator in list(self.spectators):
             self._end(spectator)
-        deadline = asyncio.get_running_loop().time() + END_DRAIN
+        deadline = asyncio.get_running_loop().time() + self.end_wait
         while (self.spectators or self.lost) and asyncio.get_running_loop().time() < deadline:
             await asyncio.sleep(0.05)
         for spectator in list(self.spectators):
