@@ -221,7 +221,11 @@ def test_start_screen_quit_resume_finish_play_again_and_the_record_in_each_langu
         tmux.keys("n")
         deadline = time.monotonic() + 60
         screen = wait_for_change(tmux, over)
-        while screen == over or not screen.strip():  # the new game's table (or its end, if quick)
+        # The new game's table (or its end, if quick): drawn, with its keys at the bottom. Not
+        # just any other screen: between the two games the terminal shows the first one's
+        # result, and keys typed then do not reach the new game (it switches the terminal
+        # to raw input as it starts).
+        while screen == over or not words.key(screen, "q", "quit"):
             assert time.monotonic() < deadline, screen
             screen = wait_for_change(tmux, screen, 0.5)
         tmux.keys("q")
