@@ -24,7 +24,7 @@ from p2p10.signing import Domain, sign
 from p2p10.simulate import greedy_player
 from p2p10.table import Return, TableState, return_message
 from protocol.lan import Machine, taken_note
-from protocol.memory import MemoryNetwork, make_peers, open_table
+from protocol.memory import MemoryNetwork, make_peers, open_table, seeded_bytes
 
 RULES = RuleSet.parse(["hands=3"])
 CYD = 2
@@ -159,8 +159,13 @@ def play_until(network: MemoryNetwork, peers: list[Peer], done: object) -> None:
 
 
 def bot_for(runner: Peer, seat: int) -> Peer:
-    """The bot the runner's machine starts for a seat it took over (as the LAN does)."""
-    return Peer.restore(seat, runner.delegated[seat], [e.raw for e in runner.log], [], player=greedy_player)
+    """The bot the runner's machine starts for a seat it took over (as the LAN does). Its
+    randomness (its shuffle seeds and its choices) comes from the log so far, so that a seeded
+    game replays alike: from the operating system, the deals after the takeover, and so the
+    game's length, differed run by run (a game could end before the seat came back)."""
+    label = f"bot {seat} after {runner.log[-1].hash.hex()}"
+    return Peer.restore(seat, runner.delegated[seat], [e.raw for e in runner.log], [], player=greedy_player,
+                        rng_bytes=seeded_bytes(0, label), rng=random.Random(label))
 
 
 def come_back_game(seed: int) -> tuple[list[Peer], Peer, MemoryNetwork, Entry]:
