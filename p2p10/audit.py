@@ -155,6 +155,20 @@ class _Postponed:
         return all(not future.result() for future in self.futures)
 
 
+def _step(table: TableState | None, index: int, raw: bytes, *, defer_proofs: bool = False,
+          postpone: bool = False) -> TableState | Damage:
+    """The state after the record at position ``index``, checked as the audit checks it, or
+    the :class:`Damage` of bytes that are no entry; raises :class:`ProtocolViolation`."""
+    try:
+        entry = parse_entry(raw)
+    except BadEntry as err:
+        return Damage(index, f"entry {index} is not a well-formed entry: {err}")
+    if entry.seq != index:
+        raise ProtocolViolation(None, index, f"the file has entry {entry.seq} in this place "
+                                "(a replayed, dropped or reordered entry)")
+    return fold(table, entry, defer_proofs=defer_proofs, postpone=postpone)
+
+
 def _audit(records: Iterable[bytes], torn: Callable[[], int], table: TableState | None,
            first: int, postponed: _Postponed | None = None) -> AuditReport:
     # ``torn`` is asked only once every record has been read: a streamed file knows it then.
@@ -162,18 +176,14 @@ def _audit(records: Iterable[bytes], torn: Callable[[], int], table: TableState 
     for index, raw in enumerate(records, first):
         end = index + 1
         try:
-            entry = parse_entry(raw)
-        except BadEntry as err:
-            return _stopped(index, table, Damage(index, f"entry {index} is not a well-formed entry: {err}"))
-        try:
-            if entry.seq != index:
-                raise ProtocolViolation(None, index, f"the file has entry {entry.seq} in this place "
-                                        "(a replayed, dropped or reordered entry)")
-            table = fold(table, entry, defer_proofs=True, postpone=postponed is not None)
-            if postponed is not None:
-                postponed.offer(table)
+            after = _step(table, index, raw, defer_proofs=True, postpone=postponed is not None)
         except ProtocolViolation as err:
             return _stopped(index, table, err)
+        if isinstance(after, Damage):
+            return _stopped(index, table, after)
+        table = after
+        if postponed is not None:
+            postponed.offer(table)
     cut = torn()
     if cut:
         return _stopped(end, table, Damage(
@@ -250,20 +260,15 @@ class LiveAudit:
         """Check the next entry; the failure it caused (and freezes on), or None."""
         if self.failure is not None:
             return self.failure
-        index = len(self.records)
+        after: TableState | Damage | ProtocolViolation
         try:
-            entry = parse_entry(raw)
-        except BadEntry as err:
-            self.failure = Damage(index, f"entry {index} is not a well-formed entry: {err}")
-            return self.failure
-        try:
-            if entry.seq != index:
-                raise ProtocolViolation(None, index, f"the file has entry {entry.seq} in this place "
-                                        "(a replayed, dropped or reordered entry)")
-            self.table = fold(self.table, entry)
+            after = _step(self.table, len(self.records), raw)  # every proof on arrival, as a peer
         except ProtocolViolation as err:
-            self.failure = err
-            return err
+            after = err
+        if not isinstance(after, TableState):
+            self.failure = after
+            return after
+        self.table = after
         self.records.append(raw)
         return None
 
