@@ -41,14 +41,12 @@ async def test_join_by_name_says_it_is_looking_and_stops_once_it_hears_the_table
         capsys: pytest.CaptureFixture[str]) -> None:
     ad = make_ad()
     async with await advertise(ad, LOOPBACK):
-        loop = asyncio.get_running_loop()
-        start = loop.time()
-        found = await lan_cmds._find_table(ad.table, "127.0.0.1", 10)
-        took = loop.time() - start
+        # Up to an hour: the search ends when the table is heard, not at its --timeout (the
+        # test's own minute would run out first otherwise).
+        found = await asyncio.wait_for(lan_cmds._find_table(ad.table, "127.0.0.1", 3600), 60)
     assert found == ad
-    assert took < 5, f"listened {took:.1f} s for a table heard at once"  # not the whole --timeout
     err = capsys.readouterr().err
-    assert err.startswith(f"looking for table {ad.table!r} on the network (up to 10 s)..."), err
+    assert err.startswith(f"looking for table {ad.table!r} on the network (up to 3600 s)..."), err
 
 
 async def test_on_a_terminal_the_seconds_and_tables_heard_count_up(
