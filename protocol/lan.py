@@ -67,10 +67,10 @@ from protocol.lobby import (
 )
 from protocol.lobby import LanError as LanError  # what callers of this module catch
 from protocol.local import data_dir, dealing_progress
-from protocol.mesh import MESH_PATH, Mesh, attach_files, listen
+from protocol.mesh import MESH_PATH, Handler, Mesh, attach_files, listen
 from protocol.seat_screen import PeerSeat
 from protocol.storage import LogWriter, SeatFiles, SecretsWriter, resume_peer, write_private
-from protocol.watch import DEFAULT_SPECTATORS, WATCH_PATH, Gallery
+from protocol.watch import DEFAULT_SPECTATORS, WATCH_PATH, Gallery, read_gallery, save_gallery
 
 WILDCARD = ("", "0.0.0.0", "::")
 
@@ -708,8 +708,10 @@ class Host:
             machine.listening[0] = (self.interface, port)
             machine.listening.update({seat: (self.interface, bot_port)
                                       for seat, (_identity, _slot, bot_port) in bots.items()})
-            playing = [play_seat(peer, self.table_id, self.roster, self.rules,
-                                 log_path_for(self.save_dir, self.table_id, 0), self.slot,
+            own_log = log_path_for(self.save_dir, self.table_id, 0)
+            # A resumed host serves its spectators again, with the same cap and code.
+            save_gallery(SeatFiles(own_log).gallery, self.gallery.cap, self.gate.code)
+            playing = [play_seat(peer, self.table_id, self.roster, self.rules, own_log, self.slot,
                                  listening=(self.interface, port), sit_downs=sit_downs, front=self.front,
                                  machine=machine, timing=self.timing)]
             for bot, (_identity, slot, bot_port) in zip(machine.peers[1:], bots.values(), strict=True):
@@ -860,13 +862,16 @@ class Resumer:
 
     def __init__(self, log_path: Path, policy: str | None, interface: str | None = None,
                  front: Front | None = None, bot_level: str = "normal",
-                 timing: Timing = Timing()) -> None:
+                 timing: Timing = Timing(), say: Say = _say) -> None:
         self.log_path = log_path.absolute()
         self.policy = policy
         self.interface = interface
         self.front = front
         self.bot_level = bot_level
         self.timing = timing
+        self.say = say
+        # A host's spectators, served again from the settings it saved (None: not a host).
+        self.gallery: Gallery | None = None
 
     async def run(self) -> GameResult:
         """Restore the peer (and its bots), listen where it listened, play to the end."""
@@ -893,7 +898,12 @@ class Resumer:
             started.append(play(machine=machine, front=self.front, timing=self.timing,
                                 taken_over=taken_over))
             started.extend(bot_play(machine=machine) for _bot, bot_play in hosted)
-            return await play_machine(started)
+            if self.gallery is not None:
+                self.gallery.attach(peer)
+            result = await play_machine(started)
+            if self.gallery is not None:
+                await self.gallery.finish()
+            return result
         finally:
             for runner in runners:
                 await runner.cleanup()
@@ -925,9 +935,14 @@ class Resumer:
             raise LanError(_("the saved roster and the saved log seat different players"))
         interface = self.interface or listen_host
         slot = MeshSlot()
+        routes: dict[str, Handler] = {MESH_PATH: slot.handle}
+        watching = read_gallery(files.gallery) if peer.seat == 0 else None
+        if watching is not None:
+            cap, code = watching
+            self.gallery = Gallery(cap, self.say, Gate(code, public_bytes(peer.identity)))
+            routes[WATCH_PATH] = self.gallery.handle
         try:
-            runner, _port = await listen({MESH_PATH: slot.handle}, interface, listen_port,
-                                         identity=peer.identity)
+            runner, _port = await listen(routes, interface, listen_port, identity=peer.identity)
         except OSError as err:
             raise LanError(_("cannot listen again on {interface}:{port}: {reason}").format(
                 interface=interface, port=listen_port, reason=err.strerror)) from None

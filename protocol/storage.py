@@ -47,10 +47,11 @@ IDENTITY_KEY_BYTES = 32  # an Ed25519 private key, raw
 @dataclass(frozen=True, slots=True)
 class SeatFiles:
     """Every file of one seat, named from its log ``FOLDER/STEM.p2p10``: the secrets
-    (``STEM.p2p10-secrets``), the roster (``STEM.p2p10-roster``) and the evidence
-    (``STEM.p2p10-evidence``) beside it. A LAN seat's stem is ``STAMP-TABLE-seatN`` (the time
-    it sat down, the table id's first 8 hex digits, its seat from 1), so the seats one machine
-    plays (its bots) keep their files side by side and find each other again."""
+    (``STEM.p2p10-secrets``), the roster (``STEM.p2p10-roster``), the evidence
+    (``STEM.p2p10-evidence``) and a host's spectator settings (``STEM.p2p10-watch``) beside
+    it. A LAN seat's stem is ``STAMP-TABLE-seatN`` (the time it sat down, the table id's first
+    8 hex digits, its seat from 1), so the seats one machine plays (its bots) keep their files
+    side by side and find each other again."""
 
     log: Path
 
@@ -74,6 +75,12 @@ class SeatFiles:
     def evidence(self) -> Path:
         """The signed entries that froze this seat's table, if it froze."""
         return self._beside(".p2p10-evidence")
+
+    @property
+    def gallery(self) -> Path:
+        """A LAN host's spectator settings (the cap, a private table's code), so that the host
+        serves spectators again when it resumes."""
+        return self._beside(".p2p10-watch")
 
     @property
     def local(self) -> Path:

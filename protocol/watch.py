@@ -60,7 +60,7 @@ from protocol.lobby import (
     valid_name,
 )
 from protocol.mesh import url_for
-from protocol.storage import LOG_SUFFIX, LogWriter
+from protocol.storage import LOG_SUFFIX, LogWriter, write_private
 from protocol.tls import client_context
 
 WATCH_PATH = "/watch"
@@ -76,12 +76,45 @@ HEARTBEAT = 5.0  # the spectator's side, as on the mesh: a vanished host is noti
 # The host's side: a spectator's machine that is slow to answer (a busy or sleepy laptop) is
 # given longer than a seat's before its link is dropped; it dials again and goes on anyway.
 SPECTATOR_HEARTBEAT = 15.0
-# A spectator whose link breaks mid-game dials again, going on from the entries it holds.
-RECONNECTS = 8
+# A spectator whose link breaks mid-game dials again, going on from the entries it holds:
+# after 0.25 s, doubling up to 4 s, for up to two minutes (a host that crashed and is resumed
+# with `p2p10 resume` serves its spectators again on the same port); before the game has
+# started, for 15 s (a table that never started cannot be resumed: its host has gone).
 RECONNECT_FIRST = 0.25
 RECONNECT_MAX = 4.0
+RECONNECT_FOR = 120.0
+RECONNECT_BEFORE_START = 15.0
 HOST_CLOSED = "the host closed the link"
+GALLERY_LABEL = "p2p10/watch/v1"  # the host's spectator settings file (PROTOCOL section 7.7)
 
+
+def save_gallery(path: Path, cap: int, code: str | None) -> None:
+    """Keep a host's spectator settings beside its log, so that a resumed host serves
+    spectators as before: the cap and, at a private table, its code (the file is the owner's
+    alone, as the secrets are)."""
+    write_private(path, pack([GALLERY_LABEL, cap, code]))
+
+
+def read_gallery(path: Path) -> tuple[int, str | None] | None:
+    """The spectator settings :func:`save_gallery` kept (the cap and the code), or None if
+    there are none (a seat that is not a host). A damaged file is a :class:`LanError`: a
+    private table must never be served to spectators without its code."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as err:
+        raise LanError(_("cannot read the spectator settings {path}: {reason}").format(
+            path=path, reason=err.strerror)) from None
+    try:
+        item = unpack(data)
+    except ProtocolError:
+        item = None
+    if not (isinstance(item, list) and len(item) == 3 and item[0] == GALLERY_LABEL
+            and type(item[1]) is int and item[1] >= 0 and (item[2] is None or isinstance(item[2], str))):
+        # TRANSLATORS: keep "[label, cap, code]": it is what the file holds.
+        raise LanError(_("{path}: spectator settings are [label, cap, code]").format(path=path))
+    return item[1], item[2]
 
 
 @dataclass(eq=False)
@@ -116,6 +149,7 @@ class Gallery:
         # Spectators whose link broke before the end: they dial again (see watch), and the
         # host waits a little for them at the end rather than close under their feet.
         self.lost = 0
+        self.closing = False  # finish() has begun: the players are told nothing more
 
     @property
     def names(self) -> list[str]:
@@ -133,7 +167,16 @@ class Gallery:
 
     async def finish(self) -> None:
         """The game is over (or the host's peer froze): tell every spectator, give them a few
-        seconds to take what is queued, then close."""
+        seconds to take what is queued, then close. A host that leaves mid-game (its player
+        quit: it may be resumed) closes the links without the end, and its spectators dial
+        again for a while."""
+        peer = self.peer
+        self.closing = True
+        if peer is None or not (peer.finished or peer.stopped):
+            for spectator in list(self.spectators):
+                with contextlib.suppress(Exception):
+                    await spectator.socket.close()
+            return
         self.over = True
         for spectator in list(self.spectators):
             self._end(spectator)
@@ -207,7 +250,7 @@ class Gallery:
         """The players see who watches: the host's peer says it at the table (a chat line,
         signed by the host's seat like every other)."""
         peer = self.peer
-        if peer is None or peer.table is None or peer.finished or peer.stopped:
+        if peer is None or peer.table is None or peer.finished or peer.stopped or self.closing:
             return
         watching = ", ".join(self.names) or "nobody"
         with contextlib.suppress(Exception):
@@ -315,9 +358,10 @@ async def watch(address: tuple[str, int], name: str, *, save_dir: Path | None = 
     checking every entry. ``save_dir``: where to write the log as the entries come (a file
     named like a seat's, ``...-watch.p2p10``). ``announced``: the host key's fingerprint the
     table was announced with (pinned). ``code``: a private table's. A link that breaks
-    mid-game is dialled again (up to :data:`RECONNECTS` times), going on from the entries
-    already held. Raises :class:`LanError` if the host refuses or cannot be reached at first
-    (:class:`~protocol.lobby.WrongCode` for the code)."""
+    mid-game is dialled again (for up to :data:`RECONNECT_FOR` seconds, while nothing answers
+    or links break at once; :data:`RECONNECT_BEFORE_START` before the game has started),
+    going on from the entries already held. Raises :class:`LanError` if the host refuses or
+    cannot be reached at first (:class:`~protocol.lobby.WrongCode` for the code)."""
     watcher = _Watcher(address, name, save_dir, events or WatchEvents(), announced, code)
     try:
         return await watcher.run()
@@ -346,25 +390,44 @@ class _Watcher:
         self.saved: Path | None = None
         self.host_stopped: str | None = None
         self.host_key: bytes | None = None
+        self.welcomed = False  # the host has admitted this spectator (on some link)
+        self.linked = False  # the last link dialled was admitted
 
     async def run(self) -> WatchResult:
         ended = False
-        for attempt in range(RECONNECTS + 1):
+        loop = asyncio.get_running_loop()
+        lost_at = loop.time()  # when the host was last lost
+        pause = RECONNECT_FIRST
+        lost = False  # dialling again since lost_at
+        while True:
             try:
-                ended = await self._follow(first=attempt == 0)
+                ended = await self._follow(first=not self.welcomed)
                 break
             except _LinkLost:
                 if self.audit.stopped or self._complete():
                     break  # frozen, or the whole game is here: nothing more can come
-                self.events.note(_("the link to the host broke; dialling again"))
-                await asyncio.sleep(min(RECONNECT_MAX, RECONNECT_FIRST * 2 ** attempt))
+                if self.linked or not lost:  # a link that was up broke: dial again
+                    self.linked, lost = False, True
+                    lost_at, pause = loop.time(), RECONNECT_FIRST
+                    self.events.note(_("the link to the host broke; dialling again"))
+                elif loop.time() - lost_at >= (window := self._redial_window()):
+                    self.events.note(_("the host has not answered for {seconds:.0f} s: stopped "
+                                       "watching").format(seconds=window))
+                    break
+                await asyncio.sleep(pause)
+                pause = min(RECONNECT_MAX, 2 * pause)
             except LanError as err:
-                if attempt == 0:
+                if not self.welcomed:
                     raise
                 self.events.note(str(err))
-                break  # the table is gone (the game is over, or the host left): what came stands
+                break  # refused, or another machine answers: what came stands
         # A link that broke after the last entry of the game lost only the host's "end".
         return WatchResult(self.audit.report(), self.saved, self.host_stopped, ended or self._complete())
+
+    def _redial_window(self) -> float:
+        """How long to dial a host that is gone: long once the game has started (the host may
+        be resumed), short before (its table is gone)."""
+        return RECONNECT_FOR if self.audit.table is not None else RECONNECT_BEFORE_START
 
     def _complete(self) -> bool:
         """Whether the log received holds the whole game, every entry checked."""
@@ -394,13 +457,21 @@ class _Watcher:
                 refused(item)
                 if item[:1] != ["watching"]:
                     raise LanError(_("the host sent something other than a welcome"))
+                self.welcomed = self.linked = True
                 if first:
                     self.events.note(_("watching the table at {host}:{port} (host key {key})").format(
                         host=host, port=port, key=fingerprint(host_key)))
                 async for message in socket:
                     if await self._take(_item(message)):
                         return True
+        except aiohttp.WSServerHandshakeError as err:
+            # Something answers, but serves no spectators there (not a p2p10 host, or not one
+            # that hosts this table): no use dialling it again.
+            raise LanError(_("{host}:{port} serves no spectators (HTTP {status})").format(
+                host=host, port=port, status=err.status)) from None
         except aiohttp.ClientConnectorError as err:
+            if not first:
+                raise _LinkLost from None  # the host's machine is down: it may come back
             raise LanError(_("cannot reach a table at {host}:{port}: {reason}").format(
                 host=host, port=port, reason=err.os_error.strerror)) from None
         except (aiohttp.ClientError, OSError, ConnectionError):

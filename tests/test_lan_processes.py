@@ -6,10 +6,12 @@ In this process: the command-line errors a player can meet, and a full table ref
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import re
 import selectors
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -34,24 +36,30 @@ def environment(tmp_path: Path) -> dict[str, str]:
     return {**os.environ, "XDG_DATA_HOME": str(tmp_path / "xdg")}
 
 
-def read_port(host: subprocess.Popen[str]) -> int:
-    """Wait for the host's ``listening on ADDR:PORT`` line."""
-    assert host.stdout is not None
+def read_line(proc: subprocess.Popen[str], pattern: str) -> re.Match[str]:
+    """Wait for a line of ``proc``'s output that matches ``pattern`` (from its start); the
+    first read of that output (after one, lines may wait in its buffer, unseen by select)."""
+    assert proc.stdout is not None
     lines: list[str] = []
     selector = selectors.DefaultSelector()
-    selector.register(host.stdout, selectors.EVENT_READ)
+    selector.register(proc.stdout, selectors.EVENT_READ)
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
         if not selector.select(deadline - time.monotonic()):
             break
-        line = host.stdout.readline()
+        line = proc.stdout.readline()
         if not line:
             break
         lines.append(line)
-        found = re.match(r"listening on 127\.0\.0\.1:(\d+)$", line.strip())
+        found = re.match(pattern, line.strip())
         if found:
-            return int(found.group(1))
-    raise AssertionError(f"the host never said where it listens: {lines}")
+            return found
+    raise AssertionError(f"no line {pattern!r} came: {lines}")
+
+
+def read_port(host: subprocess.Popen[str]) -> int:
+    """Wait for the host's ``listening on ADDR:PORT`` line."""
+    return int(read_line(host, r"listening on 127\.0\.0\.1:(\d+)$").group(1))
 
 
 def spawn(args: list[str], env: dict[str, str]) -> subprocess.Popen[str]:
@@ -271,6 +279,87 @@ def test_a_host_with_its_bot_killed_mid_game_resumes_both(tmp_path: Path) -> Non
         report = audit_bytes(logs[0])
         assert report.clean, report.verdict()
         assert report.table is not None and report.table.names == ("Ann", "Bob", "Bot 1 (Ann's bot)")
+    finally:
+        stop(procs)
+
+
+def wait_for_listener(port: int, proc: subprocess.Popen[str]) -> None:
+    """Until something accepts connections on 127.0.0.1:``port`` (``proc`` is still running)."""
+    deadline = time.monotonic() + TIMEOUT
+    while True:
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, f"nothing listens on port {port}"
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=1):
+            return
+        time.sleep(0.05)
+
+
+def test_a_resumed_host_serves_its_spectators_again_behind_its_code(tmp_path: Path) -> None:
+    """A private table's host is killed mid-game and resumed. The spectator watching since
+    before the start dials again until the host is back and goes on; one who comes after the
+    resume is refused without the code and catches up with it. Both end with the players' log,
+    byte for byte, clean."""
+    env = environment(tmp_path)
+    names = ("Ann", "Bob", "Cy")
+    dirs = [tmp_path / name.lower() for name in names]
+    common = ("--autoplay", "greedy", "--interface", "127.0.0.1")
+    host = spawn(p2p10("host", "--name", "Ann", "--seats", "3", "--private", "--start-when-full",
+                       "--quiet-network", "-o", "hands=1", "--save", str(dirs[0]), *common), env)
+    procs = [host]
+    try:
+        port = read_port(host)
+        assert host.stdout is not None
+        assert host.stdout is not None
+        # (The next line: read as such, as it may wait in the pipe's buffer already.)
+        found = re.match(r"private table: its code is (\d+-[a-z]+-[a-z]+) ", host.stdout.readline())
+        assert found
+        code = found.group(1)
+        watch = ("watch", f"127.0.0.1:{port}", "--code", code)
+        early = spawn(p2p10(*watch, "--name", "Early", "--save", str(tmp_path / "early")), env)
+        procs.append(early)
+        read_line(early, "watching the table at ")  # there before the game
+        for name, folder in zip(names[1:], dirs[1:], strict=True):
+            procs.append(spawn(p2p10("join", f"127.0.0.1:{port}", "--name", name, "--code", code,
+                                     "--save", str(folder), *common), env))
+        deadline = time.monotonic() + TIMEOUT
+        while not any(f.stat().st_size > 12_000 for f in dirs[1].glob("*.p2p10")):
+            assert time.monotonic() < deadline, "the game never got going"
+            time.sleep(0.01)
+        host.send_signal(signal.SIGKILL)
+        host.wait()
+        # Bob and Cy are held while the host comes back, so that the game waits for the late
+        # spectator, however slow this machine is (a held peer is not away for 30 s).
+        for joiner in procs[2:]:
+            joiner.send_signal(signal.SIGSTOP)
+        try:
+            settings = next(dirs[0].glob("*.p2p10-watch"))
+            assert settings.stat().st_mode & 0o077 == 0  # it holds the code: the owner's alone
+            log = next(dirs[0].glob("*.p2p10"))
+            procs[0] = spawn(p2p10("resume", str(log), "--autoplay", "greedy"), env)
+            wait_for_listener(port, procs[0])
+            refused = subprocess.run(p2p10(*watch[:2], "--save", str(tmp_path / "eve")),
+                                     capture_output=True, text=True, env=env, timeout=TIMEOUT,
+                                     stdin=subprocess.DEVNULL)
+            assert refused.returncode == 1 and "--code CODE" in refused.stderr, refused
+            assert not any(tmp_path.glob("eve/*.p2p10"))
+            late = spawn(p2p10(*watch, "--name", "Late", "--save", str(tmp_path / "late")), env)
+            procs.append(late)
+            read_line(late, "watching the table at ")
+        finally:
+            for joiner in procs[2:4]:
+                joiner.send_signal(signal.SIGCONT)
+        outputs = [proc.communicate(timeout=2 * TIMEOUT) for proc in procs]
+        for proc, (out, err) in zip(procs, outputs, strict=True):
+            assert proc.returncode == 0, (proc.args, out, err)
+            assert "Traceback" not in err
+        assert "dialling again" in outputs[1][0]  # the early spectator lost the host a while
+        logs = [next(folder.glob("*.p2p10")).read_bytes() for folder in dirs]
+        logs += [next((tmp_path / who).glob("*-watch.p2p10")).read_bytes() for who in ("early", "late")]
+        assert all(one == logs[0] for one in logs)
+        report = audit_bytes(logs[0])
+        assert report.clean and report.complete, report.verdict()
+        for out, _err in (outputs[1], outputs[-1]):  # the spectators' verdicts
+            assert out.rstrip().splitlines()[-1].startswith("CLEAN"), out
     finally:
         stop(procs)
 

@@ -249,6 +249,19 @@ def test_resume_refuses_unreadable_files_with_one_line(tmp_path: Path,
     assert "roster" in resume_command(log, capsys)
 
 
+def test_a_resumed_host_refuses_damaged_spectator_settings_with_one_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A host's ``.p2p10-watch`` holds a private table's code: a damaged one is refused before
+    anything is served, never taken for an open table."""
+    log = tmp_path / "20261129-205400-00000000-seat1.p2p10"
+    others = [public_bytes(Ed25519PrivateKey.generate()) for _ in range(2)]
+    save_a_roster(log, keys=[public_bytes(IDENTITY), *others])
+    SeatFiles(log).secrets.write_bytes(secrets_bytes(identity_record(seat=0)))
+    SeatFiles(log).gallery.write_bytes(b"\x93\xaep2p10/watch/v1\x08")  # cut short: no code
+    line = resume_command(log, capsys)
+    assert line == f"p2p10: {SeatFiles(log).gallery}: spectator settings are [label, cap, code]"
+
+
 def finished_game(folder: Path) -> list[bytes]:
     play_with_crashes(folder, 4, crash_rate=0.0)
     return read_log(folder / "seat2.p2p10")

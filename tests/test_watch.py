@@ -16,6 +16,7 @@ import pytest
 from aiohttp import web
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+import protocol.watch
 from p2p10.audit import LiveAudit, audit_records
 from p2p10.bots import POLICIES
 from p2p10.log import make_entry, parse_entry, read_records
@@ -25,7 +26,7 @@ from protocol.lobby import pack, unpack
 from protocol.memory import TableRun, play_table
 from protocol.mesh import listen, url_for
 from protocol.tls import client_context
-from protocol.watch import WATCH_PATH, WatchEvents, WatchResult, watch
+from protocol.watch import WATCH_PATH, WatchEvents, WatchResult, read_gallery, save_gallery, watch
 
 TIMEOUT = 60.0
 RULES = RuleSet.parse(["hands=1"])
@@ -94,6 +95,76 @@ async def test_a_spectator_whose_link_breaks_dials_again_and_goes_on(tmp_path: P
     assert result.log_path is not None and result.log_path.read_bytes() == played.log_path.read_bytes()
 
 
+async def test_a_spectator_stops_when_the_host_does_not_come_back(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The host's machine goes down mid-game and stays down: the spectator dials again (the
+    host may be resumed) for RECONNECT_FOR seconds, then stops, with what it has checked."""
+    monkeypatch.setattr(protocol.watch, "RECONNECT_FOR", 1.0)
+    host, hosting, port, said = await open_host(tmp_path)
+    notes: list[str] = []
+    watching = asyncio.ensure_future(watch(("127.0.0.1", port), "Sam", events=WatchEvents(note=notes.append)))
+    while not any("Sam is watching" in line for line in said):
+        await asyncio.sleep(0.01)
+    joiner = Joiner(f"127.0.0.1:{port}", "Bob", "greedy", "127.0.0.1", tmp_path / "bob", say=lambda _: None)
+    joining = asyncio.ensure_future(joiner.run())
+    while joiner.peer is None or len(joiner.peer.log) < 30:
+        await asyncio.sleep(0.01)
+    for task in (hosting, joining):  # the whole table goes away
+        task.cancel()
+    await asyncio.gather(hosting, joining, return_exceptions=True)
+    result = await asyncio.wait_for(watching, TIMEOUT)
+    assert notes[-2:] == ["the link to the host broke; dialling again",
+                          "the host has not answered for 1 s: stopped watching"], notes
+    report = result.report
+    assert not result.ended and not report.complete and report.violation is report.damage is None
+    assert result.summary().startswith("the host's link closed before the game ended: INCOMPLETE")
+    assert 0 < report.entries <= len(host.peers[0].log)  # what came was checked, and stands
+
+
+async def test_a_spectator_of_a_table_gone_before_its_start_stops_soon(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A table that never started cannot be resumed: its spectator gives up after the short
+    window, not the long one (ten minutes here, longer than this test waits)."""
+    monkeypatch.setattr(protocol.watch, "RECONNECT_BEFORE_START", 1.0)
+    monkeypatch.setattr(protocol.watch, "RECONNECT_FOR", 600.0)
+    _host, hosting, port, said = await open_host(tmp_path)
+    notes: list[str] = []
+    watching = asyncio.ensure_future(watch(("127.0.0.1", port), "Sam", events=WatchEvents(note=notes.append)))
+    while not any("Sam is watching" in line for line in said):
+        await asyncio.sleep(0.01)
+    hosting.cancel()  # the host leaves its lobby
+    await asyncio.gather(hosting, return_exceptions=True)
+    result = await asyncio.wait_for(watching, TIMEOUT)
+    assert notes[-1] == "the host has not answered for 1 s: stopped watching", notes
+    assert not result.ended and result.report.entries == 0
+
+
+async def test_watching_what_serves_no_spectators_says_so_at_once(tmp_path: Path) -> None:
+    async def other(request: web.Request) -> web.StreamResponse:
+        return web.Response(text="a p2p10 peer that is not a host")
+
+    runner, port = await listen({"/mesh": other}, "127.0.0.1", identity=Ed25519PrivateKey.generate())
+    try:
+        with pytest.raises(LanError, match=r"^127\.0\.0\.1:\d+ serves no spectators \(HTTP 404\)$"):
+            await asyncio.wait_for(watch(("127.0.0.1", port), "Sam"), TIMEOUT)
+    finally:
+        await runner.cleanup()
+
+
+def test_the_spectator_settings_file_keeps_the_cap_and_code_and_refuses_damage(tmp_path: Path) -> None:
+    path = tmp_path / "t.p2p10-watch"
+    assert read_gallery(path) is None  # not a host's
+    save_gallery(path, 3, "7-orbit-tulip")
+    assert read_gallery(path) == (3, "7-orbit-tulip") and path.stat().st_mode & 0o777 == 0o600
+    save_gallery(path, 0, None)
+    assert read_gallery(path) == (0, None)
+    for damaged in (b"", b"\xc1", pack(["p2p10/watch/v1", -1, None]), pack(["p2p10/watch/v1", 2, 7]),
+                    pack(["p2p10/watch/v2", 2, None]), pack(["p2p10/watch/v1", True, None])):
+        path.write_bytes(damaged)
+        with pytest.raises(LanError, match=r"t\.p2p10-watch: spectator settings are \[label, cap, code\]"):
+            read_gallery(path)
+
+
 async def test_the_host_caps_its_spectators(tmp_path: Path) -> None:
     host, hosting, port, said = await open_host(tmp_path, spectators=1)
     try:
@@ -104,9 +175,9 @@ async def test_the_host_caps_its_spectators(tmp_path: Path) -> None:
             await asyncio.wait_for(watch(("127.0.0.1", port), "Two"), TIMEOUT)
         assert host.gallery.names == ["One"]
     finally:
-        hosting.cancel()
-        await asyncio.gather(hosting, return_exceptions=True)
-        await asyncio.gather(first, return_exceptions=True)
+        for task in (hosting, first):  # (the spectator would dial the host that went again)
+            task.cancel()
+        await asyncio.gather(hosting, first, return_exceptions=True)
 
 
 async def test_a_spectator_that_does_not_read_is_dropped_and_the_game_goes_on(tmp_path: Path) -> None:
