@@ -8,7 +8,7 @@ wire against the table; :func:`sign_chat` makes this seat's own. Pure.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
@@ -22,10 +22,12 @@ CHAT_KEPT = 500  # lines of chat a peer keeps to show (and signed messages, to d
 
 @dataclass(frozen=True, slots=True)
 class ChatLine:
-    """A line of table chat, signed by ``seat``."""
+    """A line of table chat, signed by ``seat``: ``signed`` is the message as on the wire
+    (what a host passes on to its spectators, who check it themselves)."""
 
     seat: int
     text: str
+    signed: bytes = field(default=b"", compare=False, repr=False)
 
 
 class ChatRefused(ProtocolError):
@@ -44,7 +46,8 @@ def sign_chat(identity: Ed25519PrivateKey, table: TableState, seat: int, nonce: 
               text: str) -> tuple[bytes, ChatLine]:
     """This seat's line ``text`` (already :func:`chat_text`), signed: the message and the line."""
     body = Chat.body_bytes(table.game_id, seat, nonce, text)
-    return Chat.signed_bytes(body, sign(identity, Domain.CHAT, body)), ChatLine(seat, text)
+    signed = Chat.signed_bytes(body, sign(identity, Domain.CHAT, body))
+    return signed, ChatLine(seat, text, signed)
 
 
 def check_chat(table: TableState, signed: bytes) -> ChatLine:
@@ -61,7 +64,7 @@ def check_chat(table: TableState, signed: bytes) -> ChatLine:
         raise ChatRefused("a chat message of another game")
     if not verify(table.verifiers[chat.seat], Domain.CHAT, chat.body, chat.signature):
         raise ChatRefused("a chat message whose signature does not verify")
-    return ChatLine(chat.seat, text)
+    return ChatLine(chat.seat, text, signed)
 
 
 class ChatRoom:

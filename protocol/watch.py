@@ -43,6 +43,7 @@ from aiohttp import web
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p10.audit import AuditReport, Damage, LiveAudit
+from p2p10.chatroom import ChatRefused, check_chat
 from p2p10.errors import ProtocolError, ProtocolViolation
 from p2p10.i18n import _
 from p2p10.log import Entry, fingerprint, public_bytes
@@ -206,7 +207,7 @@ class Gallery:
         self._send(pack(["cut", length]))
 
     def _chat(self, line: ChatLine) -> None:
-        self._send(pack(["chat", line.seat, line.text]))
+        self._send(pack(["chat", line.signed]))  # signed by its seat: the spectator checks it
 
     def _send(self, data: bytes) -> None:
         for spectator in self.spectators:
@@ -487,7 +488,11 @@ class _Watcher:
         """One message from the host; True for the end of the game."""
         kind = item[0]
         audit = self.audit
-        if kind == "entry" and len(item) == 2 and isinstance(item[1], bytes):
+        if kind not in _SHAPES:
+            return False  # a message of a later version: passed over
+        if not _SHAPES[kind][0](item):
+            raise ProtocolError(_SHAPES[kind][1])
+        if kind == "entry":
             if audit.stopped:
                 return False  # frozen at the failure, as a peer is: nothing more is taken
             # Checked off the event loop, so that the link's pings are answered meanwhile
@@ -502,14 +507,22 @@ class _Watcher:
             if self.writer is not None:
                 self.writer.append(item[1])
             self.events.entry(audit)
-        elif kind == "cut" and len(item) == 2 and isinstance(item[1], int):
+        elif kind == "cut":
             audit.cut(item[1])
             if self.writer is not None:
                 self.writer.keep_first(len(audit.records))
-        elif kind == "chat" and len(item) == 3 and isinstance(item[1], int) and isinstance(item[2], str):
-            self.events.chat(item[1], item[2])
-        elif kind == "stopped" and len(item) == 3 and isinstance(item[2], list):
-            self.host_stopped = str(item[1])
+        elif kind == "chat":
+            try:
+                if audit.table is None:
+                    raise ChatRefused("chat before the table")
+                line = check_chat(audit.table, item[1])
+            except ChatRefused:
+                # The host's word alone about what a player said: not shown.
+                self.events.note(_("the host passed on a chat line its seat did not sign: not shown"))
+            else:
+                self.events.chat(line.seat, line.text)
+        elif kind == "stopped":
+            self.host_stopped = item[1]
             proven = audit.evidence(e for e in item[2] if isinstance(e, bytes))
             if proven is not None:
                 self.events.failure(proven)
@@ -517,6 +530,18 @@ class _Watcher:
                 self.events.note(_("the host's peer stopped: {reason} (its evidence proves nothing "
                                    "here)").format(reason=self.host_stopped))
         return kind == "end"
+
+
+# What each message from the host must look like (after the welcome), and what is said when
+# it does not: a malformed message ends the link (the host sent a bad message).
+_SHAPES: dict[str, tuple[Callable[[list[Any]], bool], str]] = {
+    "entry": (lambda i: len(i) == 2 and isinstance(i[1], bytes), "an entry message is ['entry', envelope]"),
+    "cut": (lambda i: len(i) == 2 and type(i[1]) is int and i[1] >= 0, "a cut message is ['cut', length]"),
+    "chat": (lambda i: len(i) == 2 and isinstance(i[1], bytes), "a chat message is ['chat', signed chat]"),
+    "stopped": (lambda i: len(i) == 3 and isinstance(i[1], str) and isinstance(i[2], list),
+                "a stopped message is ['stopped', reason, evidence]"),
+    "end": (lambda i: True, ""),
+}
 
 
 def spectator_log(folder: Path, table_id: bytes) -> Path:

@@ -19,8 +19,10 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 import protocol.watch
 from p2p10.audit import LiveAudit, audit_records
 from p2p10.bots import POLICIES
+from p2p10.chatroom import sign_chat
 from p2p10.log import make_entry, parse_entry, read_records
 from p2p10.rules import RuleSet
+from p2p10.wire import CHAT_NONCE_BYTES
 from protocol.lan import GameResult, Host, Joiner, LanError
 from protocol.lobby import pack, unpack
 from protocol.memory import TableRun, play_table
@@ -48,7 +50,9 @@ async def open_host(tmp_path: Path, **options: object) -> Hosting:
 
 async def test_spectators_before_and_mid_game_end_with_the_players_clean_log(tmp_path: Path) -> None:
     _host, hosting, port, said = await open_host(tmp_path)
-    early = asyncio.ensure_future(watch(("127.0.0.1", port), "Early", save_dir=tmp_path / "early"))
+    early_chat: list[tuple[int, str]] = []
+    early = asyncio.ensure_future(watch(("127.0.0.1", port), "Early", save_dir=tmp_path / "early",
+                                        events=WatchEvents(chat=lambda *line: early_chat.append(line))))
     while not any("Early is watching" in line for line in said):
         await asyncio.sleep(0.01)
     joiner = Joiner(f"127.0.0.1:{port}", "Bob", "greedy", "127.0.0.1", tmp_path / "bob", say=lambda _: None)
@@ -71,6 +75,8 @@ async def test_spectators_before_and_mid_game_end_with_the_players_clean_log(tmp
     # The players were told who watches: a chat line from the host's seat, at every seat.
     heard = [line.text for line in played[1].peer.chat]
     assert any("watching:" in text and "Late" in text for text in heard), heard
+    # ... and the spectators with them: the host's seat's line, its signature checked.
+    assert any(seat == 0 and "Late" in text for seat, text in early_chat), early_chat
 
 
 async def test_a_spectator_whose_link_breaks_dials_again_and_goes_on(tmp_path: Path) -> None:
@@ -326,6 +332,61 @@ async def test_a_spectator_shows_a_violation_in_what_the_host_sends_with_blame(t
     # The log saved stops before the entry that broke the rules.
     assert result.log_path is not None
     assert list(read_records(result.log_path.read_bytes()).items) == list(records[:expected.seq])
+
+
+async def fed_by(messages: list[list[object]], events: WatchEvents) -> WatchResult:
+    """Watch a fake host that admits the spectator, sends ``messages`` and closes."""
+    async def fake_host(request: web.Request) -> web.WebSocketResponse:
+        socket = web.WebSocketResponse()
+        await socket.prepare(request)
+        await socket.receive()  # the watch
+        await socket.send_bytes(pack(["watching", 1, 8]))
+        for message in messages:
+            await socket.send_bytes(pack(message))
+        await socket.close()
+        return socket
+
+    runner, port = await listen({WATCH_PATH: fake_host}, "127.0.0.1", identity=Ed25519PrivateKey.generate())
+    try:
+        return await asyncio.wait_for(watch(("127.0.0.1", port), "Eve", events=events), TIMEOUT)
+    finally:
+        await runner.cleanup()
+
+
+async def test_a_spectator_shows_only_chat_its_seat_signed(game: TableRun) -> None:
+    """Attack: a host that puts words in a player's mouth for its spectators. The chat it
+    passes on is each seat's signed message, checked against the table's keys: a line signed
+    by another key, of another game, or unsigned is not shown, and the spectator is told."""
+    table = game.peers[0].table
+    assert table is not None
+    bob = game.peers[1]
+    genuine, _line = sign_chat(bob.identity, table, 1, bytes(CHAT_NONCE_BYTES), "good game")
+    ann = game.peers[0].identity  # the host's key, not Bob's
+    forged, _line = sign_chat(ann, table, 1, bytes(CHAT_NONCE_BYTES), "I cheated")
+    chats: list[tuple[int, str]] = []
+    notes: list[str] = []
+    records = records_of(game)
+    tampered = genuine[:-1] + bytes([genuine[-1] ^ 1])  # a bit of its signature flipped
+    await fed_by([["entry", records[0]], ["chat", genuine], ["chat", forged], ["chat", tampered],
+                  ["entry", records[1]], ["end"]],
+                 WatchEvents(chat=lambda seat, text: chats.append((seat, text)), note=notes.append))
+    assert chats == [(1, "good game")], notes
+    dropped = "the host passed on a chat line its seat did not sign: not shown"
+    assert notes.count(dropped) == 2, notes
+
+
+async def test_a_malformed_message_from_the_host_stops_the_spectator_saying_so(game: TableRun) -> None:
+    records = records_of(game)
+    for bad in (["cut", -1], ["cut", True], ["entry", "text"], ["stopped", 5, []], ["chat"],
+                ["chat", 1, "words nobody signed"]):
+        notes: list[str] = []
+        result = await fed_by([["entry", records[0]], bad, ["entry", records[1]], ["end"]],
+                              WatchEvents(note=notes.append))
+        assert notes[-1].startswith("the host sent a bad message: "), (bad, notes)
+        assert not result.ended and result.report.entries == 1, bad
+    # A message of a later version is passed over.
+    result = await fed_by([["entry", records[0]], ["news", 1], ["end"]], WatchEvents())
+    assert result.ended
 
 
 async def test_a_watch_frame_that_is_not_a_watch_is_refused(tmp_path: Path) -> None:
