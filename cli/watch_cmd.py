@@ -55,7 +55,7 @@ async def _watch_screen(address: tuple[str, int], name: str, save: Path, announc
             for line in waiting:
                 screen[0].say(line)
         elif audit.table is not None:
-            screen[0].add(audit.table)
+            screen[0].add(audit.table, audit.records[-1])
 
     def note(line: str) -> None:
         if screen:

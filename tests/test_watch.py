@@ -409,7 +409,8 @@ async def test_a_watch_frame_that_is_not_a_watch_is_refused(tmp_path: Path) -> N
 def test_the_live_table_follows_the_game_and_stays_where_the_viewer_steps_back(game: TableRun) -> None:
     """The watch screen: each state the audit reaches adds a step where a replay has one; at
     the last step it follows the game, stepped back it stays, End follows again; a spectator
-    sees only what is public; a failure and the end show in the title."""
+    sees only what is public, and as a seat what the replay of the log so far shows that seat; a
+    failure and the end show in the title."""
     from prompt_toolkit.application import create_app_session
     from prompt_toolkit.input import create_pipe_input
     from prompt_toolkit.output import DummyOutput
@@ -424,25 +425,41 @@ def test_the_live_table_follows_the_game_and_stays_where_the_viewer_steps_back(g
         live.add(records[0])
         screen = WatchApp(live.records)
         assert "watching live" in screen.screen_text()
-        for raw in records[1:60]:
+        # Up to the hand's reveal: mid-hand, as far as anybody's cards go.
+        split = next(i for i, raw in enumerate(records) if parse_entry(raw).kind == "reveal")
+        assert split > 20
+        for raw in records[1:split]:
             live.add(raw)
             assert live.table is not None
-            screen.add(live.table)
+            screen.add(live.table, raw)
         assert screen.at == len(screen.frames) - 1  # following
         screen.press("←")
         screen.press("←")
         held = screen.at
-        for raw in records[60:]:
+        screen.press("2")  # as Bob, mid-hand: no more than a spectator sees (his key is not out)
+        assert screen.me == 1 and "reveal has come" in screen.screen_text()
+        assert all(screen._view(f).known == f.engine.known for f in screen.frames)
+        screen.press("0")
+        for raw in records[split:]:
             live.add(raw)
             assert live.table is not None
-            screen.add(live.table)
+            screen.add(live.table, raw)
         assert screen.at == held  # stepped back: it stays
         screen.over(live.report().verdict())
         assert len(screen.frames) == replay_steps  # the same steps as the replay of the log
         screen.press("end")
         assert screen.at == len(screen.frames) - 1 and screen.state().winner is not None
         assert "game over" in screen.screen_text()
+        # As Bob at the last step of the hand: the reveal has come, his cards are open; as a
+        # spectator at that step, they are what the end-of-hand reveal shows, and no more.
         screen.press("2")
-        assert screen.me is None and "only what is public" in screen.screen_text()
+        assert screen.me == 1
+        replayed = ReplayApp(records, seat=1)
+        as_bob = [screen._view(f).known for f in screen.frames]
+        assert as_bob == [replayed._view(f).known for f in replayed.frames]  # as the replay shows
+        assert any(len(seen) > len(f.engine.known) for seen, f in zip(as_bob, screen.frames, strict=True))
+        assert screen.log_told() == replayed.narrator.told[:len(screen.log_told())]
+        screen.press("0")
+        assert screen.me is None
         screen.failed("VIOLATION: seat 2: entry 9: a test")
         assert "VIOLATION: seat 2" in screen.screen_text()

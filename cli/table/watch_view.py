@@ -1,7 +1,9 @@
 """``p2p10 watch`` on a terminal: the replay viewer's table, fed live. Each entry checked by the
 spectator's audit adds a step (the same steps a replay shows); while the viewer is at the last
-step it follows the game, and stepping back leaves it where it is until End. A spectator sees
-what is public: hidden cards only at each hand's reveal, so it watches as a spectator only."""
+step it follows the game, and stepping back leaves it where it is until End. A spectator holds
+only what is public: hidden cards only at each hand's reveal. Seen as a seat (1-6, as in the
+replay), that seat's own cards of a hand open once the hand's reveal has come, as in a replay
+of the log so far; the hand being played shows them face down."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from collections.abc import Sequence
 from cli.table.drawing import Line
 from cli.table.replay_view import ReplayApp
 from p2p10.i18n import _
+from p2p10.replay import revealed_secrets
 from p2p10.table import TableState
 
 
@@ -22,9 +25,15 @@ class WatchApp(ReplayApp):
         self.ended: str | None = None  # the verdict, once the game is over
         self.failure: str | None = None
 
-    def add(self, table: TableState) -> None:
-        """The state after the next entry: a new step where a replay would have one (a move
-        is due, a hand was scored, the game ended)."""
+    def add(self, table: TableState, raw: bytes | None = None) -> None:
+        """The state after the next entry (``raw``): a new step where a replay would have one
+        (a move is due, a hand was scored, the game ended). A reveal opens its seat's cards of
+        that hand, for the view as that seat."""
+        opened = revealed_secrets([raw]) if raw is not None else {}
+        if opened:
+            self.secrets.update(opened)
+            if self.me is not None and any(seat == self.me for _hand, seat in opened):
+                self._narrate()  # the story as that seat, its cards of the hand now opened
         before = self.latest
         self.latest = table
         expect = table.expected()
@@ -75,8 +84,8 @@ class WatchApp(ReplayApp):
         return line
 
     def table_keys(self, key: str) -> None:
-        """The replay's keys, but a spectator watches as a spectator."""
-        if key.isdigit():
-            self.refuse(_("a spectator sees only what is public"))
-            return
+        """The replay's keys; seen as a seat, a word on when its cards show."""
+        seat = self.me
         super().table_keys(key)
+        if self.me is not None and self.me != seat:
+            self.say(_("Its cards show once their hand's reveal has come, at the end of the hand."))
