@@ -574,6 +574,13 @@ class MeshSlot:
         return await self.mesh.handle(request)
 
 
+def forget_gallery(result: GameResult, log_path: Path) -> None:
+    """Once the game is over, the host's spectator settings serve no resume: they go, and a
+    private table's code with them."""
+    if result.peer.finished:
+        SeatFiles(log_path).gallery.unlink(missing_ok=True)
+
+
 def player_for(policy: str | None) -> Player | None:
     """The bot that plays a seat, or None for a person at the screen."""
     return None if policy is None else POLICIES[policy]
@@ -720,6 +727,7 @@ class Host:
                                          listening=(self.interface, bot_port), machine=machine))
             result = await play_machine(playing)
             await self.gallery.finish()
+            forget_gallery(result, own_log)
             return result
         finally:
             if self._ad is not None:
@@ -903,6 +911,7 @@ class Resumer:
             result = await play_machine(started)
             if self.gallery is not None:
                 await self.gallery.finish()
+                forget_gallery(result, self.log_path)
             return result
         finally:
             for runner in runners:

@@ -151,6 +151,7 @@ class Gallery:
         # host waits a little for them at the end rather than close under their feet.
         self.lost = 0
         self.closing = False  # finish() has begun: the players are told nothing more
+        self.told = False  # the players have been told who watches, once the deal was done
 
     @property
     def names(self) -> list[str]:
@@ -202,6 +203,16 @@ class Gallery:
 
     def _entry(self, entry: Entry) -> None:
         self._send(pack(["entry", entry.raw]))
+        table = self.peer.table if self.peer is not None else None
+        if not self.told and table is not None and (expect := table.expected()) is not None \
+                and expect.kind == "move":
+            # The deal is done, so every seat has the table and can check a chat line (one
+            # sent before a seat knows the table is dropped there): the players hear who came
+            # to watch before the start. After this entry is through the host's peer, not
+            # from inside it.
+            self.told = True
+            if self.spectators:
+                asyncio.get_running_loop().call_soon(self._tell_players)
 
     def _cut(self, length: int) -> None:
         self._send(pack(["cut", length]))

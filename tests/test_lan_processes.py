@@ -358,6 +358,7 @@ def test_a_resumed_host_serves_its_spectators_again_behind_its_code(tmp_path: Pa
         assert all(one == logs[0] for one in logs)
         report = audit_bytes(logs[0])
         assert report.clean and report.complete, report.verdict()
+        assert not any(dirs[0].glob("*.p2p10-watch"))  # the game is over: the code is gone
         for out, _err in (outputs[1], outputs[-1]):  # the spectators' verdicts
             assert out.rstrip().splitlines()[-1].startswith("CLEAN"), out
     finally:

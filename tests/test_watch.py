@@ -67,16 +67,17 @@ async def test_spectators_before_and_mid_game_end_with_the_players_clean_log(tmp
     watched: list[WatchResult] = list(results[2:])
     log = played[0].log_path.read_bytes()
     assert played[1].log_path.read_bytes() == log
+    assert not any((tmp_path / "ann").glob("*.p2p10-watch"))  # kept for a resume until the end
     assert late_seen[0] == 1 and late_seen[-1] == len(played[0].peer.log)  # caught up from entry 0
     for result in watched:
         assert result.ended and result.report.clean, result.summary()
         assert result.log_path is not None and result.log_path.read_bytes() == log
         assert result.summary().startswith("CLEAN")
-    # The players were told who watches: a chat line from the host's seat, at every seat.
+    # The players were told who watches, Early from the start: a chat line from the host's
+    # seat, at every seat; and the spectators with them, its signature checked.
     heard = [line.text for line in played[1].peer.chat]
-    assert any("watching:" in text and "Late" in text for text in heard), heard
-    # ... and the spectators with them: the host's seat's line, its signature checked.
-    assert any(seat == 0 and "Late" in text for seat, text in early_chat), early_chat
+    assert "(watching: Early)" in heard, heard
+    assert (0, "(watching: Early)") in early_chat, early_chat
 
 
 async def test_a_spectator_whose_link_breaks_dials_again_and_goes_on(tmp_path: Path) -> None:
