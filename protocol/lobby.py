@@ -27,6 +27,7 @@ import http.client
 import json
 import math
 import time
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -78,6 +79,7 @@ CODE_NEEDED = "this table is private: its code is needed"
 CODE_WRONG = "wrong code"
 CODE_NOT_PRIVATE = "this table is not private: join without a code"
 CODE_TIMEOUT = 10.0
+PROVEN_KEPT = 1024  # TLS keys a door remembers as having proven the code
 
 
 class Gate:
@@ -94,6 +96,11 @@ class Gate:
         self.clock = clock
         self.limiter = GuessLimiter()
         self.wrong = 0
+        # The TLS keys that have proven the code (at most PROVEN_KEPT, the oldest forgotten
+        # first). A spectator dials again after a broken link with the same key: TLS proves
+        # it holds that key, so it has the code already, and the guess limit (spent by an
+        # attacker, perhaps) must not keep it out. It still proves the code, as every link.
+        self.proven: OrderedDict[bytes, None] = OrderedDict()
 
     @property
     def private(self) -> bool:
@@ -123,12 +130,14 @@ class Gate:
                 return data
             if item[:1] != ["pake"] or len(item) != 2 or not isinstance(item[1], bytes):
                 raise ProtocolError(CODE_NEEDED)
-            address = request.remote or "?"
-            wait = self.limiter.begin(address, self.clock())
-            if wait > 0:
-                raise ProtocolError(f"too many wrong codes: try again in {math.ceil(wait)} s")
+            # (A guest without a certificate that can be read takes no attempt from the limit.)
             guest_key = require_key(request.transport and request.transport.get_extra_info("ssl_object"),
                                     None, "the guest")
+            address = request.remote or "?"
+            known = guest_key in self.proven
+            wait = 0.0 if known else self.limiter.begin(address, self.clock())
+            if wait > 0:
+                raise ProtocolError(f"too many wrong codes: try again in {math.ceil(wait)} s")
             proof = CodeProof(self.code, "host", binding_of(self.host_key, guest_key))
             proof.receive(item[1])
             await socket.send_bytes(pack(["pake", proof.message()]))
@@ -136,9 +145,15 @@ class Gate:
             if not (confirm[:1] == ["confirm"] and len(confirm) == 2 and isinstance(confirm[1], bytes)
                     and proof.check(confirm[1])):
                 self.wrong += 1
-                self.limiter.failed(address, self.clock())
+                if not known:
+                    self.limiter.failed(address, self.clock())
                 raise ProtocolError(CODE_WRONG)
-            self.limiter.succeeded(address)
+            if not known:
+                self.limiter.succeeded(address)
+            self.proven[guest_key] = None
+            self.proven.move_to_end(guest_key)
+            if len(self.proven) > PROVEN_KEPT:
+                self.proven.popitem(last=False)
             await socket.send_bytes(pack(["confirm", proof.confirmation()]))
             return await _first_binary(socket)
         except (ProtocolError, TimeoutError, ConnectionError) as err:
@@ -193,12 +208,20 @@ async def _guest_receive(socket: aiohttp.ClientWebSocketResponse) -> list[Any]:
     return item
 
 
+def shown(text: str, limit: int = 200) -> str:
+    """Words from another machine, as they may be shown on a terminal: every character that is
+    not printable (an escape sequence, a newline) replaced by "?", and at most ``limit``
+    characters."""
+    text = "".join(c if c.isprintable() else "?" for c in text[:limit + 1])
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
 def refused(item: list[Any]) -> None:
     """Raise for a host's ``["refused", reason]``: :class:`WrongCode` for a code refused or
-    needed, :class:`LanError` for any other reason."""
+    needed, :class:`LanError` for any other reason (the host's words, made safe to show)."""
     if not (item[:1] == ["refused"] and len(item) == 2 and isinstance(item[1], str)):
         return
-    reason = item[1]
+    reason = shown(item[1])
     if reason == CODE_WRONG:
         raise WrongCode(_("the host refused the code: it is not this table's code"))
     if reason == CODE_NEEDED:

@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from cryptography import x509
+from cryptography.exceptions import UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.x509.oid import NameOID
@@ -163,7 +164,18 @@ def peer_key(transport_info: Any) -> bytes | None:
     der = ssl_object.getpeercert(binary_form=True)
     if not der:
         return None
-    key = x509.load_der_x509_certificate(der).public_key()
+    return certificate_key(der)
+
+
+def certificate_key(der: bytes) -> bytes | None:
+    """The Ed25519 public key a DER certificate carries (None: another kind of key).
+    :class:`BadCertificate` if it does not parse: OpenSSL takes some encodings (BER where DER
+    is due) that ``cryptography`` refuses, so a certificate that passed the handshake may
+    still not be read here, and must end that link, never the task that dialled it."""
+    try:
+        key = x509.load_der_x509_certificate(der).public_key()
+    except (ValueError, UnsupportedAlgorithm) as err:
+        raise BadCertificate(f"a certificate that does not parse ({err})"[:200]) from None
     if not isinstance(key, Ed25519PublicKey):
         return None
     return key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)

@@ -53,10 +53,12 @@ from protocol.lobby import (
     Gate,
     LanError,
     Say,
+    WrongCode,
     host_key_of,
     pack,
     prove_code,
     refused,
+    shown,
     unpack,
     valid_name,
 )
@@ -462,11 +464,20 @@ class _Watcher:
                     raise LanError(_("another machine answers at {host}:{port} now (another key)").format(
                         host=host, port=port))
                 self.host_key = host_key
-                if self.code is not None:
-                    await prove_code(socket, self.code, host_key, public_bytes(self.identity))
-                await socket.send_bytes(pack(["watch", self.name, len(self.audit.records)]))
-                item = _item(await asyncio.wait_for(socket.receive(), JOIN_TIMEOUT))
-                refused(item)
+                try:
+                    if self.code is not None:
+                        await prove_code(socket, self.code, host_key, public_bytes(self.identity))
+                    await socket.send_bytes(pack(["watch", self.name, len(self.audit.records)]))
+                    item = _item(await asyncio.wait_for(socket.receive(), JOIN_TIMEOUT))
+                    refused(item)
+                except WrongCode:
+                    raise
+                except (LanError, ProtocolError, TimeoutError):
+                    if first:
+                        raise
+                    # Dialling again: the host may still count the link that broke against
+                    # its cap, or be slowing down guesses, or the link broke again.
+                    raise _LinkLost from None
                 if item[:1] != ["watching"]:
                     raise LanError(_("the host sent something other than a welcome"))
                 self.welcomed = self.linked = True
@@ -512,6 +523,17 @@ class _Watcher:
             if failure is not None:
                 self.events.failure(failure)
                 return False
+            if len(audit.records) == 1 and audit.table is not None \
+                    and audit.table.keys[0] != self.host_key:
+                # The table's host (seat 1) is not the machine on this link: another machine
+                # serves (or relays) the table. Its entries are signed all the same, but this
+                # is not the table the spectator dialled.
+                seated = fingerprint(audit.table.keys[0])
+                audit.cut(0)
+                raise LanError(_("the machine at {host}:{port} is not this table's host: its link "
+                                 "proves key {key}, the table seats {seated} as host").format(
+                    host=self.address[0], port=self.address[1],
+                    key=fingerprint(self.host_key or b""), seated=seated))
             if self.writer is None and self.save_dir is not None and audit.table is not None:
                 self.saved = spectator_log(self.save_dir, audit.table.table_id)
                 self.writer = LogWriter(self.saved)
@@ -533,7 +555,7 @@ class _Watcher:
             else:
                 self.events.chat(line.seat, line.text)
         elif kind == "stopped":
-            self.host_stopped = item[1]
+            self.host_stopped = shown(item[1])
             proven = audit.evidence(e for e in item[2] if isinstance(e, bytes))
             if proven is not None:
                 self.events.failure(proven)
@@ -564,9 +586,11 @@ def spectator_log(folder: Path, table_id: bytes) -> Path:
 def _item(message: aiohttp.WSMessage) -> list[Any]:
     """A message from the host as a non-empty list; :class:`ProtocolError` otherwise."""
     if message.type != aiohttp.WSMsgType.BINARY:
+        # ERROR is what a ping unanswered in time gives (a host gone quiet): a broken link,
+        # like a closed one, and nobody's bad message.
         raise ProtocolError(HOST_CLOSED if message.type in (
-            aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED, aiohttp.WSMsgType.CLOSING)
-            else "a watch message is a binary frame")
+            aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED, aiohttp.WSMsgType.CLOSING,
+            aiohttp.WSMsgType.ERROR) else "a watch message is a binary frame")
     item = unpack(message.data)
     if not (isinstance(item, list) and item and isinstance(item[0], str)):
         raise ProtocolError("a watch message is a non-empty array")

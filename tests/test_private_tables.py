@@ -17,9 +17,9 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p10.rules import RuleSet
 from protocol.lan import GameResult, Host, Joiner, LanError
-from protocol.lobby import LOBBY_PATH, WrongCode
+from protocol.lobby import LOBBY_PATH, WrongCode, pack, unpack
 from protocol.mesh import listen, url_for
-from protocol.private import new_code
+from protocol.private import GuessLimiter, new_code
 from protocol.tls import client_context
 from protocol.watch import watch
 from tests.test_lan_processes import environment, p2p10, read_port, stop
@@ -180,3 +180,25 @@ def test_the_commands_a_wrong_code_exits_1_and_the_right_one_plays(tmp_path: Pat
             assert "game over:" in out
     finally:
         stop(procs)
+
+
+async def test_a_guest_without_a_certificate_is_refused_and_spends_no_guess(tmp_path: Path) -> None:
+    """Before any code is tested, the guest's certificate is read (the exchange is bound to
+    its key): a guest that presents none, or one that cannot be read, is refused at once and
+    takes nothing from the guess limit."""
+    host, hosting, address, clock = await private_host(tmp_path, new_code())
+    host.gate.limiter = GuessLimiter(global_limit=1)  # one attempt spent would show
+    try:
+        async with aiohttp.ClientSession() as session:
+            host_name, _colon, port = address.rpartition(":")
+            socket = await session.ws_connect(url_for(host_name, int(port), LOBBY_PATH),
+                                              ssl=client_context(None))
+            await socket.send_bytes(pack(["pake", bytes(33)]))
+            answer = unpack((await asyncio.wait_for(socket.receive(), TIMEOUT)).data)
+            await socket.close()
+        assert answer[0] == "refused" and "no certificate" in answer[1], answer
+        assert host.gate.limiter.wait("10.1.1.1", clock()) == 0 and len(host.gate.limiter) == 0
+        assert len(host.roster) == 1 and host.gate.wrong == 0
+    finally:
+        hosting.cancel()
+        await asyncio.gather(hosting, return_exceptions=True)

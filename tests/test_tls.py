@@ -14,11 +14,13 @@ from pathlib import Path
 import aiohttp
 import pytest
 from cryptography import x509
+from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p10.log import fingerprint, public_bytes
+from protocol import tls
 from protocol.mesh import MESH_PATH, listen
-from protocol.tls import BadCertificate, certificate, peer_key, require_key
+from protocol.tls import BadCertificate, certificate, certificate_key, peer_key, require_key
 from tests.test_mesh import HOST, assert_same_clean_logs, close_code, intrude, open_mesh_table
 
 
@@ -104,6 +106,75 @@ async def test_a_listener_with_another_key_is_never_linked(tmp_path: Path) -> No
         await asyncio.sleep(1.0)
         assert not table.meshes[0].links and table.meshes[0].linked == 0
         assert handled >= 2 and not frames  # dialled again and again; not one frame sent
+    finally:
+        run.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await run
+        await runner.cleanup()
+        await table.close()
+
+
+def odd_certificate(identity: Ed25519PrivateKey) -> bytes:
+    """``identity``'s certificate, issued by the public issuer, with BasicConstraints' critical
+    flag encoded 0x01 instead of 0xFF: BER, which OpenSSL takes in a handshake and the
+    ``cryptography`` parser refuses."""
+    cert = certificate(identity)
+    der, tbs = cert.public_bytes(serialization.Encoding.DER), cert.tbs_certificate_bytes
+    marker = bytes.fromhex("0603551d130101ff")  # OID 2.5.29.19, critical TRUE
+    assert tbs.count(marker) == 1
+    odd = tbs.replace(marker, bytes.fromhex("0603551d13010101"))
+    return der.replace(tbs, odd).replace(cert.signature, tls._issuer()[0].sign(odd))
+
+
+def odd_server_context(identity: Ed25519PrivateKey, tmp_path: Path) -> ssl.SSLContext:
+    """A listener's context presenting :func:`odd_certificate` for ``identity``."""
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.minimum_version = ssl.TLSVersion.TLSv1_3
+    chain, key = tmp_path / "chain.pem", tmp_path / "key.pem"
+    chain.write_bytes(ssl.DER_cert_to_PEM_cert(odd_certificate(identity)).encode() + tls.issuer_pem())
+    key.write_bytes(identity.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                           serialization.NoEncryption()))
+    context.load_cert_chain(chain, key)
+    return context
+
+
+def test_a_certificate_that_does_not_parse_is_a_bad_certificate() -> None:
+    identity = Ed25519PrivateKey.generate()
+    good = certificate(identity).public_bytes(serialization.Encoding.DER)
+    assert certificate_key(good) == public_bytes(identity)
+    with pytest.raises(BadCertificate, match="a certificate that does not parse"):
+        certificate_key(odd_certificate(identity))
+
+
+async def test_a_listener_whose_certificate_does_not_parse_is_dialled_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Attack: seat 2's address answers with a certificate OpenSSL takes and ``cryptography``
+    does not (for seat 2's very key). The link ends, nobody is blamed, and seat 1 goes on
+    dialling: the dialling task is not ended by it (which would cut the seat off for good)."""
+    table = await open_mesh_table(players=2)
+    handled = 0
+
+    async def handle(request: aiohttp.web.Request) -> aiohttp.web.StreamResponse:
+        nonlocal handled
+        handled += 1
+        socket = aiohttp.web.WebSocketResponse()
+        await socket.prepare(request)
+        async for _message in socket:
+            pass
+        return socket
+
+    monkeypatch.setattr("protocol.mesh.server_context",
+                        lambda identity: odd_server_context(identity, tmp_path))
+    runner, port = await listen({MESH_PATH: handle}, HOST, identity=table.peers[1].identity)
+    table.meshes[0].seat_table(table.keys, [None, (HOST, port)])
+    run = asyncio.ensure_future(table.meshes[0].run(lambda: False))
+    try:
+        deadline = asyncio.get_running_loop().time() + 30
+        while handled < 3:  # dialled again, and again
+            assert not run.done(), run
+            assert asyncio.get_running_loop().time() < deadline, f"dialled {handled} time(s), then no more"
+            await asyncio.sleep(0.05)
+        assert not table.meshes[0].links and not table.peers[0].faults
     finally:
         run.cancel()
         with contextlib.suppress(asyncio.CancelledError):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 from pathlib import Path
 
 import aiohttp
@@ -24,9 +25,10 @@ from p2p10.log import make_entry, parse_entry, read_records
 from p2p10.rules import RuleSet
 from p2p10.wire import CHAT_NONCE_BYTES
 from protocol.lan import GameResult, Host, Joiner, LanError
-from protocol.lobby import pack, unpack
+from protocol.lobby import pack, shown, unpack
 from protocol.memory import TableRun, play_table
 from protocol.mesh import listen, url_for
+from protocol.private import GuessLimiter
 from protocol.tls import client_context
 from protocol.watch import WATCH_PATH, WatchEvents, WatchResult, read_gallery, save_gallery, watch
 
@@ -218,10 +220,16 @@ async def test_a_spectator_that_does_not_read_is_dropped_and_the_game_goes_on(tm
 # ----------------------------------------------------------------- the live audit
 
 
+@functools.cache
+def the_game() -> TableRun:
+    """A whole three-seat game, played in memory with its peers' keys at hand (once)."""
+    return play_table([POLICIES["greedy"]] * 3, RULES, seed=11)
+
+
 @pytest.fixture(scope="module")
 def game() -> TableRun:
-    """A whole three-seat game, played in memory with its peers' keys at hand."""
-    return play_table([POLICIES["greedy"]] * 3, RULES, seed=11)
+    """:func:`the_game`."""
+    return the_game()
 
 
 def records_of(run: TableRun) -> list[bytes]:
@@ -304,8 +312,8 @@ async def test_a_spectator_shows_a_violation_in_what_the_host_sends_with_blame(t
     """Attack: a host that feeds its spectators a log with a tampered entry. The spectator
     checks every entry as a peer does: it names the violation and the seat, at once, and its
     verdict is not CLEAN."""
-    records = bad_logs(play_table([POLICIES["greedy"]] * 3, RULES, seed=12))[
-        "an illegal move, signed by its author"]
+    run = play_table([POLICIES["greedy"]] * 3, RULES, seed=12)
+    records = bad_logs(run)["an illegal move, signed by its author"]
     expected = audit_records(records).violation
     assert expected is not None
 
@@ -320,7 +328,7 @@ async def test_a_spectator_shows_a_violation_in_what_the_host_sends_with_blame(t
         await socket.close()
         return socket
 
-    runner, port = await listen({WATCH_PATH: fake_host}, "127.0.0.1", identity=Ed25519PrivateKey.generate())
+    runner, port = await listen({WATCH_PATH: fake_host}, "127.0.0.1", identity=run.peers[0].identity)
     failures: list[object] = []
     try:
         result = await asyncio.wait_for(watch(("127.0.0.1", port), "Eve", save_dir=tmp_path,
@@ -335,8 +343,10 @@ async def test_a_spectator_shows_a_violation_in_what_the_host_sends_with_blame(t
     assert list(read_records(result.log_path.read_bytes()).items) == list(records[:expected.seq])
 
 
-async def fed_by(messages: list[list[object]], events: WatchEvents) -> WatchResult:
-    """Watch a fake host that admits the spectator, sends ``messages`` and closes."""
+async def fed_by(messages: list[list[object]], events: WatchEvents,
+                 identity: Ed25519PrivateKey | None = None) -> WatchResult:
+    """Watch a fake host that admits the spectator, sends ``messages`` and closes; its link
+    proves ``identity`` (by default the key of seat 1 of the :func:`game` fixture's table)."""
     async def fake_host(request: web.Request) -> web.WebSocketResponse:
         socket = web.WebSocketResponse()
         await socket.prepare(request)
@@ -347,7 +357,8 @@ async def fed_by(messages: list[list[object]], events: WatchEvents) -> WatchResu
         await socket.close()
         return socket
 
-    runner, port = await listen({WATCH_PATH: fake_host}, "127.0.0.1", identity=Ed25519PrivateKey.generate())
+    identity = identity or the_game().peers[0].identity
+    runner, port = await listen({WATCH_PATH: fake_host}, "127.0.0.1", identity=identity)
     try:
         return await asyncio.wait_for(watch(("127.0.0.1", port), "Eve", events=events), TIMEOUT)
     finally:
@@ -388,6 +399,110 @@ async def test_a_malformed_message_from_the_host_stops_the_spectator_saying_so(g
     # A message of a later version is passed over.
     result = await fed_by([["entry", records[0]], ["news", 1], ["end"]], WatchEvents())
     assert result.ended
+
+
+async def test_a_host_that_goes_quiet_is_dialled_again_not_blamed(
+        game: TableRun, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A host whose machine stops answering for a while (asleep, or its network gone): the
+    spectator's ping goes unanswered, which is a broken link, not the host's bad message; it
+    dials again and goes on to the whole game."""
+    monkeypatch.setattr(protocol.watch, "HEARTBEAT", 0.4)
+    records = records_of(game)
+    links = 0
+
+    async def quiet_host(request: web.Request) -> web.WebSocketResponse:
+        nonlocal links
+        links += 1
+        socket = web.WebSocketResponse()
+        await socket.prepare(request)
+        held = unpack((await socket.receive()).data)[2]  # the watch: how many it holds
+        await socket.send_bytes(pack(["watching", 1, 8]))
+        for raw in records[held:10 if links == 1 else None]:
+            await socket.send_bytes(pack(["entry", raw]))
+        if links == 1:
+            await asyncio.sleep(5)  # not reading: the spectator's pings go unanswered
+            return socket
+        await socket.send_bytes(pack(["end"]))
+        await socket.close()
+        return socket
+
+    runner, port = await listen({WATCH_PATH: quiet_host}, "127.0.0.1", identity=game.peers[0].identity)
+    notes: list[str] = []
+    try:
+        result = await asyncio.wait_for(
+            watch(("127.0.0.1", port), "Sam", events=WatchEvents(note=notes.append)), TIMEOUT)
+    finally:
+        await runner.cleanup()
+    assert links == 2 and "the link to the host broke; dialling again" in notes, notes
+    assert result.ended and result.report.clean, (result.summary(), notes)
+
+
+async def test_a_spectator_that_proved_the_code_comes_back_though_guesses_are_spent(
+        tmp_path: Path) -> None:
+    """Attack: somebody spends the private table's guesses (wrong codes from many addresses)
+    while a spectator watches. Its link breaks; dialling again with the key that proved the
+    code, it is let in at once, whatever the limit says."""
+    host, hosting, port, said = await open_host(tmp_path, code="7-orbit-tulip")
+    host.gate.limiter = GuessLimiter(global_window=3600.0)  # spent guesses never come back here
+    watching = asyncio.ensure_future(watch(("127.0.0.1", port), "Sam", code="7-orbit-tulip"))
+    while not any("Sam is watching" in line for line in said):
+        await asyncio.sleep(0.01)
+    for attacker in range(3):
+        assert host.gate.limiter.begin(f"10.9.9.{attacker}", host.gate.clock()) == 0
+    assert host.gate.limiter.wait("127.0.0.1", host.gate.clock()) > 0  # nobody new gets in
+    joiner = Joiner(f"127.0.0.1:{port}", "Bob", "greedy", "127.0.0.1", tmp_path / "bob", say=lambda _: None,
+                    code="7-orbit-tulip")
+    spectator = host.gallery.spectators[0]
+    assert spectator.transport is not None
+    spectator.transport.abort()
+    try:
+        # A newcomer with the right code is held back by the spent limit (the price of it)...
+        with pytest.raises(LanError, match="too many wrong codes"):
+            await asyncio.wait_for(joiner.run(), TIMEOUT)
+        # ... but the spectator who proved the code is back: Ann and her bot play, it watches.
+        host.start()
+        _played, result = await asyncio.wait_for(asyncio.gather(hosting, watching), TIMEOUT)
+    finally:
+        hosting.cancel()
+        await asyncio.gather(hosting, return_exceptions=True)
+    assert result.ended and result.report.clean, result.summary()
+
+
+async def test_a_spectator_leaves_a_machine_that_is_not_the_tables_host(game: TableRun) -> None:
+    """Attack: a machine that is not the host re-serves a genuine table (every entry signed by
+    its seat). The spectator checks the table's host key against its link's: not the table it
+    dialled, and it says so."""
+    notes: list[str] = []
+    result = await fed_by([["entry", raw] for raw in records_of(game)] + [["end"]],
+                          WatchEvents(note=notes.append), identity=Ed25519PrivateKey.generate())
+    assert "is not this table's host" in notes[-1], notes
+    assert not result.ended and result.report.entries == 0 and not result.report.clean
+
+
+def test_words_from_another_machine_are_made_safe_to_show() -> None:
+    assert shown("fine words") == "fine words"
+    assert shown("\x1b]0;owned\x07\x1b[2Jgone\nCLEAN") == "?]0;owned??[2Jgone?CLEAN"
+    long = shown("x" * 500)
+    assert len(long) == 200 and long.endswith("…")
+
+
+async def test_a_hosts_refusal_is_shown_without_its_escape_sequences(tmp_path: Path) -> None:
+    async def rude_host(request: web.Request) -> web.WebSocketResponse:
+        socket = web.WebSocketResponse()
+        await socket.prepare(request)
+        await socket.receive()
+        await socket.send_bytes(pack(["refused", "\x1b[2J\x1b]0;owned\x07" + "x" * 5000]))
+        await socket.close()
+        return socket
+
+    runner, port = await listen({WATCH_PATH: rude_host}, "127.0.0.1", identity=Ed25519PrivateKey.generate())
+    try:
+        with pytest.raises(LanError) as refusal:
+            await asyncio.wait_for(watch(("127.0.0.1", port), "Sam"), TIMEOUT)
+    finally:
+        await runner.cleanup()
+    assert "\x1b" not in str(refusal.value) and "\x07" not in str(refusal.value)
+    assert len(str(refusal.value)) < 300
 
 
 async def test_a_watch_frame_that_is_not_a_watch_is_refused(tmp_path: Path) -> None:
