@@ -575,9 +575,9 @@ class MeshSlot:
 
 
 def forget_gallery(result: GameResult, log_path: Path) -> None:
-    """Once the game is over, the host's spectator settings serve no resume: they go, and a
-    private table's code with them."""
-    if result.peer.finished:
+    """Once the game is over (or frozen for good), the host's spectator settings serve no
+    resume: they go, and a private table's code with them."""
+    if result.peer.finished or result.peer.stopped:
         SeatFiles(log_path).gallery.unlink(missing_ok=True)
 
 

@@ -46,7 +46,7 @@ from p2p10.audit import AuditReport, Damage, LiveAudit
 from p2p10.chatroom import ChatRefused, check_chat
 from p2p10.errors import ProtocolError, ProtocolViolation
 from p2p10.i18n import _
-from p2p10.log import Entry, fingerprint, public_bytes
+from p2p10.log import Entry, fingerprint, parse_entry, public_bytes
 from p2p10.peer import ChatLine, Peer
 from protocol.lobby import (
     JOIN_TIMEOUT,
@@ -63,6 +63,7 @@ from protocol.lobby import (
     valid_name,
 )
 from protocol.mesh import url_for
+from protocol.private import BadCode, parse_code
 from protocol.storage import LOG_SUFFIX, LogWriter, write_private
 from protocol.tls import client_context
 
@@ -73,6 +74,7 @@ DEFAULT_SPECTATORS = 8
 QUEUE_LIMIT = 4096
 WATCH_MAX_BYTES = 1024  # what a spectator sends: its name, and a private table's exchange
 END_DRAIN = 10.0  # how long the host waits for its spectators to take the end of the game
+TELL_EVERY = 2.0  # at most one "(watching: ...)" line for the players in this many seconds
 # An entry is at most p2p10.log.MAX_ENTRY_BYTES; its message adds a few bytes.
 MESSAGE_MAX_BYTES = 1 << 20
 HEARTBEAT = 5.0  # the spectator's side, as on the mesh: a vanished host is noticed in seconds
@@ -114,10 +116,19 @@ def read_gallery(path: Path) -> tuple[int, str | None] | None:
     except ProtocolError:
         item = None
     if not (isinstance(item, list) and len(item) == 3 and item[0] == GALLERY_LABEL
-            and type(item[1]) is int and item[1] >= 0 and (item[2] is None or isinstance(item[2], str))):
+            and type(item[1]) is int and item[1] >= 0
+            and (item[2] is None or (isinstance(item[2], str) and _is_code(item[2])))):
         # TRANSLATORS: keep "[label, cap, code]": it is what the file holds.
         raise LanError(_("{path}: spectator settings are [label, cap, code]").format(path=path))
     return item[1], item[2]
+
+
+def _is_code(text: str) -> bool:
+    """Whether ``text`` is a private table's code, spelt as a host makes it."""
+    try:
+        return parse_code(text) == text
+    except BadCode:
+        return False
 
 
 @dataclass(eq=False)
@@ -154,6 +165,8 @@ class Gallery:
         self.lost = 0
         self.closing = False  # finish() has begun: the players are told nothing more
         self.told = False  # the players have been told who watches, once the deal was done
+        self._telling: asyncio.TimerHandle | None = None  # the next "(watching: ...)", when due
+        self._told_at = -TELL_EVERY  # when the last one was said (the event loop's time)
 
     @property
     def names(self) -> list[str]:
@@ -176,6 +189,8 @@ class Gallery:
         again for a while."""
         peer = self.peer
         self.closing = True
+        if self._telling is not None:
+            self._telling.cancel()
         if peer is None or not (peer.finished or peer.stopped):
             for spectator in list(self.spectators):
                 with contextlib.suppress(Exception):
@@ -241,15 +256,17 @@ class Gallery:
                 spectator.transport.abort()
             self._tell(_("{name} stopped watching: too slow to keep up").format(name=spectator.name))
 
-    def _catch_up(self, spectator: Spectator, start: int = 0) -> None:
-        """Every entry from ``start`` on (a spectator dialling again holds the first ones); a
-        log cut back behind it while it was away is said first."""
+    def _catch_up(self, spectator: Spectator, start: int = 0, last: bytes = b"") -> None:
+        """Every entry from ``start`` on (a spectator dialling again holds the first ones, the
+        last of them hashing to ``last``). If the log is not that any more (it was cut back
+        behind the spectator while it was away, and maybe grew again on another branch), the
+        spectator is told to start over: ``["cut", 0]``, and every entry."""
         if self.peer is None:
             return
         log = self.peer.log
-        if start > len(log):
-            self._put(spectator, pack(["cut", len(log)]))
-            start = len(log)
+        if start > 0 and (start > len(log) or log[start - 1].hash != last):
+            self._put(spectator, pack(["cut", 0]))
+            start = 0
         for entry in log[start:]:
             self._put(spectator, pack(["entry", entry.raw]))
 
@@ -262,10 +279,21 @@ class Gallery:
 
     def _tell_players(self) -> None:
         """The players see who watches: the host's peer says it at the table (a chat line,
-        signed by the host's seat like every other)."""
+        signed by the host's seat like every other), at most once every :data:`TELL_EVERY`
+        seconds: spectators that come and go faster (on purpose, to flood the players' chat)
+        are told of in one line, who watches by then."""
+        if self._telling is not None:
+            return  # a line is due: it will say who watches then
+        loop = asyncio.get_running_loop()
+        self._telling = loop.call_later(max(0.0, self._told_at + TELL_EVERY - loop.time()),
+                                        self._say_who_watches)
+
+    def _say_who_watches(self) -> None:
+        self._telling = None
         peer = self.peer
         if peer is None or peer.table is None or peer.finished or peer.stopped or self.closing:
             return
+        self._told_at = asyncio.get_running_loop().time()
         watching = ", ".join(self.names) or "nobody"
         with contextlib.suppress(Exception):
             peer.say(f"(watching: {watching})"[:200])
@@ -280,10 +308,11 @@ class Gallery:
             return socket
         try:
             item = unpack(first)
-            if not (isinstance(item, list) and len(item) in (2, 3) and item[0] == "watch"
+            if not (isinstance(item, list) and len(item) in (2, 4) and item[0] == "watch"
                     and isinstance(item[1], str)
-                    and (len(item) == 2 or (type(item[2]) is int and item[2] >= 0))):
-                raise ProtocolError("a watch message is ['watch', name] or ['watch', name, from]")
+                    and (len(item) == 2 or (type(item[2]) is int and item[2] > 0
+                                            and isinstance(item[3], bytes) and len(item[3]) == 32))):
+                raise ProtocolError("a watch message is ['watch', name] or ['watch', name, from, hash]")
             name = valid_name(item[1])
         except (ProtocolError, LanError) as err:
             await self._refuse(socket, str(err))
@@ -291,12 +320,15 @@ class Gallery:
         if len(self.names) >= self.cap:
             await self._refuse(socket, f"the table has {self.cap} spectators already")
             return socket
-        if len(item) == 3 and item[2] > 0 and self.lost:
+        if len(item) == 4 and self.lost:
             self.lost -= 1  # one that lost its link is back
-        spectator = Spectator(name, socket, request.transport, asyncio.Queue(self.queue_limit))
+        # The catch-up goes in the queue whole, over and above the limit on what waits for a
+        # spectator (a long game's log may be longer than that limit).
+        behind = len(self.peer.log) if self.peer is not None else 0
+        spectator = Spectator(name, socket, request.transport, asyncio.Queue(self.queue_limit + behind))
         self.spectators.append(spectator)
         spectator.queue.put_nowait(pack(["watching", len(self.names), self.cap]))
-        self._catch_up(spectator, item[2] if len(item) == 3 else 0)
+        self._catch_up(spectator, *((item[2], item[3]) if len(item) == 4 else ()))
         if self.over:
             self._end(spectator)  # back just after the end: it gets what it missed, and the end
         self._tell(_("{name} is watching").format(name=name))
@@ -467,7 +499,9 @@ class _Watcher:
                 try:
                     if self.code is not None:
                         await prove_code(socket, self.code, host_key, public_bytes(self.identity))
-                    await socket.send_bytes(pack(["watch", self.name, len(self.audit.records)]))
+                    held = self.audit.records
+                    await socket.send_bytes(pack(["watch", self.name, len(held), _hash_of(held[-1])]
+                                                 if held else ["watch", self.name]))
                     item = _item(await asyncio.wait_for(socket.receive(), JOIN_TIMEOUT))
                     refused(item)
                 except WrongCode:
@@ -541,7 +575,7 @@ class _Watcher:
                 self.writer.append(item[1])
             self.events.entry(audit)
         elif kind == "cut":
-            audit.cut(item[1])
+            await asyncio.to_thread(audit.cut, item[1])  # (it folds the entries kept again)
             if self.writer is not None:
                 self.writer.keep_first(len(audit.records))
         elif kind == "chat":
@@ -556,7 +590,7 @@ class _Watcher:
                 self.events.chat(line.seat, line.text)
         elif kind == "stopped":
             self.host_stopped = shown(item[1])
-            proven = audit.evidence(e for e in item[2] if isinstance(e, bytes))
+            proven = await asyncio.to_thread(audit.evidence, [e for e in item[2] if isinstance(e, bytes)])
             if proven is not None:
                 self.events.failure(proven)
             else:
@@ -575,6 +609,11 @@ _SHAPES: dict[str, tuple[Callable[[list[Any]], bool], str]] = {
                 "a stopped message is ['stopped', reason, evidence]"),
     "end": (lambda i: True, ""),
 }
+
+
+def _hash_of(raw: bytes) -> bytes:
+    """The hash of an entry the spectator holds (checked already, so it parses)."""
+    return parse_entry(raw).hash
 
 
 def spectator_log(folder: Path, table_id: bytes) -> Path:

@@ -21,16 +21,24 @@ import protocol.watch
 from p2p10.audit import LiveAudit, audit_records
 from p2p10.bots import POLICIES
 from p2p10.chatroom import sign_chat
-from p2p10.log import make_entry, parse_entry, read_records
+from p2p10.log import make_entry, parse_entry, public_bytes, read_records
 from p2p10.rules import RuleSet
 from p2p10.wire import CHAT_NONCE_BYTES
 from protocol.lan import GameResult, Host, Joiner, LanError
-from protocol.lobby import pack, shown, unpack
+from protocol.lobby import Gate, pack, shown, unpack
 from protocol.memory import TableRun, play_table
 from protocol.mesh import listen, url_for
 from protocol.private import GuessLimiter
 from protocol.tls import client_context
-from protocol.watch import WATCH_PATH, WatchEvents, WatchResult, read_gallery, save_gallery, watch
+from protocol.watch import (
+    WATCH_PATH,
+    Gallery,
+    WatchEvents,
+    WatchResult,
+    read_gallery,
+    save_gallery,
+    watch,
+)
 
 TIMEOUT = 60.0
 RULES = RuleSet.parse(["hands=1"])
@@ -168,7 +176,8 @@ def test_the_spectator_settings_file_keeps_the_cap_and_code_and_refuses_damage(t
     save_gallery(path, 0, None)
     assert read_gallery(path) == (0, None)
     for damaged in (b"", b"\xc1", pack(["p2p10/watch/v1", -1, None]), pack(["p2p10/watch/v1", 2, 7]),
-                    pack(["p2p10/watch/v2", 2, None]), pack(["p2p10/watch/v1", True, None])):
+                    pack(["p2p10/watch/v2", 2, None]), pack(["p2p10/watch/v1", True, None]),
+                    pack(["p2p10/watch/v1", 2, "not a code"]), pack(["p2p10/watch/v1", 2, "07 Orbit tulip"])):
         path.write_bytes(damaged)
         with pytest.raises(LanError, match=r"t\.p2p10-watch: spectator settings are \[label, cap, code\]"):
             read_gallery(path)
@@ -415,7 +424,8 @@ async def test_a_host_that_goes_quiet_is_dialled_again_not_blamed(
         links += 1
         socket = web.WebSocketResponse()
         await socket.prepare(request)
-        held = unpack((await socket.receive()).data)[2]  # the watch: how many it holds
+        watching = unpack((await socket.receive()).data)
+        held = watching[2] if len(watching) == 4 else 0  # how many entries it holds
         await socket.send_bytes(pack(["watching", 1, 8]))
         for raw in records[held:10 if links == 1 else None]:
             await socket.send_bytes(pack(["entry", raw]))
@@ -477,6 +487,117 @@ async def test_a_spectator_leaves_a_machine_that_is_not_the_tables_host(game: Ta
                           WatchEvents(note=notes.append), identity=Ed25519PrivateKey.generate())
     assert "is not this table's host" in notes[-1], notes
     assert not result.ended and result.report.entries == 0 and not result.report.clean
+
+
+async def a_gallery_of(peer: object, queue_limit: int = 4096) -> tuple[Gallery, web.AppRunner, int]:
+    """A host's gallery serving ``peer``'s log on 127.0.0.1 (the peer's own key on the link)."""
+    gallery = Gallery(8, lambda _line: None, Gate(None, public_bytes(the_game().peers[0].identity)),
+                      queue_limit=queue_limit)
+    gallery.attach(peer)  # type: ignore[arg-type]
+    identity = the_game().peers[0].identity
+    runner, port = await listen({WATCH_PATH: gallery.handle}, "127.0.0.1", identity=identity)
+    return gallery, runner, port
+
+
+async def test_a_spectator_catches_up_on_a_log_longer_than_its_queue(game: TableRun) -> None:
+    """A long game (a 6-seat game of standard rules runs past 4 000 entries) seen from its
+    middle: the catch-up is the whole log at once, beyond the limit on what may wait for a
+    spectator, which is for the live entries; the spectator is not dropped for it."""
+    gallery, runner, port = await a_gallery_of(game.peers[0], queue_limit=8)
+    counts: list[int] = []
+    try:
+        events = WatchEvents(entry=lambda audit: counts.append(len(audit.records)))
+        watching = asyncio.ensure_future(watch(("127.0.0.1", port), "Sam", events=events))
+        while not counts or counts[-1] < len(game.log):
+            assert not watching.done(), watching.result().summary()
+            await asyncio.sleep(0.01)
+        await gallery.finish()  # the game is over: the end goes out
+        result = await asyncio.wait_for(watching, TIMEOUT)
+    finally:
+        await runner.cleanup()
+    assert len(game.log) > 8 and gallery.dropped == 0
+    assert result.ended and result.report.clean, result.summary()
+
+
+async def test_a_spectator_dialling_again_on_another_branch_starts_over(game: TableRun) -> None:
+    """A spectator dialling again says how many entries it holds and the hash of the last: on
+    the host's log it goes on from there; if the host's log is not that any more (cut back and
+    grown again on another branch while it was away), it is told to start over, from 0."""
+    log = game.log
+    _gallery, runner, port = await a_gallery_of(game.peers[0])
+
+    async def dial(first: list[object]) -> list[list[object]]:
+        async with aiohttp.ClientSession() as session:
+            socket = await session.ws_connect(url_for("127.0.0.1", port, WATCH_PATH),
+                                              ssl=client_context(Ed25519PrivateKey.generate()))
+            await socket.send_bytes(pack(first))
+            got = []
+            while len(got) < 3:
+                message = await asyncio.wait_for(socket.receive(), TIMEOUT)
+                if message.type != aiohttp.WSMsgType.BINARY:
+                    break  # (closed after a refusal)
+                got.append(unpack(message.data))
+            await socket.close()
+            return got
+
+    try:
+        same = await dial(["watch", "Sam", 5, log[4].hash])
+        other = await dial(["watch", "Sam", 5, bytes(32)])
+        beyond = await dial(["watch", "Sam", len(log) + 3, log[-1].hash])
+        bad = await dial(["watch", "Sam", 5])
+    finally:
+        await runner.cleanup()
+    assert same[0][0] == "watching" and same[1:] == [["entry", log[5].raw], ["entry", log[6].raw]]
+    assert other[1:] == [["cut", 0], ["entry", log[0].raw]]
+    assert beyond[1:] == [["cut", 0], ["entry", log[0].raw]]
+    assert bad[0][0] == "refused" and "['watch', name, from, hash]" in bad[0][1]
+
+
+class TalkingPeer:
+    """Stands in for the host's peer mid-game: it has a table and keeps what it says."""
+
+    class Hooks:
+        def listen(self, **_hooks: object) -> None:
+            pass
+
+    def __init__(self) -> None:
+        self.table, self.log, self.hooks = object(), [], self.Hooks()
+        self.finished = self.stopped = False
+        self.said: list[str] = []
+
+    def say(self, text: str) -> None:
+        self.said.append(text)
+
+
+async def test_spectators_coming_and_going_fast_do_not_flood_the_players_chat(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Attack: a machine that connects and leaves as a spectator over and over, so that the
+    host's seat says "(watching: ...)" to every player each time. The players hear at most
+    one such line every TELL_EVERY seconds, saying who watches by then."""
+    monkeypatch.setattr(protocol.watch, "TELL_EVERY", 1.0)
+    peer = TalkingPeer()
+    gallery, runner, port = await a_gallery_of(peer)
+    gallery.cap = 100
+    loop = asyncio.get_running_loop()
+    began = loop.time()
+    try:
+        async with aiohttp.ClientSession() as session:
+            for number in range(20):
+                socket = await session.ws_connect(url_for("127.0.0.1", port, WATCH_PATH),
+                                                  ssl=client_context(Ed25519PrivateKey.generate()))
+                await socket.send_bytes(pack(["watch", f"S{number}"]))
+                assert unpack((await asyncio.wait_for(socket.receive(), TIMEOUT)).data)[0] == "watching"
+                await socket.close()
+            while gallery.spectators:
+                await asyncio.sleep(0.01)
+        await asyncio.sleep(1.5)  # past the next line's time
+        took = loop.time() - began
+    finally:
+        await runner.cleanup()
+    # 40 comings and goings: one line at once, then at most one a second (however long the
+    # machine took over them), the last saying nobody is left.
+    assert 2 <= len(peer.said) <= 1 + took / 1.0 + 1, (peer.said, took)
+    assert len(peer.said) < 40 and peer.said[-1] == "(watching: nobody)"
 
 
 def test_words_from_another_machine_are_made_safe_to_show() -> None:
