@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import sys
 from collections.abc import Sequence
@@ -57,6 +58,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     parser = build_parser()
     args = parser.parse_args(argv)
+    # asyncio warns on standard error about other machines' broken connections ("socket.send()
+    # raised exception.", once per write to a link that was reset): noise a remote machine can
+    # make at will, which would garble the table on the screen. Errors are still shown.
+    logging.getLogger("asyncio").setLevel(logging.ERROR)
     try:
         if hasattr(args, "options"):
             args.rules = RuleSet.parse(

@@ -168,6 +168,23 @@ def test_command_line_errors_exit_2_with_a_message(tmp_path: Path,
         assert last.startswith("p2p10: ") and message in last, (args, err)
 
 
+def test_other_machines_broken_links_do_not_write_on_the_screen(caplog: pytest.LogCaptureFixture) -> None:
+    """asyncio's warning for each write to a link another machine reset is noise that machine
+    makes at will; under the command line it is not logged (standard error is where the table
+    is drawn). Its errors still are."""
+    import logging
+
+    asyncio_log = logging.getLogger("asyncio")
+    level = asyncio_log.level
+    try:
+        assert main(["rules", "phases"]) == 0
+        asyncio_log.warning("socket.send() raised exception.")
+        asyncio_log.error("a real error")
+    finally:
+        asyncio_log.setLevel(level)
+    assert [r.getMessage() for r in caplog.records if r.name == "asyncio"] == ["a real error"]
+
+
 async def test_a_full_table_refuses_one_more(tmp_path: Path) -> None:
     # Host and joiners in this one process (the same classes the commands run), on loopback.
     said: list[str] = []
