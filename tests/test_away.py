@@ -11,6 +11,7 @@ revealed: nobody can check those, so it exits 3, not 0."""
 from __future__ import annotations
 
 import json
+import random
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -27,7 +28,7 @@ from p2p10.rules import RuleSet
 from p2p10.signing import Domain, sign
 from p2p10.simulate import greedy_player
 from p2p10.table import TableState, Takeover, away_message, shuffle_context
-from protocol.memory import MemoryNetwork, make_peers, open_table
+from protocol.memory import MemoryNetwork, make_peers, open_table, seeded_bytes
 from tests.test_attacks import Withholder
 
 RULES = RuleSet.parse(["hands=2"])
@@ -38,6 +39,7 @@ class Table:
     """Three peers on the in-memory network; ``gone`` cuts seat 2 off, both ways."""
 
     def __init__(self, seed: int, peer_class: Callable[..., Peer] = Peer) -> None:
+        self.seed = seed
         self.peers = make_peers([greedy_player] * 3, seed=seed, peer_class=peer_class)
         self.gone = False
         self.caught: list[bytes] = []  # what the cut-off seat sent meanwhile
@@ -96,8 +98,12 @@ class Table:
 def bring_in_the_bot(t: Table) -> Peer:
     """The runner's machine starts the bot it was given, from the runner's log."""
     runner = t.peers[0]
+    # Its randomness seeded too (its shuffles, its secrets, its choices): the game after the
+    # takeover is then the same on every run. (From the operating system, a tie and its
+    # replay hand came up once in a while, against the hands tests/test_narrate.py expects.)
     bot = Peer.restore(AWAY, runner.delegated[AWAY], [e.raw for e in runner.log], [],
-                       player=greedy_player)
+                       player=greedy_player, rng_bytes=seeded_bytes(t.seed, "bot-takeover"),
+                       rng=random.Random(f"{t.seed}/bot-takeover"))
     t.network.replace(AWAY, bot)
     t.peers[AWAY] = bot
     t.gone = False
