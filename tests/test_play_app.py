@@ -402,3 +402,20 @@ def test_play_without_a_terminal_exits_2_with_a_message() -> None:
                             timeout=60, stdin=subprocess.DEVNULL)
     assert result.returncode == 2
     assert result.stderr.startswith("p2p10: play needs a terminal") and "Traceback" not in result.stderr
+
+
+async def test_a_quit_asked_as_the_game_ends_leaves_at_once(tmp_path: Path) -> None:
+    """The user asks to quit (q) and, before answering, the game ends (its last hand is over,
+    the last summary comes): the screen leaves then, as asked (the result is printed on the
+    way out), and a "y" typed after it does not fall on the end screen, where it does nothing.
+    (Seen as a race in the terminal test: the last summary took the question away first.)"""
+    async with table(tmp_path) as kb:
+        await kb.until(kb.my_turn)
+        await kb.keys("q")
+        assert kb.app.prompt is not None and "Quit the game?" in kb.app.prompt.question
+        rng = random.Random(5)
+        while not kb.local.over:  # the user's moves, made past the question on the screen
+            await kb.until(lambda: kb.local.over or kb.local.my_turn())
+            if kb.local.my_turn():
+                kb.local.play(POLICIES["greedy"](kb.local.view(), USER, rng))
+        await kb.until(lambda: kb.app.app.is_done)

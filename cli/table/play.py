@@ -89,6 +89,8 @@ class TableApp(Board):
         view = seat.view()
         summary = self.narrator.update(view, table)
         self._say_skips(view)
+        # Asked before the summary below takes the prompt away (the last hand's included).
+        leaving = self.prompt is not None and self.prompt is self._quit_prompt
         if summary is not None:
             self.summary = summary
             self.prompt = None
@@ -98,7 +100,7 @@ class TableApp(Board):
                 seat.hold(True)
                 self.screen = "hand"
         if seat.over and not self.hold:
-            if self.prompt is not None and self.prompt is self._quit_prompt:
+            if leaving:
                 # The user asked to leave and the game ended before the answer: leaving then
                 # loses nothing (the result is printed on the way out), and a "y" typed at
                 # the question must not fall on the end screen, where it does nothing.
