@@ -326,24 +326,9 @@ async def test_a_spectator_shows_a_violation_in_what_the_host_sends_with_blame(t
     expected = audit_records(records).violation
     assert expected is not None
 
-    async def fake_host(request: web.Request) -> web.WebSocketResponse:
-        socket = web.WebSocketResponse()
-        await socket.prepare(request)
-        await socket.receive()  # the watch
-        await socket.send_bytes(pack(["watching", 1, 8]))
-        for raw in records:
-            await socket.send_bytes(pack(["entry", raw]))
-        await socket.send_bytes(pack(["end"]))
-        await socket.close()
-        return socket
-
-    runner, port = await listen({WATCH_PATH: fake_host}, "127.0.0.1", identity=run.peers[0].identity)
     failures: list[object] = []
-    try:
-        result = await asyncio.wait_for(watch(("127.0.0.1", port), "Eve", save_dir=tmp_path,
-                                              events=WatchEvents(failure=failures.append)), TIMEOUT)
-    finally:
-        await runner.cleanup()
+    result = await fed_by([*(["entry", raw] for raw in records), ["end"]],
+                          WatchEvents(failure=failures.append), run.peers[0].identity, save_dir=tmp_path)
     assert [str(f) for f in failures] == [str(expected)]
     assert result.report.violation is not None and result.report.violation.seat == expected.seat
     assert result.summary().startswith("VIOLATION")
@@ -353,7 +338,7 @@ async def test_a_spectator_shows_a_violation_in_what_the_host_sends_with_blame(t
 
 
 async def fed_by(messages: list[list[object]], events: WatchEvents,
-                 identity: Ed25519PrivateKey | None = None) -> WatchResult:
+                 identity: Ed25519PrivateKey | None = None, save_dir: Path | None = None) -> WatchResult:
     """Watch a fake host that admits the spectator, sends ``messages`` and closes; its link
     proves ``identity`` (by default the key of seat 1 of the :func:`game` fixture's table)."""
     async def fake_host(request: web.Request) -> web.WebSocketResponse:
@@ -369,7 +354,8 @@ async def fed_by(messages: list[list[object]], events: WatchEvents,
     identity = identity or the_game().peers[0].identity
     runner, port = await listen({WATCH_PATH: fake_host}, "127.0.0.1", identity=identity)
     try:
-        return await asyncio.wait_for(watch(("127.0.0.1", port), "Eve", events=events), TIMEOUT)
+        return await asyncio.wait_for(watch(("127.0.0.1", port), "Eve", save_dir=save_dir, events=events),
+                                      TIMEOUT)
     finally:
         await runner.cleanup()
 
