@@ -117,6 +117,15 @@ def assert_game_over(procs: list[subprocess.Popen[str]], dirs: list[Path]) -> No
         assert secrets.stat().st_mode & 0o077 == 0  # private keys: the owner's alone
 
 
+def wait_mid_game(folder: Path) -> None:
+    """Until the log in ``folder`` is well into the game (a hands=1 game for three writes
+    about 45 KB of log)."""
+    deadline = time.monotonic() + TIMEOUT
+    while not any(f.stat().st_size > 12_000 for f in folder.glob("*.p2p10")):
+        assert time.monotonic() < deadline, "the game never got going"
+        time.sleep(0.01)
+
+
 def test_three_processes_play_a_whole_game(tmp_path: Path) -> None:
     procs, dirs = start_table(tmp_path)
     try:
@@ -130,11 +139,7 @@ def test_three_processes_play_a_whole_game(tmp_path: Path) -> None:
 def test_a_peer_killed_mid_game_resumes_from_its_files(tmp_path: Path, victim: int) -> None:
     procs, dirs = start_table(tmp_path)
     try:
-        deadline = time.monotonic() + TIMEOUT
-        # Mid-game: a hands=1 game for three writes about 45 KB of log.
-        while not any(f.stat().st_size > 12_000 for f in dirs[victim].glob("*.p2p10")):
-            assert time.monotonic() < deadline, "the game never got going"
-            time.sleep(0.01)
+        wait_mid_game(dirs[victim])
         procs[victim].send_signal(signal.SIGKILL)
         procs[victim].wait()
         log = next(dirs[victim].glob("*.p2p10"))
@@ -291,10 +296,7 @@ def test_a_host_with_its_bot_killed_mid_game_resumes_both(tmp_path: Path) -> Non
     procs, dirs = start_table(tmp_path, ("Ann", "Bob"), seats=3, host=("--bots", "1", "--quiet-network"))
     host = procs[0]
     try:
-        deadline = time.monotonic() + TIMEOUT
-        while not any(f.stat().st_size > 12_000 for f in dirs[1].glob("*.p2p10")):
-            assert time.monotonic() < deadline, "the game never got going"
-            time.sleep(0.01)
+        wait_mid_game(dirs[1])
         host.send_signal(signal.SIGKILL)
         host.wait()
         log = next(dirs[0].glob("*-seat1.p2p10"))
@@ -350,10 +352,7 @@ def test_a_resumed_host_serves_its_spectators_again_behind_its_code(tmp_path: Pa
         for name, folder in zip(names[1:], dirs[1:], strict=True):
             procs.append(spawn(p2p10("join", f"127.0.0.1:{port}", "--name", name, "--code", code,
                                      "--save", str(folder), *common), env))
-        deadline = time.monotonic() + TIMEOUT
-        while not any(f.stat().st_size > 12_000 for f in dirs[1].glob("*.p2p10")):
-            assert time.monotonic() < deadline, "the game never got going"
-            time.sleep(0.01)
+        wait_mid_game(dirs[1])
         host.send_signal(signal.SIGKILL)
         host.wait()
         # Bob and Cy are held while the host comes back, so that the game waits for the late

@@ -9,6 +9,7 @@ import asyncio
 import contextlib
 import shutil
 import ssl
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import aiohttp
@@ -19,9 +20,10 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p10.log import fingerprint, public_bytes
 from protocol import tls
-from protocol.mesh import MESH_PATH, listen
+from protocol.mesh import MESH_PATH, Handler, listen
 from protocol.tls import BadCertificate, certificate, certificate_key, peer_key, require_key
 from tests.test_mesh import HOST, assert_same_clean_logs, close_code, intrude, open_mesh_table
+from tests.test_mesh import Table as MeshTable
 
 
 def test_a_keys_certificate_is_always_the_same_and_carries_the_key() -> None:
@@ -99,13 +101,22 @@ async def test_a_listener_with_another_key_is_never_linked(tmp_path: Path) -> No
                        if message.type == aiohttp.WSMsgType.BINARY])
         return socket
 
-    runner, port = await listen({MESH_PATH: handle}, HOST, identity=impostor)
-    table.meshes[0].seat_table(table.keys, [None, (HOST, port)])
-    run = asyncio.ensure_future(table.meshes[0].run(lambda: False))
-    try:
+    async with seat_2_answered_by(table, handle, impostor):
         await asyncio.sleep(1.0)
         assert not table.meshes[0].links and table.meshes[0].linked == 0
         assert handled >= 2 and not frames  # dialled again and again; not one frame sent
+
+
+@contextlib.asynccontextmanager
+async def seat_2_answered_by(table: MeshTable, handle: Handler,
+                             identity: Ed25519PrivateKey) -> AsyncIterator[asyncio.Future[None]]:
+    """Seat 1's mesh running, with seat 2's address answered by ``handle`` under ``identity``'s
+    TLS; the mesh's run, for the time of the block (then everything is closed)."""
+    runner, port = await listen({MESH_PATH: handle}, HOST, identity=identity)
+    table.meshes[0].seat_table(table.keys, [None, (HOST, port)])
+    run = asyncio.ensure_future(table.meshes[0].run(lambda: False))
+    try:
+        yield run
     finally:
         run.cancel()
         with contextlib.suppress(asyncio.CancelledError):
@@ -165,22 +176,13 @@ async def test_a_listener_whose_certificate_does_not_parse_is_dialled_again(
 
     monkeypatch.setattr("protocol.mesh.server_context",
                         lambda identity: odd_server_context(identity, tmp_path))
-    runner, port = await listen({MESH_PATH: handle}, HOST, identity=table.peers[1].identity)
-    table.meshes[0].seat_table(table.keys, [None, (HOST, port)])
-    run = asyncio.ensure_future(table.meshes[0].run(lambda: False))
-    try:
+    async with seat_2_answered_by(table, handle, table.peers[1].identity) as run:
         deadline = asyncio.get_running_loop().time() + 30
         while handled < 3:  # dialled again, and again
             assert not run.done(), run
             assert asyncio.get_running_loop().time() < deadline, f"dialled {handled} time(s), then no more"
             await asyncio.sleep(0.05)
         assert not table.meshes[0].links and not table.peers[0].faults
-    finally:
-        run.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await run
-        await runner.cleanup()
-        await table.close()
 
 
 def test_require_key_names_the_problem() -> None:

@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import functools
 from pathlib import Path
+from typing import Any
 
 import aiohttp
 import pytest
@@ -58,13 +59,20 @@ async def open_host(tmp_path: Path, **options: object) -> Hosting:
     return host, hosting, int(said[0].rpartition(":")[2]), said
 
 
+async def admitted(port: int, said: list[str], name: str, **options: Any) -> asyncio.Future[WatchResult]:
+    """``name`` watching the host at ``port`` (``options`` as :func:`watch`'s), once the host
+    has said it is admitted."""
+    task = asyncio.ensure_future(watch(("127.0.0.1", port), name, **options))
+    while not any(f"{name} is watching" in line for line in said):
+        await asyncio.sleep(0.01)
+    return task
+
+
 async def test_spectators_before_and_mid_game_end_with_the_players_clean_log(tmp_path: Path) -> None:
     _host, hosting, port, said = await open_host(tmp_path)
     early_chat: list[tuple[int, str]] = []
-    early = asyncio.ensure_future(watch(("127.0.0.1", port), "Early", save_dir=tmp_path / "early",
-                                        events=WatchEvents(chat=lambda *line: early_chat.append(line))))
-    while not any("Early is watching" in line for line in said):
-        await asyncio.sleep(0.01)
+    early = await admitted(port, said, "Early", save_dir=tmp_path / "early",
+                           events=WatchEvents(chat=lambda *line: early_chat.append(line)))
     joiner = Joiner(f"127.0.0.1:{port}", "Bob", "greedy", "127.0.0.1", tmp_path / "bob", say=lambda _: None)
     joining = asyncio.ensure_future(joiner.run())
     while joiner.peer is None or len(joiner.peer.log) < 40:  # well into the first hand
@@ -95,10 +103,8 @@ async def test_a_spectator_whose_link_breaks_dials_again_and_goes_on(tmp_path: P
     says how many entries it holds, and goes on from there to the players' whole log."""
     host, hosting, port, said = await open_host(tmp_path)
     notes: list[str] = []
-    watching = asyncio.ensure_future(watch(("127.0.0.1", port), "Sam", save_dir=tmp_path / "sam",
-                                           events=WatchEvents(note=notes.append)))
-    while not any("Sam is watching" in line for line in said):
-        await asyncio.sleep(0.01)
+    watching = await admitted(port, said, "Sam", save_dir=tmp_path / "sam",
+                              events=WatchEvents(note=notes.append))
     joiner = Joiner(f"127.0.0.1:{port}", "Bob", "greedy", "127.0.0.1", tmp_path / "bob", say=lambda _: None)
     joining = asyncio.ensure_future(joiner.run())
     while joiner.peer is None or len(joiner.peer.log) < 30:
@@ -119,9 +125,7 @@ async def test_a_spectator_stops_when_the_host_does_not_come_back(
     monkeypatch.setattr(protocol.watch, "RECONNECT_FOR", 1.0)
     host, hosting, port, said = await open_host(tmp_path)
     notes: list[str] = []
-    watching = asyncio.ensure_future(watch(("127.0.0.1", port), "Sam", events=WatchEvents(note=notes.append)))
-    while not any("Sam is watching" in line for line in said):
-        await asyncio.sleep(0.01)
+    watching = await admitted(port, said, "Sam", events=WatchEvents(note=notes.append))
     joiner = Joiner(f"127.0.0.1:{port}", "Bob", "greedy", "127.0.0.1", tmp_path / "bob", say=lambda _: None)
     joining = asyncio.ensure_future(joiner.run())
     while joiner.peer is None or len(joiner.peer.log) < 30:
@@ -146,9 +150,7 @@ async def test_a_spectator_of_a_table_gone_before_its_start_stops_soon(
     monkeypatch.setattr(protocol.watch, "RECONNECT_FOR", 600.0)
     _host, hosting, port, said = await open_host(tmp_path)
     notes: list[str] = []
-    watching = asyncio.ensure_future(watch(("127.0.0.1", port), "Sam", events=WatchEvents(note=notes.append)))
-    while not any("Sam is watching" in line for line in said):
-        await asyncio.sleep(0.01)
+    watching = await admitted(port, said, "Sam", events=WatchEvents(note=notes.append))
     hosting.cancel()  # the host leaves its lobby
     await asyncio.gather(hosting, return_exceptions=True)
     result = await asyncio.wait_for(watching, TIMEOUT)
@@ -186,9 +188,7 @@ def test_the_spectator_settings_file_keeps_the_cap_and_code_and_refuses_damage(t
 async def test_the_host_caps_its_spectators(tmp_path: Path) -> None:
     host, hosting, port, said = await open_host(tmp_path, spectators=1)
     try:
-        first = asyncio.ensure_future(watch(("127.0.0.1", port), "One"))
-        while not any("One is watching" in line for line in said):
-            await asyncio.sleep(0.01)
+        first = await admitted(port, said, "One")
         with pytest.raises(LanError, match="1 spectators already"):
             await asyncio.wait_for(watch(("127.0.0.1", port), "Two"), TIMEOUT)
         assert host.gallery.names == ["One"]
@@ -440,9 +440,7 @@ async def test_a_spectator_that_proved_the_code_comes_back_though_guesses_are_sp
     code, it is let in at once, whatever the limit says."""
     host, hosting, port, said = await open_host(tmp_path, code="7-orbit-tulip")
     host.gate.limiter = GuessLimiter(global_window=3600.0)  # spent guesses never come back here
-    watching = asyncio.ensure_future(watch(("127.0.0.1", port), "Sam", code="7-orbit-tulip"))
-    while not any("Sam is watching" in line for line in said):
-        await asyncio.sleep(0.01)
+    watching = await admitted(port, said, "Sam", code="7-orbit-tulip")
     for attacker in range(3):
         assert host.gate.limiter.begin(f"10.9.9.{attacker}", host.gate.clock()) == 0
     assert host.gate.limiter.wait("127.0.0.1", host.gate.clock()) > 0  # nobody new gets in
