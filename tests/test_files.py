@@ -7,10 +7,7 @@ from __future__ import annotations
 import asyncio
 import os
 import re
-import selectors
 import stat
-import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,29 +19,10 @@ from p2p10.log import public_bytes
 from p2p10.rules import RuleSet
 from protocol.lan import GameResult, Host, Joiner, SeatInfo, log_path_for, save_evidence, save_roster
 from protocol.storage import LogWriter, SeatFiles, SecretsWriter, write_private
-from tests.test_lan_processes import TIMEOUT, environment, p2p10, spawn, stop
+from tests.test_lan_processes import TIMEOUT, environment, p2p10, read_line, read_port, spawn, stop
 
 TABLE_ID = bytes.fromhex("a1b64915") + bytes(12)
 SHORT = RuleSet.parse(["hands=1"])
-
-
-def read_port(host: subprocess.Popen[str]) -> tuple[int, str]:
-    """The port of the host's ``listening on 127.0.0.1:PORT`` line, and what it said before
-    it. Read from the pipe itself, so that no line waits unseen in a buffer."""
-    assert host.stdout is not None
-    said = ""
-    selector = selectors.DefaultSelector()
-    selector.register(host.stdout, selectors.EVENT_READ)
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and selector.select(deadline - time.monotonic()):
-        chunk = os.read(host.stdout.fileno(), 4096).decode()
-        if not chunk:
-            break
-        said += chunk
-        found = re.search(r"^listening on 127\.0\.0\.1:(\d+)$", said, re.M)
-        if found:
-            return int(found.group(1)), said[:found.start()]
-    raise AssertionError(f"the host never said where it listens: {said}")
 
 
 def mode(path: Path) -> int:
@@ -188,7 +166,8 @@ def test_host_run_from_a_script_plays_a_whole_game(tmp_path: Path) -> None:
     procs = [spawn(p2p10("host", "--seats", "3", "--quiet-network", "-o", "hands=1",
                          "--save", str(dirs[0]), *common), env)]
     try:
-        port, before = read_port(procs[0])
+        read_line(procs[0], re.escape(NO_TERMINAL))  # said before it listens
+        port = read_port(procs[0])
         for folder in dirs[1:]:
             procs.append(spawn(p2p10("join", f"127.0.0.1:{port}", "--save", str(folder), *common), env))
         outputs = [proc.communicate(timeout=TIMEOUT) for proc in reversed(procs)][::-1]
@@ -197,7 +176,6 @@ def test_host_run_from_a_script_plays_a_whole_game(tmp_path: Path) -> None:
     for proc, (out, err) in zip(procs, outputs, strict=True):
         assert proc.returncode == 0 and "Traceback" not in err, (out, err)
         assert re.search(r"^game over: .+ won; log /.+\.p2p10$", out, re.M), out
-    assert NO_TERMINAL in before
     for folder in dirs:
         assert {mode(path) for path in folder.iterdir()} == {0o600}
 

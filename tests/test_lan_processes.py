@@ -9,12 +9,13 @@ import asyncio
 import contextlib
 import os
 import re
-import selectors
+import select
 import signal
 import socket
 import subprocess
 import sys
 import time
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -38,24 +39,38 @@ def environment(tmp_path: Path) -> dict[str, str]:
     return {**os.environ, "XDG_DATA_HOME": str(tmp_path / "xdg")}
 
 
+_UNREAD: weakref.WeakKeyDictionary[subprocess.Popen[str], bytes] = weakref.WeakKeyDictionary()
+"""Per process: what :func:`read_line` read from its pipe past the line it was waiting for."""
+
+
 def read_line(proc: subprocess.Popen[str], pattern: str) -> re.Match[str]:
-    """Wait for a line of ``proc``'s output that matches ``pattern`` (from its start); the
-    first read of that output (after one, lines may wait in its buffer, unseen by select)."""
+    """Wait for a line of ``proc``'s output that matches ``pattern`` (from its start).
+
+    It reads the pipe itself, not through ``proc.stdout``: a buffered ``readline`` can take two
+    lines at once and leave the second in a buffer that ``select`` does not see (under load the
+    host's first two lines come together, and the wait for the port ran out with the port line
+    read and unseen). What it reads past the matching line waits for its next call, and the
+    process's output from then on can be read by ``communicate``."""
     assert proc.stdout is not None
+    pipe = proc.stdout.fileno()
+    pending = _UNREAD.pop(proc, b"")
     lines: list[str] = []
-    selector = selectors.DefaultSelector()
-    selector.register(proc.stdout, selectors.EVENT_READ)
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        if not selector.select(deadline - time.monotonic()):
+    deadline = time.monotonic() + TIMEOUT
+    while True:
+        while b"\n" in pending:
+            line, pending = pending.split(b"\n", 1)
+            lines.append(line.decode())
+            found = re.match(pattern, lines[-1].strip())
+            if found:
+                _UNREAD[proc] = pending
+                return found
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([pipe], [], [], left)[0]:
             break
-        line = proc.stdout.readline()
-        if not line:
+        chunk = os.read(pipe, 4096)
+        if not chunk:
             break
-        lines.append(line)
-        found = re.match(pattern, line.strip())
-        if found:
-            return found
+        pending += chunk
     raise AssertionError(f"no line {pattern!r} came: {lines}")
 
 
@@ -124,6 +139,21 @@ def wait_mid_game(folder: Path) -> None:
     while not any(f.stat().st_size > 12_000 for f in folder.glob("*.p2p10")):
         assert time.monotonic() < deadline, "the game never got going"
         time.sleep(0.01)
+
+
+def test_read_line_sees_lines_that_came_in_one_write() -> None:
+    """The helper itself: the host's first lines come in one read under load; the line waited
+    for is found among them, the next call finds the line after it, and what follows is still
+    there for ``communicate`` (CI once timed out on the port line read and kept unseen)."""
+    proc = spawn([sys.executable, "-c", "import sys, time; "
+                  "sys.stdout.write('one\\nlistening on 127.0.0.1:5\\ncode 7\\n'); sys.stdout.flush(); "
+                  "time.sleep(0.2); print('last')"], dict(os.environ))
+    try:
+        assert read_port(proc) == 5
+        assert read_line(proc, r"code (\d)").group(1) == "7"
+        assert proc.communicate(timeout=TIMEOUT)[0] == "last\n"
+    finally:
+        stop([proc])
 
 
 def test_three_processes_play_a_whole_game(tmp_path: Path) -> None:
@@ -339,12 +369,7 @@ def test_a_resumed_host_serves_its_spectators_again_behind_its_code(tmp_path: Pa
     procs = [host]
     try:
         port = read_port(host)
-        assert host.stdout is not None
-        assert host.stdout is not None
-        # (The next line: read as such, as it may wait in the pipe's buffer already.)
-        found = re.match(r"private table: its code is (\d+-[a-z]+-[a-z]+) ", host.stdout.readline())
-        assert found
-        code = found.group(1)
+        code = read_line(host, r"private table: its code is (\d+-[a-z]+-[a-z]+) ").group(1)
         watch = ("watch", f"127.0.0.1:{port}", "--code", code)
         early = spawn(p2p10(*watch, "--name", "Early", "--save", str(tmp_path / "early")), env)
         procs.append(early)

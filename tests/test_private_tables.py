@@ -6,7 +6,6 @@ links gets nothing; and the commands: a wrong code exits 1 with a line that name
 from __future__ import annotations
 
 import asyncio
-import re
 import subprocess
 from pathlib import Path
 
@@ -22,7 +21,7 @@ from protocol.mesh import listen, url_for
 from protocol.private import GuessLimiter, new_code
 from protocol.tls import client_context
 from protocol.watch import watch
-from tests.test_lan_processes import environment, p2p10, read_port, stop
+from tests.test_lan_processes import environment, p2p10, read_line, read_port, stop
 
 TIMEOUT = 60.0
 RULES = RuleSet.parse(["hands=1"])
@@ -150,11 +149,7 @@ def test_the_commands_a_wrong_code_exits_1_and_the_right_one_plays(tmp_path: Pat
     procs = [host]
     try:
         port = read_port(host)
-        assert host.stdout is not None
-        line = host.stdout.readline()
-        found = re.search(r"its code is (\d+-[a-z]+-[a-z]+)", line)
-        assert found, line
-        code = found.group(1)
+        code = read_line(host, r"private table: its code is (\d+-[a-z]+-[a-z]+)").group(1)
         number, first, second = code.split("-")
         wrong = f"{int(number) % 99 + 1}-{first}-{second}"
         refused = subprocess.run(p2p10("join", f"127.0.0.1:{port}", "--code", wrong, "--autoplay", "greedy",
