@@ -37,8 +37,9 @@ from p2p10.log import public_bytes
 from p2p10.peer import Peer
 from p2p10.rules import RuleSet
 from protocol.lan import WILDCARD, LanError, read_roster
+from protocol.listener import listen
 from protocol.memory import make_peers
-from protocol.mesh import MESH_PATH, Mesh, listen
+from protocol.mesh import MESH_PATH, Mesh
 from tests.tcp_proxy import Counts, Faults, FaultyNetwork, TcpProxy
 from tests.test_lan_processes import environment, read_port, stop
 
@@ -155,8 +156,9 @@ def play_through_proxies(tmp_path: Path, faults: Faults, seed: int) -> tuple[lis
 
 # Seat 3's proxy carries two links (seats 1 and 2 dial it), seat 2's one (seat 1 dials it),
 # seat 1's none. A game of hands=1 for three is about 120 entries, each passed on by every
-# peer: some 300 to 1000 chunks through the proxies after the handshakes, two thirds of them
-# through seat 3's. Every byte tampered with breaks its link (over TLS), so the rates stay low
+# peer: about half a megabyte through the proxies, two thirds of it through seat 3's, in 150
+# to 1000 chunks after the handshakes (fewer, larger chunks on a loaded machine, whose reads
+# find more waiting). Every byte tampered with breaks its link (over TLS), so the rates stay low
 # enough for the game to move between redials.
 SLOW = 0.3  # the share of chunks held back, up to 0.2 s (and the chunks behind them)
 
@@ -168,7 +170,7 @@ def test_a_game_through_delays_and_cuts_ends_with_one_clean_log(tmp_path: Path) 
     total = sum(counts, Counts())
     print(f"delays and cuts: {total}")
     assert counts[0].connections == 0 and counts[1].connections and counts[2].connections, counts
-    assert total.chunks > 150 and total.delayed > 0, total
+    assert total.bytes > 200_000 and total.delayed > 0, total  # the game went through them
     # Every cut that the chunks through a proxy reached (a short game may not reach the last).
     for proxy in counts:
         assert proxy.cuts == faults.cuts or proxy.chunks < faults.cuts * faults.cut_after[1], counts
