@@ -57,8 +57,9 @@ from p2p10.peer import Peer
 from p2p10.rules import DEFAULT
 from protocol.discovery import TableAd, TableBrowser
 from protocol.lan import Host
+from protocol.listener import listen
 from protocol.memory import MemoryNetwork, make_peers, open_table, sit_downs_for
-from protocol.mesh import MESH_PATH, POLL_EVERY, Mesh, listen
+from protocol.mesh import MESH_PATH, POLL_EVERY, Mesh
 
 LOOPBACK = "127.0.0.1"
 INTERFACES = [LOOPBACK]  # Zeroconf on the loopback interface alone, never on every interface

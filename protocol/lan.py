@@ -50,6 +50,7 @@ from p2p10.rules import RuleSet
 from p2p10.sitdown import SitDown
 from p2p10.table import TableState
 from protocol.discovery import TABLE_PATH, Advertisement, TableAd, advertise
+from protocol.listener import Handler, listen
 from protocol.lobby import (
     JOIN_TIMEOUT,
     LOBBY_PATH,
@@ -67,7 +68,7 @@ from protocol.lobby import (
 )
 from protocol.lobby import LanError as LanError  # what callers of this module catch
 from protocol.local import data_dir, dealing_progress
-from protocol.mesh import MESH_PATH, Handler, Mesh, attach_files, listen
+from protocol.mesh import MESH_PATH, Mesh, attach_files
 from protocol.seat_screen import PeerSeat
 from protocol.storage import LogWriter, SeatFiles, SecretsWriter, resume_peer, write_private
 from protocol.watch import DEFAULT_SPECTATORS, WATCH_PATH, Gallery, read_gallery, save_gallery

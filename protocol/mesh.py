@@ -51,14 +51,13 @@ from typing import Any
 
 import aiohttp
 from aiohttp import web
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p10.errors import ProtocolError
 from p2p10.log import PUBLIC_KEY_BYTES, SIGNATURE_BYTES, BadEntry, parse_entry, public_bytes, public_key
 from p2p10.peer import ENTRY, MAX_MESSAGE_BYTES, WANT, Fault, Peer, decode_message, encode_want
 from p2p10.signing import Domain, sign, verify
 from protocol.storage import LogWriter, SeatFiles, SecretsWriter
-from protocol.tls import client_context, require_key, server_context
+from protocol.tls import client_context, require_key
 
 HELLO_LABEL = b"p2p10/hello/v1"
 CHALLENGE_BYTES = 32
@@ -483,24 +482,3 @@ class Mesh:
                 return str(err)  # the peer has recorded the frame; garbage costs the sender its link
             self._held(link.seat, kind, value)
         return None
-
-
-Handler = Callable[[web.Request], Coroutine[Any, Any, web.StreamResponse]]
-
-
-async def listen(routes: dict[str, Handler], host: str, port: int = 0, *,
-                 identity: Ed25519PrivateKey) -> tuple[web.AppRunner, int]:
-    """Serve websocket ``routes`` on ``host``:``port`` (0: an ephemeral port) under TLS 1.3,
-    presenting ``identity``'s certificate (:mod:`protocol.tls`); the runner (to ``cleanup()``)
-    and the port actually bound."""
-    app = web.Application()
-    for path, handler in routes.items():
-        app.router.add_get(path, handler)
-    # Every link has had its say by the time a peer stops listening (the mesh lingers, the
-    # spectators are drained first): a handler still running then is cut after 2 s, not 60.
-    runner = web.AppRunner(app, handle_signals=False, access_log=None, shutdown_timeout=2.0)
-    await runner.setup()
-    site = web.TCPSite(runner, host, port, ssl_context=server_context(identity))
-    await site.start()
-    bound = runner.addresses[0][1]
-    return runner, int(bound)

@@ -18,6 +18,7 @@ from p2p10.log import public_bytes, read_records
 from p2p10.peer import MAX_MESSAGE_BYTES, Peer, encode_want
 from p2p10.rules import RuleSet
 from p2p10.signing import Domain, sign
+from protocol.listener import listen
 from protocol.memory import make_peers
 from protocol.mesh import (
     CLOSE_POLICY,
@@ -27,7 +28,6 @@ from protocol.mesh import (
     Mesh,
     attach_files,
     hello_message,
-    listen,
 )
 from protocol.tls import client_context
 

@@ -50,6 +50,7 @@ from p2p10.peer import MAX_MESSAGE_BYTES, Fault, Peer, decode_message, encode_en
 from p2p10.rules import RuleSet
 from p2p10.signing import Domain, sign, verify
 from p2p10.simulate import greedy_player
+from protocol.listener import listen
 from protocol.memory import MemoryNetwork, make_peers, open_table
 from protocol.mesh import (
     CLOSE_POLICY,
@@ -58,7 +59,6 @@ from protocol.mesh import (
     MESH_PATH,
     Mesh,
     hello_message,
-    listen,
 )
 from protocol.tls import client_context
 

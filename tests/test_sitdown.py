@@ -32,6 +32,7 @@ from p2p10.sitdown import (
     sign_sit_down,
 )
 from p2p10.table import PROTOCOL_NAME, TableState, fold
+from protocol.listener import listen
 from protocol.lobby import (
     LOBBY_PATH,
     LanError,
@@ -46,7 +47,6 @@ from protocol.lobby import (
     unpack,
 )
 from protocol.memory import MemoryNetwork, make_peers, open_table, sit_downs_for
-from protocol.mesh import listen
 
 SHORT = RuleSet.parse(["hands=1"])
 NAMES = ["Ann", "Bob", "Cyd"]

@@ -20,7 +20,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p10.log import fingerprint, public_bytes
 from protocol import tls
-from protocol.mesh import MESH_PATH, Handler, listen
+from protocol.listener import Handler, listen
+from protocol.mesh import MESH_PATH
 from protocol.tls import BadCertificate, certificate, certificate_key, peer_key, require_key
 from tests.test_mesh import HOST, assert_same_clean_logs, close_code, intrude, open_mesh_table
 from tests.test_mesh import Table as MeshTable
@@ -174,7 +175,7 @@ async def test_a_listener_whose_certificate_does_not_parse_is_dialled_again(
             pass
         return socket
 
-    monkeypatch.setattr("protocol.mesh.server_context",
+    monkeypatch.setattr("protocol.listener.server_context",
                         lambda identity: odd_server_context(identity, tmp_path))
     async with seat_2_answered_by(table, handle, table.peers[1].identity) as run:
         deadline = asyncio.get_running_loop().time() + 30

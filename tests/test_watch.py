@@ -26,9 +26,10 @@ from p2p10.log import make_entry, parse_entry, public_bytes, read_records
 from p2p10.rules import RuleSet
 from p2p10.wire import CHAT_NONCE_BYTES
 from protocol.lan import GameResult, Host, Joiner, LanError
+from protocol.listener import listen
 from protocol.lobby import Gate, pack, shown, unpack
 from protocol.memory import TableRun, play_table
-from protocol.mesh import listen, url_for
+from protocol.mesh import url_for
 from protocol.private import GuessLimiter
 from protocol.tls import client_context
 from protocol.watch import (

@@ -1,0 +1,202 @@
+"""The listener's door (:mod:`protocol.listener`), on loopback: a connection that does not
+become a link in time is closed, a plain answer closes its connection, one source holds only its
+share of connections and all together only theirs, the links are not touched by the deadline,
+and a table plays on while a stranger holds what it can. Sources other than 127.0.0.1 are other
+loopback addresses (127.0.0.2, ...), bound by the test."""
+
+from __future__ import annotations
+
+import asyncio
+import ssl
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import aiohttp
+import pytest
+from aiohttp import web
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from p2p10.audit import audit_bytes
+from p2p10.rules import RuleSet
+from protocol import listener
+from protocol.lan import Host, Joiner
+from protocol.listener import Door, listen, source_of
+from protocol.tls import client_context
+
+TIMEOUT = 60.0
+Stream = tuple[asyncio.StreamReader, asyncio.StreamWriter]
+
+
+async def echo(request: web.Request) -> web.StreamResponse:
+    """A websocket route that sends back every frame."""
+    socket = web.WebSocketResponse()
+    await socket.prepare(request)
+    async for message in socket:
+        await socket.send_bytes(message.data)
+    return socket
+
+
+async def table(request: web.Request) -> web.StreamResponse:
+    """A plain request's route, as ``GET /table``."""
+    return web.json_response({"table": "Kitchen"})
+
+
+@asynccontextmanager
+async def serving() -> AsyncIterator[tuple[int, Door]]:
+    door = Door()
+    runner, port = await listen({"/echo": echo, "/table": table}, "127.0.0.1",
+                                identity=Ed25519PrivateKey.generate(), door=door)
+    try:
+        yield port, door
+    finally:
+        await runner.cleanup()
+
+
+async def idle(port: int, source: str = "127.0.0.1", tls: bool = False) -> Stream:
+    """A connection from ``source`` that says nothing (after the TLS handshake, with ``tls``)."""
+    context = client_context(None) if tls else None
+    return await asyncio.open_connection("127.0.0.1", port, local_addr=(source, 0), ssl=context,
+                                         server_hostname="" if tls else None)
+
+
+async def closed(stream: Stream) -> bool:
+    """Whether the listener closed ``stream`` (waiting for it to do so, up to the test's limit)."""
+    try:
+        return await asyncio.wait_for(stream[0].read(), TIMEOUT) == b""
+    except (ConnectionError, ssl.SSLError):
+        return True
+
+
+async def closed_at_once(stream: Stream) -> bool:
+    """Whether ``stream`` is closed already (within a moment), not left open."""
+    try:
+        return await asyncio.wait_for(stream[0].read(), 2.0) == b""
+    except TimeoutError:
+        return False
+    except (ConnectionError, ssl.SSLError):
+        return True
+
+
+async def echoes(port: int, session: aiohttp.ClientSession) -> None:
+    """A websocket link to the echo route answers (then closes)."""
+    async with session.ws_connect(f"wss://127.0.0.1:{port}/echo", ssl=client_context(None)) as socket:
+        await socket.send_bytes(b"ping")
+        assert (await asyncio.wait_for(socket.receive(), TIMEOUT)).data == b"ping"
+
+
+def session_from(source: str) -> aiohttp.ClientSession:
+    return aiohttp.ClientSession(connector=aiohttp.TCPConnector(local_addr=(source, 0)))
+
+
+def test_a_source_is_an_address() -> None:
+    assert source_of(("192.0.2.7", 4000)) == "192.0.2.7"
+    # Every machine of a LAN shares its /64 (and every link-local address is in fe80::/64).
+    assert source_of(("2001:db8:1:2::1", 4000, 0, 0)) != source_of(("2001:db8:1:2::2", 4000, 0, 0))
+    assert source_of(("fe80::1%eth0", 4000, 0, 2)) == "fe80::1"
+    assert source_of(("::ffff:192.0.2.7", 4000, 0, 0)) == "192.0.2.7"  # an IPv4 client on a dual socket
+    assert source_of(None) == source_of(("not an address", 1)) == "?"
+
+
+async def test_a_connection_that_does_not_become_a_link_in_time_is_closed(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Idle TCP (no TLS hello), and TLS with no request, are closed at the deadline; a link that
+    was up before it stays, and answers after it."""
+    monkeypatch.setattr(listener, "UPGRADE_WITHIN", 0.5)
+    async with (serving() as (port, door), aiohttp.ClientSession() as session,
+                session.ws_connect(f"wss://127.0.0.1:{port}/echo", ssl=client_context(None)) as link):
+        silent, quiet = await idle(port), await idle(port, tls=True)
+        assert await closed(silent) and await closed(quiet)
+        assert door.expired == 2 and door.open == {"127.0.0.1": 1} and door.upgrading == 0
+        await link.send_bytes(b"still here")
+        assert (await asyncio.wait_for(link.receive(), TIMEOUT)).data == b"still here"
+
+
+@pytest.mark.parametrize("request_line", [b"GET /table", b"GET /echo", b"GET /nowhere"])
+async def test_a_plain_answer_closes_its_connection(request_line: bytes) -> None:
+    """``GET /table`` is answered, a websocket route asked without the upgrade is refused
+    (400), an unknown route is not found (404): each connection ends with its answer (aiohttp
+    would keep it for the next request, an hour by default), so asking again and again on one
+    connection holds nothing."""
+    async with serving() as (port, door):
+        reader, writer = await idle(port, tls=True)
+        writer.write(request_line + b" HTTP/1.1\r\nHost: p2p10\r\n\r\n")
+        answer = await asyncio.wait_for(reader.read(), TIMEOUT)  # up to the end the listener puts
+        status = {b"GET /table": b"200", b"GET /echo": b"400", b"GET /nowhere": b"404"}[request_line]
+        assert answer.startswith(b"HTTP/1.1 " + status) and reader.at_eof(), answer
+        if status == b"200":
+            assert answer.endswith(b'{"table": "Kitchen"}')
+        for _ in range(100):  # (the listener's side of the close comes a moment later)
+            if not door.open:
+                break
+            await asyncio.sleep(0.02)
+        assert not door.open and door.expired == 0
+
+
+async def test_one_source_holds_only_its_share(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Beyond its share a source's next connection is closed at once, before TLS, links and
+    connections on their way in alike; another source still comes in, until all the places are
+    taken; a place given back is taken again."""
+    monkeypatch.setattr(listener, "OPEN_PER_SOURCE", 3)
+    monkeypatch.setattr(listener, "OPEN_AT_ALL", 5)
+    monkeypatch.setattr(listener, "UPGRADE_WITHIN", TIMEOUT)  # no deadline in this test's time
+    async with serving() as (port, door), session_from("127.0.0.2") as stranger:
+        links = [await stranger.ws_connect(f"wss://127.0.0.1:{port}/echo", ssl=client_context(None))
+                 for _ in range(2)]
+        held = [await idle(port, "127.0.0.2")]
+        one_more = await idle(port, "127.0.0.2")
+        assert await closed_at_once(one_more) and door.refused == 1
+        async with session_from("127.0.0.3") as other:
+            await echoes(port, other)  # another source: in, and gone again
+        held += [await idle(port, "127.0.0.3", tls=True) for _ in range(2)]
+        assert door.open.total() == 5
+        full = await idle(port, "127.0.0.4")
+        assert await closed_at_once(full) and door.refused == 2
+        assert not any(await asyncio.gather(*(closed_at_once(stream) for stream in held)))
+        await links[0].close()  # a place given back
+        async with session_from("127.0.0.4") as newcomer:
+            for _ in range(100):
+                if door.open.total() < 5:
+                    break
+                await asyncio.sleep(0.02)
+            await echoes(port, newcomer)
+        await links[1].send_bytes(b"ping")  # the stranger's other link was never touched
+        assert (await asyncio.wait_for(links[1].receive(), TIMEOUT)).data == b"ping"
+        await links[1].close()
+        for _reader, writer in held:
+            writer.close()
+
+
+async def test_a_stranger_holding_connections_open_does_not_keep_a_player_out(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Attack A51: a stranger at 127.0.0.2 holds as many idle connections to the host as it
+    can, plain and TLS, and asks for more. The ones beyond its share are closed at once, the rest
+    at the deadline; a player from 127.0.0.1 sits down meanwhile, and the game is played to the
+    end and audits clean."""
+    monkeypatch.setattr(listener, "UPGRADE_WITHIN", 2.0)
+    said: list[str] = []
+    rules = RuleSet.parse(["hands=1"])
+    host = Host("Ann", 2, rules, "greedy", "127.0.0.1", save_dir=tmp_path / "ann", say=said.append,
+                advertised=False)
+    hosting = asyncio.ensure_future(host.run())
+    while not said:
+        assert not hosting.done(), hosting
+        await asyncio.sleep(0.01)
+    port = int(said[0].rpartition(":")[2])  # "listening on 127.0.0.1:PORT"
+    share = listener.OPEN_PER_SOURCE
+    held = [await idle(port, "127.0.0.2", tls=index % 2 == 1) for index in range(share)]
+    beyond = [await idle(port, "127.0.0.2") for _ in range(5)]
+    assert all(await asyncio.gather(*(closed_at_once(stream) for stream in beyond)))
+    bob = Joiner(f"127.0.0.1:{port}", "Bob", "greedy", "127.0.0.1", tmp_path / "bob", say=lambda _: None)
+    results = await asyncio.wait_for(asyncio.gather(hosting, bob.run()), TIMEOUT)
+    assert all(result.log_path is not None for result in results)
+    logs = [result.log_path.read_bytes() for result in results if result.log_path is not None]
+    assert logs[0] == logs[1] and audit_bytes(logs[0]).clean
+    assert all(await asyncio.gather(*(closed(stream) for stream in held)))
+
+
+async def test_a_listener_that_stops_closes_the_connections_on_their_way_in() -> None:
+    async with serving() as (port, door):
+        waiting = [await idle(port), await idle(port, tls=True)]
+        assert door.open.total() == 2
+    assert all(await asyncio.gather(*(closed_at_once(stream) for stream in waiting)))
