@@ -11,12 +11,16 @@ first, and left to themselves ``asyncio`` holds a TCP connection that never says
 stranger on the network could so hold a thousand idle connections and leave the peer with no
 file descriptor for a seat that dials back after its link broke. Here:
 
-* every connection, from its accept until it closes, counts against its source address: a new
-  one beyond :data:`OPEN_PER_SOURCE` from one source, or :data:`OPEN_AT_ALL` from all
-  together, is closed at once, before TLS (which this module starts itself, after the count);
+* every connection, from its accept until it closes, counts against its source address, in
+  the whole process (a host's listener and its bots' share the file descriptors): a new one
+  beyond :data:`OPEN_PER_SOURCE` from one source, or :data:`OPEN_AT_ALL` from all together, is
+  closed at once, before TLS (which this module starts itself, after the count);
 * a connection must become a websocket link (HTTP 101) within :data:`UPGRADE_WITHIN` seconds
   of its accept, TLS handshake and request included, or it is closed;
-* a plain answer (``GET /table``, a refusal, an error) closes its connection.
+* a plain answer (``GET /table``, a refusal, an error) closes its connection;
+* a connection that takes nothing that is sent to it for :data:`STALLED_WITHIN` seconds (its
+  reader's window shut: a link's close waits on that without end) is closed; and TLS waits
+  :data:`CLOSING_WITHIN` seconds at most for the other end's goodbye once a link ends.
 
 Honest peers are far inside these limits: a link is up in milliseconds, and one machine holds a
 handful of links to another.
@@ -49,8 +53,26 @@ UPGRADE_WITHIN = 15.0
 """Seconds a connection has from its accept to become a websocket link (longer than the 10 s a
 listener waits for its mesh before it answers 503)."""
 IDLE_WITHIN = 10.0
-"""Seconds aiohttp keeps a connection that waits for a request (before its first, or between
-two): the upgrade's deadline comes first; this is aiohttp's own timer, kept short as well."""
+"""Seconds aiohttp keeps a connection whose TLS is up waiting for its request (its own timer:
+such a connection is closed by it before :data:`UPGRADE_WITHIN`)."""
+STALLED_WITHIN = 30.0
+"""Seconds a connection may go without taking any of what is sent to it (writing paused, never
+resumed): an honest peer that reads at all takes some within that; a machine asleep is away."""
+CLOSING_WITHIN = 5.0
+"""Seconds TLS waits for the other end's goodbye (close_notify) when a connection ends (30 s
+by ``asyncio``'s default)."""
+
+
+class Ledger:
+    """The connections open by source, for every listener of a process: their file descriptors
+    are the process's."""
+
+    def __init__(self) -> None:
+        self.open: Counter[str] = Counter()
+
+
+PROCESS = Ledger()
+"""The process's ledger, which every :class:`Door` keeps by default."""
 
 
 def source_of(peername: Any) -> str:
@@ -71,13 +93,17 @@ def source_of(peername: Any) -> str:
 
 class Door:
     """The connections a listener holds, by source (:func:`source_of`): :attr:`open` counts
-    them, :attr:`refused` those closed at once for being over a limit, :attr:`expired` those
-    closed for not becoming a link within :data:`UPGRADE_WITHIN`."""
+    them (and ``ledger``, :data:`PROCESS` by default, those of every door that keeps it, against
+    which the limits hold), :attr:`refused` those closed at once for being over a limit,
+    :attr:`expired` those closed for not becoming a link within :data:`UPGRADE_WITHIN`,
+    :attr:`stalled` those closed for taking nothing for :data:`STALLED_WITHIN`."""
 
-    def __init__(self) -> None:
+    def __init__(self, ledger: Ledger | None = None) -> None:
+        self.ledger = ledger if ledger is not None else PROCESS
         self.open: Counter[str] = Counter()
         self.refused = 0
         self.expired = 0
+        self.stalled = 0
         self.closed = False
         self._connections: set[_Connection] = set()
         self._by_handler: dict[object, _Connection] = {}
@@ -91,9 +117,11 @@ class Door:
         """Count a new connection, or False (and count it refused) when its source, or
         everybody together, holds as many as allowed, or the listener has stopped."""
         source = connection.source
-        if self.closed or self.open[source] >= OPEN_PER_SOURCE or self.open.total() >= OPEN_AT_ALL:
+        held = self.ledger.open
+        if self.closed or held[source] >= OPEN_PER_SOURCE or held.total() >= OPEN_AT_ALL:
             self.refused += 1
             return False
+        held[source] += 1
         self.open[source] += 1
         self._connections.add(connection)
         return True
@@ -101,9 +129,10 @@ class Door:
     def leave(self, connection: _Connection) -> None:
         """``connection`` has closed."""
         self._connections.discard(connection)
-        self.open[connection.source] -= 1
-        if self.open[connection.source] <= 0:
-            del self.open[connection.source]
+        for held in (self.open, self.ledger.open):
+            held[connection.source] -= 1
+            if held[connection.source] <= 0:
+                del held[connection.source]
 
     def expect(self, handler: object, connection: _Connection) -> None:
         """``connection``'s requests are read by ``handler`` (aiohttp's, a request's
@@ -149,6 +178,7 @@ class _Connection(asyncio.Protocol):
         self.raw: asyncio.Transport | None = None
         self.handler: asyncio.Protocol | None = None
         self.deadline: asyncio.TimerHandle | None = None
+        self.stall: asyncio.TimerHandle | None = None
         self.upgrading: asyncio.Task[None] | None = None
         self.early: list[bytes] = []
 
@@ -171,7 +201,8 @@ class _Connection(asyncio.Protocol):
         loop = asyncio.get_running_loop()
         try:
             tls = await loop.start_tls(raw, self, self.context, server_side=True,
-                                       ssl_handshake_timeout=UPGRADE_WITHIN)
+                                       ssl_handshake_timeout=UPGRADE_WITHIN,
+                                       ssl_shutdown_timeout=CLOSING_WITHIN)
         except (TimeoutError, OSError, ConnectionError, RuntimeError):
             # No TLS (a scan, a client that gave up, a handshake that failed): nobody's link.
             self.abort()
@@ -189,7 +220,8 @@ class _Connection(asyncio.Protocol):
         self.handler = handler
 
     def upgraded(self) -> None:
-        """The connection is a websocket link now: no deadline (its route bounds it)."""
+        """The connection is a websocket link now: no deadline (its route bounds what it may
+        do, and a link that stalls is closed all the same)."""
         if self.deadline is not None:
             self.deadline.cancel()
             self.deadline = None
@@ -210,6 +242,9 @@ class _Connection(asyncio.Protocol):
 
     def _release(self) -> None:
         self.upgraded()
+        if self.stall is not None:
+            self.stall.cancel()
+            self.stall = None
         if self.handler is not None:
             self.door.forget(self.handler)
         if self.counted:
@@ -229,12 +264,22 @@ class _Connection(asyncio.Protocol):
         return self.handler.eof_received() if self.handler is not None else None
 
     def pause_writing(self) -> None:
+        if self.stall is None and self.counted:
+            self.stall = asyncio.get_running_loop().call_later(STALLED_WITHIN, self._stalled)
         if self.handler is not None:
             self.handler.pause_writing()
 
     def resume_writing(self) -> None:
+        if self.stall is not None:
+            self.stall.cancel()
+            self.stall = None
         if self.handler is not None:
             self.handler.resume_writing()
+
+    def _stalled(self) -> None:
+        self.stall = None
+        self.door.stalled += 1
+        self.abort()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True

@@ -7,6 +7,7 @@ loopback addresses (127.0.0.2, ...), bound by the test."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ssl
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -21,7 +22,7 @@ from p2p10.audit import audit_bytes
 from p2p10.rules import RuleSet
 from protocol import listener
 from protocol.lan import Host, Joiner
-from protocol.listener import Door, listen, source_of
+from protocol.listener import Door, Ledger, listen, source_of
 from protocol.tls import client_context
 
 TIMEOUT = 60.0
@@ -42,10 +43,22 @@ async def table(request: web.Request) -> web.StreamResponse:
     return web.json_response({"table": "Kitchen"})
 
 
+async def flood(request: web.Request) -> web.StreamResponse:
+    """A websocket route that sends without end (until its link is closed)."""
+    socket = web.WebSocketResponse()
+    await socket.prepare(request)
+    with contextlib.suppress(ConnectionError, OSError, RuntimeError):
+        while not socket.closed:
+            await socket.send_bytes(bytes(65536))
+    return socket
+
+
 @asynccontextmanager
-async def serving() -> AsyncIterator[tuple[int, Door]]:
-    door = Door()
-    runner, port = await listen({"/echo": echo, "/table": table}, "127.0.0.1",
+async def serving(ledger: Ledger | None = None) -> AsyncIterator[tuple[int, Door]]:
+    """A listener on 127.0.0.1 with the routes above, counting against ``ledger`` (one of its
+    own by default, so that no other test's connections count here)."""
+    door = Door(ledger if ledger is not None else Ledger())
+    runner, port = await listen({"/echo": echo, "/table": table, "/flood": flood}, "127.0.0.1",
                                 identity=Ed25519PrivateKey.generate(), door=door)
     try:
         yield port, door
@@ -167,13 +180,47 @@ async def test_one_source_holds_only_its_share(monkeypatch: pytest.MonkeyPatch) 
             writer.close()
 
 
+async def test_the_share_is_of_the_whole_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A host's listener and its bots' share the process's file descriptors: the limits hold
+    for all of them together."""
+    monkeypatch.setattr(listener, "OPEN_PER_SOURCE", 2)
+    ledger = Ledger()
+    async with serving(ledger) as (first, one), serving(ledger) as (second, other):
+        held = [await idle(first, "127.0.0.2"), await idle(second, "127.0.0.2")]
+        third = await idle(second, "127.0.0.2")
+        assert await closed_at_once(third) and other.refused == 1 and one.refused == 0
+        assert ledger.open == {"127.0.0.2": 2} and one.open == other.open == {"127.0.0.2": 1}
+        for _reader, writer in held:
+            writer.close()
+
+
+async def test_a_link_that_takes_nothing_is_closed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A link whose other end reads nothing (its window shut) would hold its connection for as
+    long as the listener runs: a link's close waits for what it sends. It is closed once
+    nothing has been taken for the time allowed."""
+    monkeypatch.setattr(listener, "STALLED_WITHIN", 0.5)
+    async with serving() as (port, door), aiohttp.ClientSession() as session:
+        link = await session.ws_connect(f"wss://127.0.0.1:{port}/flood", ssl=client_context(None))
+        for _ in range(int(TIMEOUT / 0.05)):  # the link reads nothing meanwhile
+            if door.stalled:
+                break
+            await asyncio.sleep(0.05)
+        assert door.stalled == 1
+        for _ in range(100):
+            if not door.open:
+                break
+            await asyncio.sleep(0.02)
+        assert not door.open
+        await link.close()
+
+
 async def test_a_stranger_holding_connections_open_does_not_keep_a_player_out(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Attack A51: a stranger at 127.0.0.2 holds as many idle connections to the host as it
     can, plain and TLS, and asks for more. The ones beyond its share are closed at once, the rest
     at the deadline; a player from 127.0.0.1 sits down meanwhile, and the game is played to the
     end and audits clean."""
-    monkeypatch.setattr(listener, "UPGRADE_WITHIN", 2.0)
+    monkeypatch.setattr(listener, "UPGRADE_WITHIN", 5.0)
     said: list[str] = []
     rules = RuleSet.parse(["hands=1"])
     host = Host("Ann", 2, rules, "greedy", "127.0.0.1", save_dir=tmp_path / "ann", say=said.append,
@@ -186,6 +233,7 @@ async def test_a_stranger_holding_connections_open_does_not_keep_a_player_out(
     share = listener.OPEN_PER_SOURCE
     held = [await idle(port, "127.0.0.2", tls=index % 2 == 1) for index in range(share)]
     beyond = [await idle(port, "127.0.0.2") for _ in range(5)]
+    assert listener.PROCESS.open["127.0.0.2"] == share  # (the host's door keeps the process's)
     assert all(await asyncio.gather(*(closed_at_once(stream) for stream in beyond)))
     bob = Joiner(f"127.0.0.1:{port}", "Bob", "greedy", "127.0.0.1", tmp_path / "bob", say=lambda _: None)
     results = await asyncio.wait_for(asyncio.gather(hosting, bob.run()), TIMEOUT)
