@@ -24,6 +24,7 @@ from protocol import listener
 from protocol.lan import Host, Joiner
 from protocol.listener import Door, Ledger, listen, source_of
 from protocol.tls import client_context
+from tests.test_discovery import eventually
 
 TIMEOUT = 60.0
 Stream = tuple[asyncio.StreamReader, asyncio.StreamWriter]
@@ -73,22 +74,19 @@ async def idle(port: int, source: str = "127.0.0.1", tls: bool = False) -> Strea
                                          server_hostname="" if tls else None)
 
 
-async def closed(stream: Stream) -> bool:
-    """Whether the listener closed ``stream`` (waiting for it to do so, up to the test's limit)."""
+async def closed(stream: Stream, within: float = TIMEOUT) -> bool:
+    """Whether the listener closes ``stream`` within ``within`` seconds (the test's limit)."""
     try:
-        return await asyncio.wait_for(stream[0].read(), TIMEOUT) == b""
+        return await asyncio.wait_for(stream[0].read(), within) == b""
+    except TimeoutError:
+        return False
     except (ConnectionError, ssl.SSLError):
         return True
 
 
 async def closed_at_once(stream: Stream) -> bool:
     """Whether ``stream`` is closed already (within a moment), not left open."""
-    try:
-        return await asyncio.wait_for(stream[0].read(), 2.0) == b""
-    except TimeoutError:
-        return False
-    except (ConnectionError, ssl.SSLError):
-        return True
+    return await closed(stream, 2.0)
 
 
 async def echoes(port: int, session: aiohttp.ClientSession) -> None:
@@ -139,11 +137,8 @@ async def test_a_plain_answer_closes_its_connection(request_line: bytes) -> None
         assert answer.startswith(b"HTTP/1.1 " + status) and reader.at_eof(), answer
         if status == b"200":
             assert answer.endswith(b'{"table": "Kitchen"}')
-        for _ in range(100):  # (the listener's side of the close comes a moment later)
-            if not door.open:
-                break
-            await asyncio.sleep(0.02)
-        assert not door.open and door.expired == 0
+        await eventually(lambda: not door.open, 2.0)  # (the listener's side comes a moment later)
+        assert door.expired == 0
 
 
 async def test_one_source_holds_only_its_share(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -168,10 +163,7 @@ async def test_one_source_holds_only_its_share(monkeypatch: pytest.MonkeyPatch) 
         assert not any(await asyncio.gather(*(closed_at_once(stream) for stream in held)))
         await links[0].close()  # a place given back
         async with session_from("127.0.0.4") as newcomer:
-            for _ in range(100):
-                if door.open.total() < 5:
-                    break
-                await asyncio.sleep(0.02)
+            await eventually(lambda: door.open.total() < 5, 2.0)
             await echoes(port, newcomer)
         await links[1].send_bytes(b"ping")  # the stranger's other link was never touched
         assert (await asyncio.wait_for(links[1].receive(), TIMEOUT)).data == b"ping"
@@ -201,16 +193,9 @@ async def test_a_link_that_takes_nothing_is_closed(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(listener, "STALLED_WITHIN", 0.5)
     async with serving() as (port, door), aiohttp.ClientSession() as session:
         link = await session.ws_connect(f"wss://127.0.0.1:{port}/flood", ssl=client_context(None))
-        for _ in range(int(TIMEOUT / 0.05)):  # the link reads nothing meanwhile
-            if door.stalled:
-                break
-            await asyncio.sleep(0.05)
+        await eventually(lambda: door.stalled > 0, TIMEOUT)  # the link reads nothing meanwhile
         assert door.stalled == 1
-        for _ in range(100):
-            if not door.open:
-                break
-            await asyncio.sleep(0.02)
-        assert not door.open
+        await eventually(lambda: not door.open, 2.0)
         await link.close()
 
 
