@@ -53,7 +53,7 @@ from p2p10.going_on import GoingOn
 from p2p10.liveness import AWAY_AFTER as AWAY_AFTER
 from p2p10.liveness import Links
 from p2p10.liveness import Waiting as Waiting
-from p2p10.log import BadEntry, Entry, make_entry, parse_entry, public_bytes, public_key
+from p2p10.log import BadEntry, Entry, make_entry, parse_entry, public_bytes
 from p2p10.rules import RuleSet
 from p2p10.signing import Domain, sign, verify
 from p2p10.sitdown import SitDown, sign_sit_down
@@ -745,41 +745,31 @@ class Peer:
             if entry.game_id != table.game_id:
                 self.faults.append(Fault(sender, entry.seq, "an entry of another game"))
                 return
-            # The one signature check of an entry from the wire; the fold is told it was made.
-            key = table.verifiers[entry.author] if entry.author < table.players else None
-            if key is None or not entry.verify(key):
-                if key is not None and self._signed_before_a_key_change(entry, table):
-                    return  # honest, just not checkable here: see the method
-                self.faults.append(Fault(sender, entry.seq, "an entry whose signature does not verify"))
+            if entry.author >= table.players:
+                self.faults.append(Fault(sender, entry.seq, "an entry by a seat this table does not have"))
                 return
-        if entry.seq < len(self.log):
-            mine = self.log[entry.seq]
-            if mine.author == entry.author:
-                self._equivocate(mine, entry)
-            elif entry.kind == "away" and self._left_behind(entry, now):
-                pass
-            elif entry.seq >= self._own_tail():
-                # The others wrote on at a position where this log holds only this machine's
-                # own entries: they went on without it (while it was cut off or asleep). That
-                # is nobody's fault; the away entry that explains it sits where this machine's
-                # own entries begin, so ask for the log from there (``_left_behind`` then takes it).
-                self._outbox.append((sender, encode_want(self._own_tail())))
-            else:
-                self.faults.append(Fault(entry.author, entry.seq,
-                                         "a signed entry for a position another seat wrote"))
-            return
+            if entry.seq < len(self.log):
+                self._offer_filled(entry, sender, now)
+                return
+            # The one signature check of an entry from the wire; the fold is told it was made.
+            key = table.verifiers[entry.author]
+            if not entry.verify(key):
+                if not self._signed_before_a_key_change(entry, table):
+                    self.faults.append(Fault(sender, entry.seq, "an entry whose signature does not verify"))
+                return
         if self.stopped:
             return
         if entry.seq > len(self.log):
             if entry.seq - len(self.log) > BUFFER_LIMIT:
                 self.faults.append(Fault(sender, entry.seq, "an entry far beyond the end of the log"))
                 return
+            # Two entries by one author for one position beyond the log are both kept (at most
+            # two under one key): whether they prove an equivocation depends on the key that
+            # position's author signs with, known only when the log reaches it (§6.5).
             waiting = self._buffer.setdefault(entry.seq, {})
-            for other, _, _ in waiting.values():
-                if other.author == entry.author and other.hash != entry.hash:
-                    self._equivocate(other, entry)
-                    return
-            waiting[entry.hash] = (entry, sender, key)
+            if sum(1 for other, _, held in waiting.values()
+                   if other.author == entry.author and held is key) < 2:
+                waiting[entry.hash] = (entry, sender, key)
             return
         if self.table is not None and entry.kind != "away":
             table = self.table
@@ -795,25 +785,79 @@ class Peer:
                 self._offer(raw, sender, now)
                 return
         self._accept(entry, sender, key)
-        while not self.stopped and len(self.log) in self._buffer:
-            candidates = self._buffer.pop(len(self.log))
-            for candidate, delivered_by, checked_with in candidates.values():
-                if self._accept(candidate, delivered_by, checked_with):
-                    break
+        self._take_buffered(now)
         self._progress_at = now
         self.overdue = None
+
+    def _take_buffered(self, now: float) -> None:
+        """Apply the buffered entries for the positions that follow the log, in turn (§6.5).
+        At each position the first candidate that is accepted wins; the others are then offered
+        against it like any entry for a filled position (an equivocation is found there, under
+        the key that position's author signs with, and an entry signed with a key its seat no
+        longer holds is dropped)."""
+        while not self.stopped and len(self.log) in self._buffer:
+            seq = len(self.log)
+            candidates = list(self._buffer.pop(seq).values())
+            left: list[tuple[Entry, int | None]] = []
+            for candidate, delivered_by, checked_with in candidates:
+                table = self.table
+                if len(self.log) > seq:
+                    left.append((candidate, delivered_by))
+                elif (table is not None and checked_with is not table.verifiers[candidate.author]
+                        and not candidate.verify(table.verifiers[candidate.author])):
+                    left.append((candidate, delivered_by))  # its seat's key changed since it came
+                else:
+                    self._accept(candidate, delivered_by, checked_with)
+            if len(self.log) <= seq:
+                return  # nothing could be taken: the entries stay dropped, fetched again by want
+            for candidate, delivered_by in left:
+                self._offer_filled(candidate, delivered_by, now)
+
+    def _offer_filled(self, entry: Entry, sender: int | None, now: float) -> None:
+        """An entry, not the one held, for a position this log has filled (§6.3 step 3).
+
+        Equivocation is two different entries for one position under one key: the key that
+        position's author signs with (the one the held entry was checked with, if it is the
+        author's). An entry that verifies only under another key its seat has held (its own
+        key after the others went on without its machine, a bot's key for a position before
+        the bot had the seat) is not that seat's entry for this position: it is dropped and
+        nobody is blamed."""
+        table = self.table
+        assert table is not None  # a filled position: the log has its table entry
+        mine = self.log[entry.seq]
+        if entry.verify(table.verifier_at(entry.author, entry.seq)):
+            if mine.author == entry.author:
+                self._equivocate(mine, entry)
+            elif entry.kind == "away" and self._left_behind(entry, now):
+                pass
+            elif entry.seq >= self._own_tail():
+                # The others wrote on at a position where this log holds only this machine's
+                # own entries: they went on without it (while it was cut off or asleep). That
+                # is nobody's fault; the away entry that explains it sits where this machine's
+                # own entries begin, so ask for the log from there (``_left_behind`` then takes it).
+                self._outbox.append((sender, encode_want(self._own_tail())))
+            elif any(t.seq == entry.seq and entry.author in t.seats for t in table.takeovers):
+                pass  # its machine's own late entry: the others went on without it right here
+            else:
+                self.faults.append(Fault(entry.author, entry.seq,
+                                         "a signed entry for a position another seat wrote"))
+            return
+        if table.held_by(entry.author, entry):
+            return  # signed by that seat, with a key it did not hold at this position: not its entry
+        if entry.seq >= self._own_tail():
+            # Under keys this peer does not know yet: the others went on without this machine.
+            self._outbox.append((sender, encode_want(self._own_tail())))
+            return
+        self.faults.append(Fault(sender, entry.seq, "an entry whose signature does not verify"))
 
     def _signed_before_a_key_change(self, entry: Entry, table: TableState) -> bool:
         """True for an entry whose signature this peer cannot check with the key it holds now
         for its author, through nobody's fault: one beyond the end of the log (an ``away`` or
         ``back`` entry before it may give its seat another key; it is fetched again when its
-        turn comes), or a machine's own late entry for a position at or after the takeover of
-        its seat (signed with the key the seat had: the others went on without it)."""
-        if entry.seq > len(self.log):
-            return True
-        taken = table.taken_from(entry.author)
-        return (taken is not None and entry.seq >= taken.seq
-                and entry.verify(public_key(table.keys[entry.author])))
+        turn comes), or one signed with a key the seat held before: a machine's own late entry
+        for a position after the takeover of its seat (signed with the key the seat had: the
+        others went on without it)."""
+        return entry.seq > len(self.log) or table.held_by(entry.author, entry)
 
     def _equivocate(self, first: Entry, second: Entry) -> None:
         if self.equivocation is not None:

@@ -253,8 +253,8 @@ class TableState:
 
     __slots__ = ("deal_engine", "defer_proofs", "engine", "game_id", "given_names", "hand",
                  "hands_started", "keys", "last_hash", "names", "postpone", "postponed", "returns",
-                 "rules", "run_by", "seq", "signing_keys", "sit_downs", "table_id", "takeovers",
-                 "verifiers")
+                 "rules", "run_by", "seq", "signers", "signing_keys", "sit_downs", "table_id",
+                 "takeovers", "verifiers")
 
     game_id: bytes
     table_id: bytes
@@ -266,6 +266,7 @@ class TableState:
     deal_engine: GameState | None
     keys: tuple[bytes, ...]
     verifiers: tuple[Ed25519PublicKey, ...]
+    signers: tuple[tuple[int, tuple[Ed25519PublicKey, ...]], ...]
     rules: RuleSet
     seq: int
     last_hash: bytes
@@ -375,6 +376,7 @@ class TableState:
         state.signing_keys = keys
         state.deal_engine = None
         state.verifiers = tuple(public_key(k) for k in keys)
+        state.signers = ((0, state.verifiers),)
         state.rules = rules
         state.seq = 1
         state.last_hash = entry.hash
@@ -421,6 +423,30 @@ class TableState:
         """The seats ``person``'s machine sat down with: its own and the bots it brought."""
         return tuple(s for s in range(self.players)
                      if s == person or self.sit_downs[s].run_by == person)
+
+    def verifier_at(self, seat: int, seq: int) -> Ed25519PublicKey:
+        """The key that signs ``seat``'s entry at position ``seq`` of this log: the seat's key
+        in the fold just before that entry (an ``away`` or ``back`` entry changes it from the
+        entry after it). For a position not yet reached, the key it has now."""
+        key = self.signers[0][1][seat]
+        for start, keys in self.signers:
+            if start > seq:
+                break
+            key = keys[seat]
+        return key
+
+    def held_by(self, seat: int, entry: Entry) -> bool:
+        """True if ``entry`` verifies under some key ``seat`` has signed with at this table (its
+        sit-down's, a bot's delegate key, ...), whichever position it was for: an entry signed
+        by the seat, though perhaps not for the position it claims."""
+        seen: set[bytes] = set()
+        for _start, keys in self.signers:
+            raw = keys[seat].public_bytes_raw()
+            if raw not in seen:
+                seen.add(raw)
+                if entry.verify(keys[seat]):
+                    return True
+        return False
 
     def taken_from(self, person: int) -> Takeover | None:
         """The takeover that holds ``person``'s own seat now, if the table went on without its
@@ -871,6 +897,7 @@ class TableState:
                                                     tuple(sorted((entry.author, *consenters))),
                                                     len(base.sheet)))
         self.verifiers = tuple(verifiers)
+        self.signers = (*self.signers, (entry.seq + 1, self.verifiers))
         self.signing_keys = tuple(new_keys.get(s, k) for s, k in enumerate(self.signing_keys))
         self.run_by = tuple(runner if s in new_keys else r for s, r in enumerate(self.run_by))
         self.names = self._labels()
@@ -891,6 +918,7 @@ class TableState:
         self.signing_keys = tuple(self.keys[s] if s in seats else k for s, k in enumerate(self.signing_keys))
         self.verifiers = tuple(public_key(self.keys[s]) if s in seats else v
                                for s, v in enumerate(self.verifiers))
+        self.signers = (*self.signers, (entry.seq + 1, self.verifiers))
         self.run_by = tuple(self.sit_downs[s].run_by if s in seats else r for s, r in enumerate(self.run_by))
         self.names = self._labels()
         self.engine = self.engine.with_names(self.names)
