@@ -429,7 +429,10 @@ class Peer:
             self.overdue = expect
         if waited >= self.resend_after and now - self._wanted_at >= self.resend_after:
             self._wanted_at = now
-            self._outbox.append((None, encode_want(len(self.log))))
+            # From this machine's own trailing entries, if its log ends with them: if the others
+            # went on without it there, the away entry at that position is what it lacks, and
+            # the entries after it may not verify here until it has it (§4.13, "Coming back").
+            self._outbox.append((None, encode_want(self._own_tail())))
         if now - self._asked_back_at >= self.resend_after:
             self._ask_back(now)
 
@@ -754,7 +757,12 @@ class Peer:
             # The one signature check of an entry from the wire; the fold is told it was made.
             key = table.verifiers[entry.author]
             if not entry.verify(key):
-                if not self._signed_before_a_key_change(entry, table):
+                if self._own_tail() < len(self.log):
+                    # This machine's own entries end its log: the others may have gone on
+                    # without it, under keys it does not know yet (a bot's for its seat). The
+                    # away entry that says so is where its own entries begin: ask from there.
+                    self._outbox.append((sender, encode_want(self._own_tail())))
+                elif not self._signed_before_a_key_change(entry, table):
                     self.faults.append(Fault(sender, entry.seq, "an entry whose signature does not verify"))
                 return
         if self.stopped:

@@ -14,7 +14,10 @@ from __future__ import annotations
 
 from p2p10.log import Entry, make_entry
 from p2p10.peer import Peer, encode_entry_message
-from tests.test_liveness import CYD, come_back_game
+from p2p10.rules import RuleSet
+from p2p10.simulate import greedy_player
+from protocol.memory import MemoryNetwork, make_peers, open_table
+from tests.test_liveness import CYD, bot_for, come_back_game, moved_unseen
 
 
 class Listener(Peer):
@@ -119,3 +122,38 @@ def test_her_real_equivocation_under_her_own_key_is_still_caught() -> None:
     deliver(twin, [peers[0]], 1, network.now)
     assert peers[0].equivocation is not None
     assert [f.seat for f in peers[0].faults if "two different entries" in f.reason] == [CYD]
+
+
+def test_a_machine_whose_offline_tail_lost_the_race_drops_it_and_comes_back() -> None:
+    """Point 10 of issue 24, in virtual time: Cyd's machine is cut off in the middle of her turn
+    and goes on signing it alone (six moves, entries 15 to 20); the others go on without her at
+    entry 15 and the replay hand is dealt; the network heals. The others' entry 21 is the bot's
+    shuffle for her seat, under a key her machine does not know yet. Before the fix her machine
+    blamed whoever sent it ("does not verify") and asked again for entry 21, for ever: its log
+    stayed forked at entry 15. Now it asks from where its own entries begin, takes the away
+    entry, drops its tail, follows, and takes its seat back at the next hand."""
+    peers = make_peers([greedy_player] * 3, seed=40)
+    network = MemoryNetwork(peers)
+    open_table(peers, ["Ann", "Bob", "Cyd"], RuleSet.parse(["hands=3"]), seed=40)
+    network.run(lambda: moved_unseen(peers, CYD))
+    network.split({0, 1}, {CYD})
+    network.run(lambda: all(p.waiting() is not None and p.waiting().offer  # type: ignore[union-attr]
+                            for p in peers[:CYD]))
+    peers[1].go_on_without(CYD)
+    network.run(lambda: bool(peers[0].agreed()))
+    peers[0].go_on_without(CYD)
+    bot = bot_for(peers[0], CYD)
+    network.carry(0, bot)
+    network.run(lambda: peers[0].table is not None and peers[0].table.hand is not None
+                and peers[0].table.engine.stage in ("draw", "play"))
+    cyd, log = peers[CYD], peers[0].log
+    away = next(e for e in log if e.kind == "away")
+    tail = len(cyd.log)
+    assert all(e.author == CYD for e in cyd.log[away.seq:]) and log[tail].author == CYD, (
+        "the case: her tail ends where the others hold an entry the bot signed for her seat")
+    network.heal()
+    network.run(lambda: all(p.finished for p in (*peers, bot)), max_seconds=network.now + 3_000)
+    assert all(p.log == peers[0].log for p in (*peers, bot))
+    assert any(e.kind == "back" for e in peers[0].log)  # she plays her seat again
+    nobody_framed([*peers, bot])
+    assert not [f for p in (*peers, bot) for f in p.faults if f.seat is not None]

@@ -61,13 +61,28 @@ class GoOn:
     seat: int
 
 
+@dataclass(frozen=True)
+class Tail:
+    """From ``at`` seconds, the first time ``seat``'s machine has written an entry nobody else
+    holds, cut it off from every other machine: it goes on signing its turn alone (a tail of
+    its own offline entries). The others press "go on" ``press`` seconds after ``away_after``;
+    the cut heals ``heal`` seconds after the first agreement to go on without it (negative:
+    before it, measured from when the cut began plus ``away_after``), so the tail and the away
+    entry race."""
+
+    at: float
+    seat: int
+    press: float
+    heal: float
+
+
 @dataclass
 class Schedule:
     """What happens to one table: events, and how long each person thinks before a move."""
 
     seats: int
     seed: int
-    events: list[Split | Pause | GoOn]
+    events: list[Split | Pause | GoOn | Tail]
     thinking: dict[int, float] = field(default_factory=dict)
 
 
@@ -90,7 +105,8 @@ def schedules(draw: st.DrawFn) -> Schedule:
     split = st.builds(Split, times, groupings(seats), st.floats(1, 90))
     pause = st.builds(Pause, times, st.integers(0, seats - 1), st.floats(1, 120))
     go_on = st.builds(GoOn, times, st.integers(0, seats - 1))
-    events = draw(st.lists(st.one_of(split, pause, go_on, go_on), min_size=1, max_size=8))
+    tail = st.builds(Tail, times, st.integers(0, seats - 1), st.floats(0, 10), st.floats(-3, 3))
+    events = draw(st.lists(st.one_of(split, pause, go_on, go_on, tail), min_size=1, max_size=8))
     thinking = draw(st.dictionaries(st.integers(0, seats - 1), st.floats(0, 90), max_size=seats))
     return Schedule(seats, seed, sorted(events, key=lambda e: e.at), thinking)
 
@@ -107,6 +123,8 @@ class Tables:
         self.turn_seen: dict[int, tuple[int, float]] = {}  # person: (position, since when)
         self.heal_at: list[float] = []
         self.resume_at: dict[int, float] = {}
+        self.tails: list[Tail] = []  # armed, waiting for the seat's own entry
+        self.cut: tuple[Tail, float] | None = None  # the tail under way, and when its cut began
         open_table(self.peers, NAMES[:schedule.seats], RULES, seed=schedule.seed)
 
     # ------------------------------------------------------------ the drivers
@@ -185,6 +203,7 @@ class Tables:
                 if net.now >= at:
                     del self.resume_at[seat]
                     net.resume(seat)
+            self.watch_tails()
             self.think()
             self.carry_takeovers()
             net.step()
@@ -196,9 +215,39 @@ class Tables:
         net.run(lambda: net.now >= end
                 or all(len(p.log) == max(len(q.log) for q in self.peers) for p in self.peers))
 
-    def start(self, event: Split | Pause | GoOn) -> None:
+    def watch_tails(self) -> None:
+        """Cut a seat off as it writes alone; press "go on" for the others; heal at the moment
+        they agree (:class:`Tail`)."""
         net = self.network
-        if isinstance(event, Split):
+        if self.cut is None and self.tails:
+            tail = self.tails[0]
+            own = self.peers[tail.seat].log
+            others = [p for p in self.peers if p.seat != tail.seat]
+            if (tail.seat not in net.paused and len(own) > max(len(p.log) for p in others)
+                    and own[-1].author == tail.seat):
+                self.tails.pop(0)
+                self.cut = (tail, net.now)
+                net.split({tail.seat}, {p.seat for p in others})
+            return
+        if self.cut is None:
+            return
+        tail, since = self.cut
+        others = [p for p in self.peers if p.seat != tail.seat]
+        if net.now >= since + AWAY_AFTER + tail.press:
+            for peer in others:
+                self.go_on(peer.seat)
+        agreed = any(p.agreed() for p in others)
+        if (tail.heal < 0 and net.now >= since + AWAY_AFTER + tail.press + tail.heal) or (
+                agreed and net.now >= since + AWAY_AFTER + tail.press + max(tail.heal, 0)) or (
+                net.now >= since + AWAY_AFTER + 120):
+            self.cut = None
+            net.heal()
+
+    def start(self, event: Split | Pause | GoOn | Tail) -> None:
+        net = self.network
+        if isinstance(event, Tail):
+            self.tails.append(event)
+        elif isinstance(event, Split):
             net.split(*event.groups)
             self.heal_at.append(net.now + event.lasts)
         elif isinstance(event, Pause):
