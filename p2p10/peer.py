@@ -671,6 +671,13 @@ class Peer:
             start -= 1
         return start
 
+    def _of_this_machine(self, seat: int) -> bool:
+        """True if ``seat`` is written by this machine (its player's seat or one of its bots'),
+        as far as this log knows: the only seats whose keys the others can change without this
+        machine hearing of it (by going on without it)."""
+        table = self.table
+        return table is not None and table.machine_of(seat) == table.machine_of(self.seat)
+
     # ------------------------------------------------------------------- coming back
 
     def _ask_back(self, now: float) -> None:
@@ -757,10 +764,12 @@ class Peer:
             # The one signature check of an entry from the wire; the fold is told it was made.
             key = table.verifiers[entry.author]
             if not entry.verify(key):
-                if self._own_tail() < len(self.log):
-                    # This machine's own entries end its log: the others may have gone on
-                    # without it, under keys it does not know yet (a bot's for its seat). The
-                    # away entry that says so is where its own entries begin: ask from there.
+                if self._own_tail() < len(self.log) and self._of_this_machine(entry.author):
+                    # This machine's own entries end its log, and the entry is for one of its
+                    # seats: the others may have gone on without it, under a key it does not
+                    # know yet (a bot's for its seat). The away entry that says so is where its
+                    # own entries begin: ask from there. (Another machine's seat keeps its key,
+                    # so an entry of its that does not verify is still its sender's fault.)
                     self._outbox.append((sender, encode_want(self._own_tail())))
                 elif not self._signed_before_a_key_change(entry, table):
                     self.faults.append(Fault(sender, entry.seq, "an entry whose signature does not verify"))
@@ -852,8 +861,9 @@ class Peer:
             return
         if table.held_by(entry.author, entry):
             return  # signed by that seat, with a key it did not hold at this position: not its entry
-        if entry.seq >= self._own_tail():
-            # Under keys this peer does not know yet: the others went on without this machine.
+        if entry.seq >= self._own_tail() and self._of_this_machine(entry.author):
+            # Under a key this peer does not know yet for one of its own seats: the others
+            # went on without this machine.
             self._outbox.append((sender, encode_want(self._own_tail())))
             return
         self.faults.append(Fault(sender, entry.seq, "an entry whose signature does not verify"))
