@@ -44,7 +44,7 @@ import contextlib
 import os
 import ssl
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -264,6 +264,16 @@ class Mesh:
         for local in list(self.locals.values()):
             local.poll(now)
 
+    def unlinked_for(self, seats: Iterable[int], now: float) -> float:
+        """How long none of ``seats`` has had a link up to this peer: 0 while one has, and
+        since :meth:`run` started for seats never linked."""
+        since = self._started_at
+        for seat in seats:
+            if seat in self.links:
+                return 0.0
+            since = max(since, self.unlinked_at.get(seat, since))
+        return max(0.0, now - since)
+
     def add_local(self, peer: Peer) -> None:
         """Carry messages for ``peer``, a bot this machine runs in place of a seat whose
         machine went away: it hears everything this peer sends, and what it sends goes to this
@@ -295,12 +305,16 @@ class Mesh:
             moved = False
             for dest, data in self.peer.take_outbox():
                 moved = True
-                targets = [dest] if dest is not None else [*self.links, *self.locals]
+                targets = [dest] if dest is not None else list(dict.fromkeys([*self.links, *self.locals]))
                 for seat in targets:
+                    # A seat this machine carries may have a link too: its own machine came
+                    # back (or never really left) and is catching up. Both get what is for
+                    # the seat: a want's answer, an entry, an agreement say nothing secret,
+                    # and the machine left behind needs them to find the away entry (§6.6).
                     local = self.locals.get(seat)
                     if local is not None:
                         local.receive(data, self.peer.seat, now)
-                    elif (link := self.links.get(seat)) is not None and seat != self.peer.seat:
+                    if (link := self.links.get(seat)) is not None and seat != self.peer.seat:
                         link.queue.put_nowait(data)
             for local in list(self.locals.values()):
                 for dest, data in local.take_outbox():
@@ -331,10 +345,14 @@ class Mesh:
 
     def _everybody_holds_it(self, now: float) -> bool:
         """Whether every other seat that is still around has shown that it holds this peer's
-        whole log (the bots this machine carries hold it: they share its log)."""
+        whole log. The bots this machine carries hold it (they share its log), but the machine
+        of a seat it carries is waited for too while it is linked: it came back and may still
+        be catching up, and once this peer leaves it may have nobody left to ask."""
         end = len(self.peer.log)
         for seat in range(len(self.keys)):
-            if seat == self.peer.seat or seat in self.locals or self.holds.get(seat, 0) >= end:
+            if seat == self.peer.seat or self.holds.get(seat, 0) >= end:
+                continue
+            if seat in self.locals and seat not in self.links:
                 continue
             # A seat not linked yet is waited for too: a peer resumed just to write the game's
             # last entry must not leave before anybody has it.

@@ -97,10 +97,18 @@ def described(outputs: list[tuple[str, str]], network: Counts | str) -> str:
     return "\n".join([*parts, f"--- the proxies: {network}"])
 
 
-def play_through_proxies(tmp_path: Path, faults: Faults, seed: int) -> tuple[list[bytes], list[Counts]]:
-    """A three-seat game of ``hands=1``, every peer behind its own faulty proxy; the logs and
-    the proxies' counts, in seat order, once every process has ended well (exit 0, a winner,
-    no fault recorded by any peer)."""
+During = Callable[[list[TcpProxy], list[Path]], None]
+"""What a test does to the network while the game is played: given the proxies and the folders
+the peers save in (in the order of :data:`NAMES`), it returns once it is done."""
+
+
+def play_through_proxies(tmp_path: Path, faults: Faults, seed: int, *, hands: int = 1,
+                         play: tuple[str, ...] = (), during: During | None = None,
+                         ) -> tuple[list[bytes], list[Counts]]:
+    """A three-seat game of ``hands`` hands, every peer behind its own faulty proxy, each
+    process given the options ``play`` too; the logs and the proxies' counts, in the order of
+    :data:`NAMES`, once every process has ended well (exit 0, a winner, no fault recorded by
+    any peer)."""
     env = environment(tmp_path)
     dirs = [tmp_path / name.lower() for name in NAMES]
     procs: list[subprocess.Popen[str]] = []
@@ -113,8 +121,8 @@ def play_through_proxies(tmp_path: Path, faults: Faults, seed: int) -> tuple[lis
             procs.append(subprocess.Popen(
                 p2p10("host", "--name", NAMES[0], "--autoplay", "greedy", "--seats", "3",
                       "--start-when-full", "--interface", "127.0.0.1", "--quiet-network",
-                      "--reachable-at", f"127.0.0.1:{proxies[0].port}", "-o", "hands=1",
-                      "--save", str(dirs[0])),
+                      "--reachable-at", f"127.0.0.1:{proxies[0].port}", "-o", f"hands={hands}",
+                      "--save", str(dirs[0]), *play),
                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                 text=True, env=env))
             try:
@@ -126,9 +134,11 @@ def play_through_proxies(tmp_path: Path, faults: Faults, seed: int) -> tuple[lis
                 procs.append(subprocess.Popen(
                     p2p10("join", f"127.0.0.1:{port}", "--name", name, "--autoplay", "greedy",
                           "--interface", "127.0.0.1", "--reachable-at", f"127.0.0.1:{proxy.port}",
-                          "--save", str(folder)),
+                          "--save", str(folder), *play),
                     stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                     text=True, env=env))
+            if during is not None:
+                during(proxies, dirs)
             try:
                 outputs = [proc.communicate(timeout=GAME_TIMEOUT) for proc in procs]
             except subprocess.TimeoutExpired:
