@@ -39,6 +39,11 @@ def _name(given: str | None, fallback: str) -> str:
     return login[:MAX_NAME] if login and login.isprintable() else fallback
 
 
+EXIT_ALONE = 3
+"""The exit status of ``host``, ``join`` and ``resume`` when the game had started and no other
+machine answered for ``--alone-after`` seconds (1 is a frozen table, 0 a game played out)."""
+
+
 def _timing(args: argparse.Namespace) -> Timing:
     go_on_after: float | None = args.go_on_after
     if go_on_after is not None and not go_on_after > 0:
@@ -47,7 +52,9 @@ def _timing(args: argparse.Namespace) -> Timing:
         raise UsageError(_("--away-after must be positive"))
     if not args.think >= 0:
         raise UsageError(_("--think must be 0 or more seconds"))
-    return Timing(args.away_after, go_on_after, args.think)
+    if not args.alone_after >= 0:
+        raise UsageError(_("--alone-after must be 0 or more seconds"))
+    return Timing(args.away_after, go_on_after, args.think, args.alone_after or None)
 
 
 def _reachable_at(args: argparse.Namespace) -> tuple[str, int] | None:
@@ -99,7 +106,9 @@ def _finish(result: GameResult, played_by_hand: bool) -> int:
             record_store.add_finished_table(table, result.peer.seat, result.log_path)
         except P2P10Error as err:
             print(_("Your record was not updated: {reason}").format(reason=err))
-    return 1 if result.peer.stopped else 0
+    if result.peer.stopped:
+        return 1
+    return EXIT_ALONE if result.alone is not None and not result.peer.finished else 0
 
 
 def cmd_host(args: argparse.Namespace) -> int:

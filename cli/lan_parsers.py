@@ -15,7 +15,7 @@ from cli import HelpFormatter, run_later
 from p2p10.bots import POLICIES
 from p2p10.engine import MAX_PLAYERS, MIN_PLAYERS
 from p2p10.i18n import _
-from p2p10.liveness import AWAY_AFTER
+from p2p10.liveness import ALONE_AFTER, AWAY_AFTER
 
 DEFAULT_SPECTATORS = 8  # protocol.watch.DEFAULT_SPECTATORS, without importing the LAN stack
 
@@ -168,6 +168,12 @@ def _playing(parser: argparse.ArgumentParser) -> None:
                         help=_("count a machine as away once no link to it has been up for S "
                                "seconds (default {seconds}); a player who is connected and "
                                "thinking is never away").format(seconds=f"{AWAY_AFTER:.0f}"))
+    parser.add_argument("--alone-after", type=float, metavar="S", default=ALONE_AFTER,
+                        # TRANSLATORS: S is the option's value, a number of seconds.
+                        help=_("once the game has started, stop waiting when no other machine "
+                               "has answered for S seconds (default {seconds}; 0 waits for "
+                               "ever): the log is kept for p2p10 resume, and the command exits "
+                               "3").format(seconds=f"{ALONE_AFTER:.0f}"))
     parser.add_argument("--think", type=float, metavar="S", default=0.0,
                         # TRANSLATORS: S is the option's value, a number of seconds.
                         help=_("with --autoplay: the bot takes S seconds over each move (to watch "

@@ -43,7 +43,8 @@ from p2p10.bots import POLICIES
 from p2p10.engine import MAX_PLAYERS, MIN_PLAYERS
 from p2p10.errors import IllegalMove, ProtocolError
 from p2p10.events import SeatEvent
-from p2p10.i18n import _
+from p2p10.i18n import _, ngettext
+from p2p10.liveness import ALONE_AFTER
 from p2p10.log import GAME_ID_BYTES, Entry, fingerprint, public_bytes
 from p2p10.peer import AWAY_AFTER, ChatLine, Peer, Player, Waiting
 from p2p10.rules import RuleSet
@@ -82,10 +83,14 @@ class GameResult:
 
     peer: Peer
     log_path: Path
+    alone: float | None = None  # the seconds nobody answered, if this machine stopped waiting
 
     def summary(self) -> str:
-        """One line: who won (or why the table stopped) and where the log is."""
+        """One line: who won (or why the table stopped, or that nobody answered) and where the
+        log is."""
         table = self.peer.table
+        if self.alone is not None and not (self.peer.finished or self.peer.stopped):
+            return alone_line(self.peer, self.alone, self.log_path)
         if self.peer.stopped:
             saved = SeatFiles(self.log_path).evidence
             reason = self.peer.stop_reason()
@@ -104,6 +109,30 @@ class GameResult:
             return _("game over: nobody won; log {log}").format(log=self.log_path)
         # TRANSLATORS: {name} is the winner's name and seat, "Ann (seat 1)"; {log} a file name.
         return _("game over: {name} won; log {log}").format(name=table.name(winner), log=self.log_path)
+
+
+def alone_line(peer: Peer, seconds: float, log_path: Path) -> str:
+    """What a machine that stopped waiting says: nobody at the table answered for
+    ``seconds`` (and, if its log shows it, that the others had gone on without it), and how
+    ``p2p10 resume`` fetches the rest once they are back."""
+    if seconds < 120:
+        count = round(seconds)
+        # TRANSLATORS: how long nobody answered, in the sentences that follow.
+        time = ngettext("{n} second", "{n} seconds", count).format(n=count)
+    else:
+        count = round(seconds / 60)
+        time = ngettext("{n} minute", "{n} minutes", count).format(n=count)
+    table = peer.table
+    if table is not None and table.taken_from(peer.seat) is not None:
+        # TRANSLATORS: {time} is "2 minutes" or "45 seconds".
+        said = _("the others went on without this machine and nobody has answered for {time}: "
+                 "the game may have ended without you").format(time=time)
+    else:
+        said = _("nobody at the table has answered for {time}: the game may have gone on and "
+                 "ended without this machine, or the network is down").format(time=time)
+    # TRANSLATORS: {said} is the sentence before; keep "p2p10 resume" as it is; {log} a file.
+    return _("{said}; what it holds is saved: when the others are back, p2p10 resume {log} "
+             "fetches the rest").format(said=said, log=log_path)
 
 
 EVIDENCE_LABEL = "p2p10/evidence/v1"
@@ -169,8 +198,10 @@ class LanSeat(PeerSeat):
     by the mesh. Made by :func:`play_seat` once the table entry is known."""
 
     def __init__(self, peer: Peer, mesh: Mesh, rules: RuleSet, log_path: Path,
-                 playing: asyncio.Task[None], machine: Machine) -> None:
+                 playing: asyncio.Task[None], machine: Machine,
+                 alone: Callable[[], float | None] = lambda: None) -> None:
         assert peer.table is not None
+        self._alone = alone
         self._user = peer
         self.machine = machine
         self.mesh = mesh
@@ -188,8 +219,17 @@ class LanSeat(PeerSeat):
 
     @property
     def over(self) -> bool:
-        """True once the game has a winner, or the table froze."""
-        return self.user.finished or self.user.stopped
+        """True once the game has a winner, or the table froze, or this machine stopped
+        waiting because nobody answered (:meth:`alone_line`)."""
+        return self.user.finished or self.user.stopped or self._alone() is not None
+
+    def alone_line(self) -> str | None:
+        """Why this machine stopped waiting, if nobody at the table answered for long (see
+        :attr:`Timing.alone_after`), with how to fetch the rest later; else None."""
+        seconds = self._alone()
+        if seconds is None or self.user.finished or self.user.stopped:
+            return None
+        return alone_line(self.user, seconds, self.log_path)
 
     def dealing(self) -> tuple[int, int] | None:
         """While a hand is being set up: (entries written, entries needed)."""
@@ -335,11 +375,14 @@ class Timing:
     then is the player offered to go on without it. A player who is connected and thinking is
     never away. With ``go_on_after``, this machine agrees by itself once a machine has been
     away that long. A seat played by a bot (``--autoplay``) takes ``think`` seconds over each
-    move: to watch it play, or to try the table's patience."""
+    move: to watch it play, or to try the table's patience. Once the table has started, a
+    machine with no link up to any other machine for ``alone_after`` seconds stops waiting
+    (None: it waits for ever), its files kept for ``p2p10 resume``."""
 
     away_after: float = AWAY_AFTER
     go_on_after: float | None = None
     think: float = 0.0
+    alone_after: float | None = ALONE_AFTER
 
 
 class SeatRunner:
@@ -391,6 +434,7 @@ class SeatRunner:
         if self._paced is not None:
             peer.player = None
         self.table_known = asyncio.Event()  # set once the table entry is in the log
+        self.alone: float | None = None  # how long nobody had answered, once this seat stopped waiting
         self._overdue_said: object = None  # the overdue seat last named on standard error
         for bot, bot_path in taken_over:
             self._take_over(bot, bot_path, restored=True)
@@ -410,7 +454,7 @@ class SeatRunner:
                 known.cancel()
                 if self.peer.table is not None:
                     self.screen = LanSeat(self.peer, self.mesh, self.rules, self.log_path, playing,
-                                          self.machine)
+                                          self.machine, alone=lambda: self.alone)
                     await self.front(self.screen)
                 if not playing.done():
                     playing.cancel()  # the player left mid-game: the files stay for resume
@@ -423,7 +467,7 @@ class SeatRunner:
                     await playing
             for closer in self.closers:
                 closer.close()
-        return GameResult(self.peer, self.log_path)
+        return GameResult(self.peer, self.log_path, self.alone)
 
     # ------------------------------------------------------------ the peer's hooks
 
@@ -477,7 +521,25 @@ class SeatRunner:
             save_evidence(peer, self.log_path)  # at once: the screen shows where it is
         self._go_on_by_itself()
         self._move_when_thought()
-        return peer.finished or peer.stopped
+        return peer.finished or peer.stopped or self._nobody_answers()
+
+    def _nobody_answers(self) -> bool:
+        """True once the table has started and no other machine has had a link up to this
+        peer for ``timing.alone_after`` seconds: the others have left (perhaps after finishing
+        the game without this machine, asleep meanwhile) or the network is gone. Waiting on
+        would be for ever; the files stay for ``p2p10 resume``."""
+        table, after = self.peer.table, self.timing.alone_after
+        if table is None or after is None or self.peer.finished or self.peer.stopped:
+            return False
+        mine = table.machine_of(self.peer.seat)
+        others = [seat for seat in range(table.players) if table.machine_of(seat) != mine]
+        if not others:
+            return False  # (nobody else's machine: a table this machine plays alone)
+        waited = self.mesh.unlinked_for(others, self.mesh.clock())
+        if waited < after:
+            return False
+        self.alone = waited
+        return True
 
     def _move_when_thought(self) -> None:
         """A thinking bot's move, ``timing.think`` seconds after its turn came."""

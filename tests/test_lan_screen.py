@@ -233,3 +233,37 @@ async def test_a_host_who_quits_takes_their_bots_along(tmp_path: Path) -> None:
             await asyncio.gather(hosting, joining, return_exceptions=True)
     assert not result.peer.finished and "p2p10 resume" in result.summary()
     assert all(not peer.finished for peer in host.peers)
+
+
+async def test_a_player_whom_nobody_answers_is_told_so_on_the_screen(tmp_path: Path) -> None:
+    """Issue 24, point 7: every other machine goes (the others finished without Ann while her
+    laptop slept, or left); after ``alone_after`` her screen says that nobody answers, where
+    her log is and how to fetch the rest, instead of waiting for ever; the line she is left
+    with says so too."""
+    with create_pipe_input() as pipe, create_app_session(input=pipe, output=Terminal(100, 30)):
+        screens = Screens()
+        apps = screens.apps
+        _host, hosting, address, _said = await open_host(tmp_path, 3, None, front=screens.front,
+                                                         timing=Timing(alone_after=2.0))
+        others = [asyncio.ensure_future(Joiner(address, name, "greedy", "127.0.0.1", tmp_path / name,
+                                               say=lambda _: None).run()) for name in ("Bob", "Cy")]
+        try:
+            await until(lambda: apps)
+            app = apps[0]
+            kb = Keyboard(app, pipe)
+            await until(kb.my_turn)
+            for task in others:
+                task.cancel()  # every other machine is gone
+            await asyncio.gather(*others, return_exceptions=True)
+            await until(lambda: "Nobody at the table answers." in kb.screen())
+            screen = " ".join(kb.screen().split())
+            assert "Nobody at the table has answered for 2 seconds" in screen, screen
+            assert "p2p10 resume" in screen and "fetches the rest" in screen, screen
+            await kb.keys("Enter")
+            result = await asyncio.wait_for(hosting, TIMEOUT)
+        finally:
+            for task in [hosting, *others]:
+                task.cancel()
+    assert result.alone is not None and not result.peer.finished
+    assert result.summary().startswith("nobody at the table has answered for 2 seconds")
+    assert str(result.log_path) in result.summary() and result.log_path.exists()

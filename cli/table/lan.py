@@ -149,6 +149,11 @@ class LanTableApp(TableApp):
     def over_lines(self, state: GameState) -> list[Line]:
         """The end of the game; or, for a table that froze, why, whom it blames, and where
         the signed evidence is."""
+        alone = self.lan.alone_line()
+        if alone is not None:  # nobody answered: said whole, not as a game that ended
+            limit = self.size()[0]
+            return [*prose(_("Nobody at the table answers."), limit, "class:error"), plain(""),
+                    *prose(alone[:1].upper() + alone[1:] + ".", limit)]
         reason = self.lan.stop_reason()
         if reason is None:
             return super().over_lines(state)
