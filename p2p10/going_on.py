@@ -22,6 +22,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+HELD_KEPT = 8
+"""The most entries held back at once (see :meth:`GoingOn.hold`)."""
+
 Position = tuple[int, int, bytes]
 """(person, seq, prev_hash): going on without ``person``'s machine with the away entry at
 ``seq``, after the entry whose hash is ``prev_hash``."""
@@ -79,8 +82,12 @@ class GoingOn:
         return sender_machine is None or sender_machine == person or sender_machine in signers
 
     def hold(self, raw: bytes, sender: int | None) -> None:
-        """Hold an entry back (see :meth:`holds_back`)."""
-        self.held.append((raw, sender))
+        """Hold an entry back (see :meth:`holds_back`): once, however many peers pass it on,
+        and at most :data:`HELD_KEPT` different entries. They are all for one position, by one
+        machine's seats: one is its entry, a second by the same seat an equivocation; more add
+        nothing, and an entry not held is fetched again by want if going on is withdrawn."""
+        if len(self.held) < HELD_KEPT and all(raw != other for other, _ in self.held):
+            self.held.append((raw, sender))
 
     def withdraw(self) -> list[tuple[bytes, int | None]]:
         """Going on cannot happen: forget this peer's agreement; the entries it held back."""

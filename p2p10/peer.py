@@ -114,6 +114,26 @@ class Fault:
     reason: str
 
 
+FAULTS_KEPT = 1000
+"""The most faults a peer keeps (the first ones; the rest are counted in :attr:`Faults.dropped`)."""
+
+
+class Faults(list[Fault]):
+    """A peer's faults, oldest first: a list that keeps the first :data:`FAULTS_KEPT` and counts
+    the rest, so that a seat (or a stranger's link, closed and dialled again) sending garbage for
+    hours cannot make a peer hold memory without bound (attack A56). The first faults are the
+    ones that name who started it."""
+
+    dropped: int = 0
+
+    def append(self, fault: Fault) -> None:
+        """Keep ``fault`` if fewer than :data:`FAULTS_KEPT` are kept; else count it."""
+        if len(self) < FAULTS_KEPT:
+            super().append(fault)
+        else:
+            self.dropped += 1
+
+
 @dataclass(frozen=True, slots=True)
 class HandSecrets:
     """A seat's secrets for one hand: its hand key's secret and its shuffle seed."""
@@ -205,7 +225,7 @@ class Peer:
         self.log: list[Entry] = []
         self.table: TableState | None = None
         self.secrets: dict[int, HandSecrets] = {}
-        self.faults: list[Fault] = []
+        self.faults = Faults()
         self.violation: ProtocolViolation | None = None
         self.equivocation: tuple[Entry, Entry] | None = None
         self.overdue: Expect | None = None
