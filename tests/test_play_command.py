@@ -85,6 +85,7 @@ class _Peer:
 class _Result:
     def __init__(self, log_path: Path, seat: int, table: object) -> None:
         self.log_path, self.peer = log_path, _Peer(seat, table)
+        self.alone: float | None = None  # (a game played out: somebody always answered)
 
     def summary(self) -> str:
         return "the game is over"
