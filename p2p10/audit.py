@@ -27,7 +27,7 @@ from typing import BinaryIO
 from p2p10 import deferred
 from p2p10.engine import HandResult
 from p2p10.errors import ProtocolViolation
-from p2p10.log import BadEntry, RecordReader, parse_entry, public_key
+from p2p10.log import BadEntry, RecordReader, parse_entry
 from p2p10.table import Expect, Return, TableState, Takeover, fold
 
 CLEAN = 0
@@ -294,12 +294,17 @@ class LiveAudit:
                 entries.append(parse_entry(raw))
             except BadEntry:
                 return None
-        keys = self.table.signing_keys
+        table = self.table
         if len(entries) == 2:
             first, second = entries
+            # Twins prove an equivocation only at this table, for a position of this log (or
+            # the next), under the key that signs that seat there: a player's key used at two
+            # tables, or a seat's key from before a takeover, proves nothing (attack A55).
             if (first.seq == second.seq and first.author == second.author and first.hash != second.hash
-                    and first.author < len(keys) and first.verify(public_key(keys[first.author]))
-                    and second.verify(public_key(keys[second.author]))):
+                    and first.game_id == second.game_id == table.game_id
+                    and 0 < first.seq <= len(self.records) and first.author < table.players
+                    and first.verify(key := table.verifier_at(first.author, first.seq))
+                    and second.verify(key)):
                 self.failure = ProtocolViolation(first.author, first.seq, "signed two different "
                                                  f"entries for entry {first.seq} (an equivocation)")
                 return self.failure

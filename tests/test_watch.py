@@ -318,6 +318,30 @@ def test_the_live_audit_checks_the_hosts_evidence(game: TableRun) -> None:
     assert at(len(records)).evidence([records[k], forged]) is None
 
 
+def test_the_live_audit_takes_no_evidence_from_another_game_or_beyond_its_log(game: TableRun) -> None:
+    """Attack A55: a host whose player used one key at two tables shows a spectator two
+    different entries that player signed for one seat and one position: at the other table, or
+    for a position this log does not have. They prove nothing here, and the verdict stays."""
+    records = records_of(game)
+    k = move_at(records, 40)
+    entry = parse_entry(records[k])
+    signer = game.peers[entry.author].identity
+    live = LiveAudit()
+    for raw in records:
+        assert live.add(raw) is None
+    elsewhere = bytes(16)  # another table's game id, the same player's key
+    twins = [make_entry(signer, elsewhere, k, entry.prev_hash, entry.author, "move", [0, body]).raw
+             for body in ("draw", "other")]
+    assert live.evidence(twins) is None and not live.stopped
+    table = game.peers[0].table
+    assert table is not None
+    beyond = len(records) + 3
+    twins = [make_entry(signer, table.game_id, beyond, entry.prev_hash, entry.author, "move", [0, body]).raw
+             for body in ("draw", "other")]
+    assert live.evidence(twins) is None and not live.stopped
+    assert live.report().verdict().startswith("CLEAN")
+
+
 async def test_a_spectator_shows_a_violation_in_what_the_host_sends_with_blame(tmp_path: Path) -> None:
     """Attack: a host that feeds its spectators a log with a tampered entry. The spectator
     checks every entry as a peer does: it names the violation and the seat, at once, and its
