@@ -11,8 +11,9 @@ and nothing else, in this process, and puts it back on the way out:
   not defer proofs) answers True without looking: the fold would refuse the zero proof.
 
 Everything else is the real code: signatures, the seed commitments and their re-derivation at
-the reveals, the tokens and their proofs. A log played this way still audits clean, since the
-audit checks every revealed step by re-deriving it from its seed and defers the proofs.
+the reveals, the tokens and their proofs. A log played this way audits clean only by reveals
+(``p2p10 audit --by-reveals``, ``every_proof=False``), which checks every revealed step by
+re-deriving it from its seed; the default audit checks every proof and refuses the zero ones.
 Never for anything but a benchmark: a table playing like this checks no shuffle until the
 hand's end.
 """

@@ -26,6 +26,7 @@ def _report_json(path: Path, report: AuditReport) -> dict[str, Any]:
     return {
         "file": str(path),
         "clean": report.clean,
+        "every_proof": report.every_proof,
         "complete": report.complete,
         "entries": report.entries,
         "players": [{"seat": s + 1, "name": table.names[s], "key": fingerprint(table.keys[s])}
@@ -50,7 +51,8 @@ def _report_json(path: Path, report: AuditReport) -> dict[str, Any]:
 
 def checking_pool(jobs: int) -> contextlib.AbstractContextManager[Executor | None]:
     """The helper processes of an audit on ``jobs`` processes (``--jobs``): each hand's checks
-    are made in ``jobs - 1`` helpers (:func:`p2p10.audit.audit_stream`); None for 1. A
+    are shared by ``jobs`` helpers while this process folds on (the fold is cheap beside the
+    proofs, and waits for them at the end) (:func:`p2p10.audit.audit_stream`); None for 1. A
     ``jobs`` below 1 is refused at once, before the file is opened; the helpers start only
     when the audit sends them work."""
     if jobs < 1:
@@ -61,14 +63,14 @@ def checking_pool(jobs: int) -> contextlib.AbstractContextManager[Executor | Non
     # program again, which costs more than it saves on one game).
     fork = "fork" in multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if fork else None)
-    return ProcessPoolExecutor(jobs - 1, mp_context=context)
+    return ProcessPoolExecutor(jobs, mp_context=context)
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
     """Audit a log; exit 0 clean, 1 violation, damaged or incomplete, 2 not a log."""
     with checking_pool(args.jobs) as pool, opened(args.file) as stream:
         try:
-            report = audit_stream(stream, pool)
+            report = audit_stream(stream, pool, every_proof=not args.by_reveals)
         except OSError as err:
             raise NotALog(f"{args.file}: {err.strerror}") from None
     if args.json:

@@ -7,12 +7,15 @@ shuffle against its revealed seed, every move against the rules, and every hand 
 on a seat where the evidence allows, or, for bytes that are not a whole, well-formed entry (a
 file cut short, a changed byte in an envelope), DAMAGED, which blames nobody.
 
-It checks what it must and no more (``TableState.defer_proofs``): a shuffle step whose seed is
-revealed is checked by re-deriving it from the seed (which also proves it a shuffle), and a
-token whose maker's secret is revealed as ``x·A``, so their proofs are not checked as well;
-what no reveal reaches (a hand voided because the table went on without a machine, or the hand
-under way where the log ends or breaks) is checked through its proofs. So every step is
-checked, and CLEAN means it. Every takeover is named: whose seats, at which
+It checks every proof, as the peers did on arrival (``every_proof``, the default): every proof
+of shuffle and every token's proof, then each revealed shuffle against its seed, so that a false
+proof of a right shuffle is found, and blamed at the entry and seat the peers froze on (attack
+A61). The proofs are checked in the hands' order, in a pool of processes with ``--jobs``
+(``TableState.defer_proofs``, :mod:`p2p10.deferred`). An audit *by reveals*
+(``every_proof=False``, ``p2p10 audit --by-reveals``) settles a revealed step by re-deriving it
+from its seed and a token by ``x·A``, and checks through its proof only what no reveal reaches:
+faster, but a false proof of a right step passes, and its verdict line says so (``CLEAN BY
+REVEALS``), never ``CLEAN`` alone. Every takeover is named: whose seats, at which
 entry, and who agreed.
 """
 
@@ -89,6 +92,14 @@ class AuditReport:
         return CLEAN if self.violation is None and self.damage is None and self.complete else FAILED
 
     @property
+    def every_proof(self) -> bool:
+        """True if every proof of shuffle and every token's proof was checked, as the peers
+        check them on arrival (the audit's default); False for an audit by reveals, which
+        settles a revealed step by its seed alone."""
+        table = self.table
+        return table is None or table.every_proof or not table.defer_proofs  # (a peer's fold)
+
+    @property
     def waiting_for(self) -> Expect | None:
         """For a log that stops early: who was to write next."""
         if self.table is None or self.violation is not None or self.damage is not None:
@@ -112,6 +123,10 @@ class AuditReport:
         if expect is not None:
             return (f"INCOMPLETE: the log ends after entry {self.entries - 1}; "
                     f"{self.table.name(expect.seat)} was to write {expect.what}")
+        if not self.every_proof:
+            return ("CLEAN BY REVEALS: every signature, move and score checks out, and every "
+                    "revealed shuffle and token matches its seed or secret; the proofs of revealed "
+                    "steps were not checked (audit without --by-reveals to check them)")
         return "CLEAN: every signature, shuffle, token, proof, move and score checks out"
 
     def takeover_text(self, takeover: Takeover) -> str:
@@ -130,10 +145,16 @@ class AuditReport:
 
 
 def audit_records(records: Iterable[bytes], torn: int = 0, table: TableState | None = None,
-                  first: int = 0) -> AuditReport:
+                  first: int = 0, every_proof: bool = True) -> AuditReport:
     """Fold raw entries (as stored) and report the first problem. ``table`` and ``first``
-    resume an audit from the state after the first ``first`` entries."""
-    return _audit(records, lambda: torn, table, first)
+    resume an audit from the state after the first ``first`` entries (and its way of checking).
+    ``every_proof``: check every proof, as the peers did (False: by reveals, see
+    :class:`~p2p10.table.TableState`)."""
+    return _audit(records, lambda: torn, table, first, every_proof=every_proof)
+
+
+BATCH = 4
+"""Checks sent to a pool process at a time (:class:`_Postponed`)."""
 
 
 class _Postponed:
@@ -148,7 +169,10 @@ class _Postponed:
         """Send the checks of the hand the last entry finished, if it finished one."""
         if table.postponed is not self.last:
             self.last = table.postponed
-            self.futures.append(self.pool.submit(deferred.run_all, self.last))
+            # In small batches, so that every process of the pool takes a share of one hand's
+            # proofs (a hand's proofs are most of an audit's work; the fold is cheap).
+            for start in range(0, len(self.last), BATCH):
+                self.futures.append(self.pool.submit(deferred.run_all, self.last[start:start + BATCH]))
 
     def passed(self) -> bool:
         """Whether every check sent passed (waiting for them)."""
@@ -156,7 +180,7 @@ class _Postponed:
 
 
 def _step(table: TableState | None, index: int, raw: bytes, *, defer_proofs: bool = False,
-          postpone: bool = False) -> TableState | Damage:
+          postpone: bool = False, every_proof: bool = False) -> TableState | Damage:
     """The state after the record at position ``index``, checked as the audit checks it, or
     the :class:`Damage` of bytes that are no entry; raises :class:`ProtocolViolation`."""
     try:
@@ -166,17 +190,18 @@ def _step(table: TableState | None, index: int, raw: bytes, *, defer_proofs: boo
     if entry.seq != index:
         raise ProtocolViolation(None, index, f"the file has entry {entry.seq} in this place "
                                 "(a replayed, dropped or reordered entry)")
-    return fold(table, entry, defer_proofs=defer_proofs, postpone=postpone)
+    return fold(table, entry, defer_proofs=defer_proofs, postpone=postpone, every_proof=every_proof)
 
 
 def _audit(records: Iterable[bytes], torn: Callable[[], int], table: TableState | None,
-           first: int, postponed: _Postponed | None = None) -> AuditReport:
+           first: int, postponed: _Postponed | None = None, *, every_proof: bool = True) -> AuditReport:
     # ``torn`` is asked only once every record has been read: a streamed file knows it then.
     end = first
     for index, raw in enumerate(records, first):
         end = index + 1
         try:
-            after = _step(table, index, raw, defer_proofs=True, postpone=postponed is not None)
+            after = _step(table, index, raw, defer_proofs=True, postpone=postponed is not None,
+                          every_proof=every_proof)
         except ProtocolViolation as err:
             return _stopped(index, table, err)
         if isinstance(after, Damage):
@@ -209,7 +234,7 @@ def _stopped(entries: int, table: TableState | None,
     return AuditReport(entries, table, failure)
 
 
-def audit_stream(stream: BinaryIO, pool: Executor | None = None) -> AuditReport:
+def audit_stream(stream: BinaryIO, pool: Executor | None = None, every_proof: bool = True) -> AuditReport:
     """Audit a ``.p2p10`` file read record by record from ``stream`` (memory stays near the
     size of the largest entry plus the fold's state); raises :class:`p2p10.log.NotALog` if it
     is not a log.
@@ -217,24 +242,24 @@ def audit_stream(stream: BinaryIO, pool: Executor | None = None) -> AuditReport:
     With a ``pool`` of processes (and a stream that can be read again), each hand's checks are
     made in the pool while the fold goes on, as if they passed. If they all pass, that is the
     report; if one fails, the file is folded again, each hand checked at its end, so that the
-    report is exactly the one without a pool."""
+    report is exactly the one without a pool. ``every_proof``: as for :func:`audit_records`."""
     start = stream.tell() if pool is not None and stream.seekable() else None
     reader = RecordReader(stream)
     if pool is None or start is None:
-        return _audit(reader, lambda: reader.torn, None, 0)
+        return _audit(reader, lambda: reader.torn, None, 0, every_proof=every_proof)
     postponed = _Postponed(pool)
-    report = _audit(reader, lambda: reader.torn, None, 0, postponed)
+    report = _audit(reader, lambda: reader.torn, None, 0, postponed, every_proof=every_proof)
     if postponed.passed():
         return report
     stream.seek(start)
     reader = RecordReader(stream)
-    return _audit(reader, lambda: reader.torn, None, 0)
+    return _audit(reader, lambda: reader.torn, None, 0, every_proof=every_proof)
 
 
-def audit_bytes(data: bytes, pool: Executor | None = None) -> AuditReport:
+def audit_bytes(data: bytes, pool: Executor | None = None, every_proof: bool = True) -> AuditReport:
     """Audit a whole ``.p2p10`` file's bytes; raises :class:`p2p10.log.NotALog` if it is not
-    one. ``pool``: as for :func:`audit_stream`."""
-    return audit_stream(io.BytesIO(data), pool)
+    one. ``pool`` and ``every_proof``: as for :func:`audit_stream`."""
+    return audit_stream(io.BytesIO(data), pool, every_proof)
 
 
 class LiveAudit:

@@ -1,9 +1,12 @@
 """The checks a deferring fold (the audit's, the replay's) puts off to a hand's reveals, as plain
 data (bytes, ints and strings) that any process can check: PROTOCOL §4.4.3, *deferred proofs*.
 
-A shuffle step is re-derived from its revealed seed (with the joint secret once every seat has
-revealed), a token of a seat that has revealed is compared with ``x·A``, and whatever no reveal
-reaches is checked through its proof. A failure comes back as a :data:`Found`: the entry at
+With ``every_proof`` (the audit's default) every check verifies the proof a peer verified on
+arrival, and a step is then re-derived from its revealed seed as a peer does at the reveal.
+Without it (a replay, ``p2p10 audit --by-reveals``) a step is settled by its revealed seed alone
+(with the joint secret once every seat has revealed), a token of a seat that has revealed by
+``x·A``, and only what no reveal reaches is checked through its proof: faster, but a false
+proof of a right shuffle or token passes. A failure comes back as a :data:`Found`: the entry at
 which a peer, checking every proof on arrival, would have found it (so that the earliest of
 several is the verdict), the seat to blame, the entry it is blamed at, and the reason.
 
@@ -63,6 +66,7 @@ class StepJob:
     seed: bytes | None = None
     revealed_at: int = 0
     joint_secret: bytes | None = None
+    every_proof: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +84,7 @@ class TokenJob:
     proof: bytes
     context: bytes
     secret: bytes | None = None
+    every_proof: bool = False
 
 
 Job = StepJob | TokenJob
@@ -103,11 +108,23 @@ def run(job: Job) -> Found | None:
     if isinstance(job, TokenJob):
         a = Point.computed(job.a)
         token = Point.computed(job.token)
-        right = (mul(Scalar(job.secret), a) == token if job.secret is not None
-                 else verify_equal_logs(job.public, a, token, job.proof, job.context))
+        if job.every_proof or job.secret is None:  # the proof a peer checked on arrival
+            right = verify_equal_logs(job.public, a, token, job.proof, job.context)
+        else:  # settled by the revealed secret alone (a replay, audit --by-reveals)
+            right = mul(Scalar(job.secret), a) == token
         return None if right else (job.seq, job.seat, job.seq, bad_token(job.slot))
     before, after = _deck(job.before), _deck(job.after)
     joint = Point.computed(job.joint)
+    if job.every_proof:
+        # As a peer: the proof on arrival (blamed there), then the seed at its reveal.
+        if not verify_shuffle_proof(before, after, joint, job.proof, job.context):
+            return (job.seq, job.seat, job.seq, bad_proof(job.name, job.round))
+        if job.seed is None:
+            return None
+        secret = None if job.joint_secret is None else Scalar(job.joint_secret)
+        if verify_shuffle(before, after, job.seed, joint, job.context, secret):
+            return None
+        return (job.revealed_at, job.seat, job.seq, not_seeded(job.name, job.round))
     if job.seed is not None:
         secret = None if job.joint_secret is None else Scalar(job.joint_secret)
         if verify_shuffle(before, after, job.seed, joint, job.context, secret):

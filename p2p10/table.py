@@ -249,9 +249,13 @@ class TableState:
     entry) and, through :meth:`check_deferred`, the hand under way where the log ends or
     breaks. ``postpone`` (an audit with a pool of processes) goes one step further: the checks
     of a hand's last reveal are not made but kept in ``postponed`` (a new tuple at each hand's
-    end: that hand's) for the caller to make, and the fold goes on as if they passed."""
+    end: that hand's) for the caller to make, and the fold goes on as if they passed.
+    ``every_proof`` (the audit's default) makes every deferred check verify the proof a peer
+    verified on arrival too, before the re-derivation: a false proof of a right shuffle or token
+    is then found, and blamed where a peer blames it (attack A61); without it (a replay, or
+    ``p2p10 audit --by-reveals``) a revealed step is settled by its seed alone."""
 
-    __slots__ = ("deal_engine", "defer_proofs", "engine", "game_id", "given_names", "hand",
+    __slots__ = ("deal_engine", "defer_proofs", "engine", "every_proof", "game_id", "given_names", "hand",
                  "hands_started", "keys", "last_hash", "names", "postpone", "postponed", "returns",
                  "rules", "run_by", "seq", "signers", "signing_keys", "sit_downs", "table_id",
                  "takeovers", "verifiers")
@@ -276,6 +280,7 @@ class TableState:
     takeovers: tuple[Takeover, ...]
     returns: tuple[Return, ...]
     defer_proofs: bool
+    every_proof: bool
     postpone: bool
     postponed: tuple[deferred.Job, ...]
 
@@ -293,7 +298,8 @@ class TableState:
         return game_id_of(sit_downs[0].table_id, [s.nonce for s in sit_downs])
 
     @classmethod
-    def from_header(cls, entry: Entry, *, defer_proofs: bool = False, postpone: bool = False) -> TableState:
+    def from_header(cls, entry: Entry, *, defer_proofs: bool = False, postpone: bool = False,
+                    every_proof: bool = False) -> TableState:
         """The table that the log's first entry describes; raises :class:`ProtocolViolation`.
 
         The entry is signed by the key of seat 1's sit-down, which it carries: until that
@@ -324,7 +330,7 @@ class TableState:
         # Signed by seat 1 from here on: whatever is wrong with the table, foreseen or not, is
         # seat 1's doing.
         try:
-            return cls._seated(entry, first, body[1], defer_proofs, postpone)
+            return cls._seated(entry, first, body[1], defer_proofs, postpone, every_proof)
         except ProtocolViolation:
             raise
         except Exception as err:  # the header check is total
@@ -332,7 +338,7 @@ class TableState:
 
     @classmethod
     def _seated(cls, entry: Entry, first: SitDown, carried: list[Any], defer_proofs: bool,
-                postpone: bool) -> TableState:
+                postpone: bool, every_proof: bool = False) -> TableState:
         """The table the sit-downs ``carried`` by a table entry signed by seat 1 describe; every
         refusal is blamed on seat 1 at entry 0."""
         def host(reason: str) -> ProtocolViolation:
@@ -386,6 +392,7 @@ class TableState:
         state.takeovers = ()
         state.returns = ()
         state.defer_proofs = defer_proofs or postpone
+        state.every_proof = every_proof
         state.postpone = postpone
         state.postponed = ()
         return state
@@ -1008,14 +1015,15 @@ class TableState:
                     deferred.deck_bytes(rnd.decks[item.seat - 1] if item.seat else rnd.base),
                     deferred.deck_bytes(rnd.decks[item.seat]), joint,
                     shuffle_context(self.game_id, hand.number, item.round, item.seat), rnd.proofs[item.seat],
-                    None if claim is None else claim.seed, 0 if claim is None else claim.seq, joint_secret))
+                    None if claim is None else claim.seed, 0 if claim is None else claim.seq, joint_secret,
+                    self.every_proof))
             else:
                 assert item.token is not None
                 jobs.append(deferred.TokenJob(
                     item.seat, item.seq, item.slot, hand.ciphertext(item.slot).a.to_bytes(),
                     item.token.to_bytes(), hand.publics[item.seat].to_bytes(), item.proof,
                     token_context(self.game_id, hand.number, item.slot, item.seat),
-                    None if claim is None else claim.secret.to_bytes()))
+                    None if claim is None else claim.secret.to_bytes(), self.every_proof))
         return jobs
 
     def _check_shuffles(self, hand: HandCrypto, seat: int, seed: bytes, secret: Scalar) -> None:
@@ -1062,17 +1070,18 @@ class TableState:
 
 
 def fold(table: TableState | None, entry: Entry, *, verified_by: Ed25519PublicKey | None = None,
-         defer_proofs: bool = False, postpone: bool = False) -> TableState:
+         defer_proofs: bool = False, postpone: bool = False, every_proof: bool = False) -> TableState:
     """The state after ``entry``: the table it opens (``table`` None) or ``table.apply(entry)``.
     Raises :class:`ProtocolViolation` and nothing else, whatever the entry holds: a table entry
     that makes the header check fail in a way it did not foresee is refused with no seat
-    blamed (the table entry's checks blame nobody). ``defer_proofs`` and ``postpone`` (read
-    with the table entry, kept by every state after it) are for an audit or a replay: see
-    :class:`TableState`."""
+    blamed (the table entry's checks blame nobody). ``defer_proofs``, ``postpone`` and
+    ``every_proof`` (read with the table entry, kept by every state after it) are for an audit
+    or a replay: see :class:`TableState`."""
     if table is not None:
         return table.apply(entry, verified_by=verified_by)
     try:
-        return TableState.from_header(entry, defer_proofs=defer_proofs, postpone=postpone)
+        return TableState.from_header(entry, defer_proofs=defer_proofs, postpone=postpone,
+                                      every_proof=every_proof)
     except ProtocolViolation as err:
         # Its reasons may quote the entry (a rule option it does not know): keep them short.
         raise ProtocolViolation(err.seat, err.seq, bounded(err.reason)) from None

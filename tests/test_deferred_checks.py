@@ -1,6 +1,7 @@
-"""The audit defers the proofs of a hand to its reveals (PROTOCOL §4.4.3, *deferred proofs*): it
-checks a revealed shuffle step by its seed and a revealed seat's token as ``x·A``, and only what
-no reveal reaches through its proof. Here logs are forged by re-signing an honest game from a
+"""The audit defers the proofs of a hand to its reveals (PROTOCOL §4.4.3, *deferred proofs*) and
+checks every one of them there, as the peers did on arrival (an audit by reveals checks a
+revealed shuffle step by its seed and a revealed seat's token as ``x·A``, and only what no
+reveal reaches through its proof). Here logs are forged by re-signing an honest game from a
 tampered entry on (every seat's key is at hand): whatever is tampered, the deferring fold (the
 audit's) names the very seat and entry that a peer, checking every proof on arrival, names."""
 
@@ -100,21 +101,65 @@ def test_a_bad_shuffle_in_a_finished_hand_is_found_by_the_audit_at_its_entry(
     assert where(audit_verdict(forged)) == (0, at)
 
 
-def test_a_false_proof_of_a_right_shuffle_is_the_one_difference(
-        game: tuple[list[Peer], list[Entry]]) -> None:
-    """The documented exception: Ann's shuffle is right (its seed re-derives it), but its proof
-    is false. A peer refuses the entry; only a table on which every other seat let it through
-    could write on, and the audit, which checks a revealed step by its seed, finds the hand
-    clean. Cut the log before the reveals, and the audit checks the proof and names Ann."""
+def flipped(data: bytes, index: int) -> bytes:
+    out = bytearray(data)
+    out[index] ^= 1
+    return bytes(out)
+
+
+def false_proofs(game: tuple[list[Peer], list[Entry]]) -> dict[str, tuple[list[Entry], tuple[int, int]]]:
+    """Logs whose every shuffle and token is right, but one proof is false (attack A61): each
+    with the seat and entry a peer, checking every proof on arrival, names."""
     peers, log = game
-    at = next(e.seq for e in log if e.kind == "shuffle" and e.author == 0)
-    proof = bytearray(log[at].body[3])
-    proof[-1] ^= 1  # the last response, still below the group order
-    forged = resigned(peers, log, at, [*log[at].body[:3], bytes(proof)])
-    assert where(live_verdict(forged)) == (0, at)
-    assert audit_verdict(forged) is None
-    first_reveal = next(e.seq for e in forged if e.kind == "reveal")
-    assert where(audit_verdict(forged[:first_reveal])) == (0, at)
+    step = next(e for e in log if e.kind == "shuffle" and e.author == 0)
+    later = next(e for e in log if e.kind == "shuffle" and e.author == 0 and e.body[0] != step.body[0])
+    tokens = next(e for e in log if e.kind == "tokens" and e.author == 1)
+
+    def shuffle_with(proof: bytes) -> list[Entry]:
+        return resigned(peers, log, step.seq, [*step.body[:3], proof])
+
+    token_body = [tokens.body[0], [list(item) for item in tokens.body[1]]]
+    token_body[1][0][2] = flipped(token_body[1][0][2], -1)  # its proof; the token is right
+    ann = (0, step.seq)
+    return {
+        "a proof of shuffle with its last byte flipped": (shuffle_with(flipped(step.body[3], -1)), ann),
+        "a proof of shuffle with its first byte changed": (shuffle_with(flipped(step.body[3], 0)), ann),
+        "the proof of the same seat's step in another hand": (shuffle_with(later.body[3]), ann),
+        "a right token with a false proof": (resigned(peers, log, tokens.seq, token_body), (1, tokens.seq)),
+    }
+
+
+@pytest.mark.parametrize("name", ["a proof of shuffle with its last byte flipped",
+                                  "a proof of shuffle with its first byte changed",
+                                  "the proof of the same seat's step in another hand",
+                                  "a right token with a false proof"])
+def test_a_false_proof_of_a_right_step_is_the_peers_verdict(
+        game: tuple[list[Peer], list[Entry]], name: str) -> None:
+    """Attack A61: the step is right (its seed re-derives it, or the token is ``x·A``) but its
+    proof is false. A peer refuses the entry; the audit checks every proof too, and names the
+    same seat and entry. An audit by reveals does not check it, and its verdict says so."""
+    forged, blamed = false_proofs(game)[name]
+    assert where(live_verdict(forged)) == blamed
+    assert where(audit_verdict(forged)) == blamed
+    by_reveals = audit_records([e.raw for e in forged], every_proof=False)
+    assert by_reveals.violation is None and not by_reveals.every_proof
+    assert by_reveals.verdict().startswith("CLEAN BY REVEALS: ") and "not checked" in by_reveals.verdict()
+
+
+def test_a_false_proof_and_a_later_false_move_blame_the_prover(game: tuple[list[Peer], list[Entry]]) -> None:
+    """Attack A61: a false proof of a right shuffle at Ann's step, then, in the next hand, a move
+    of Bob's that breaks the rules. The peers froze on Ann's step and never saw the move: the audit names Ann
+    at her step, not Bob at his move (an audit by reveals, which never checks the proof, names
+    Bob)."""
+    peers, _log = game
+    forged, blamed = false_proofs(game)["a proof of shuffle with its last byte flipped"]
+    next_hand = next(e.seq for e in forged if e.kind == "shuffle" and e.body[0] != forged[blamed[1]].body[0])
+    move = next(e for e in forged if e.kind == "move" and e.author == 1 and e.seq > next_hand
+                and e.body[1] in ("draw", "take"))  # after every reveal of Ann's hand
+    bad = resigned(peers, forged, move.seq, [move.body[0], "discard", 9999, None, []])
+    assert where(live_verdict(bad)) == blamed
+    assert where(audit_verdict(bad)) == blamed
+    assert where(audit_records([e.raw for e in bad], every_proof=False).violation) == (1, move.seq)
 
 
 def test_a_violation_after_a_bad_proof_is_not_the_verdict(game: tuple[list[Peer], list[Entry]]) -> None:
@@ -139,15 +184,18 @@ def test_a_violation_after_a_bad_proof_is_not_the_verdict(game: tuple[list[Peer]
 
 def test_deferred_tokens_are_checked_against_the_revealed_secrets(game: tuple[list[Peer], list[Entry]],
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    """In a finished hand the audit checks no token proof at all: each token is compared with
-    ``x·A`` once its maker's secret is out (one multiplication instead of four)."""
+    """In a finished hand an audit by reveals checks no token proof at all: each token is
+    compared with ``x·A`` once its maker's secret is out (one multiplication instead of four).
+    The audit's default checks every one, as the peers did."""
     import p2p10.deferred
 
     _, log = game
     calls: list[int] = []
     monkeypatch.setattr(p2p10.deferred, "verify_equal_logs", lambda *args: calls.append(1) or True)
-    assert audit_records([e.raw for e in log]).clean
+    assert audit_records([e.raw for e in log], every_proof=False).violation is None
     assert calls == []
+    assert audit_records([e.raw for e in log]).clean
+    assert len(calls) >= sum(len(e.body[1]) for e in log if e.kind == "tokens")  # (and the tokens of moves)
 
 
 @pytest.fixture(scope="module")
