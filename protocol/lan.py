@@ -69,6 +69,7 @@ from protocol.lobby import (
 from protocol.lobby import LanError as LanError  # what callers of this module catch
 from protocol.local import data_dir, dealing_progress
 from protocol.mesh import MESH_PATH, Mesh, attach_files
+from protocol.private import new_code
 from protocol.seat_screen import PeerSeat
 from protocol.storage import LogWriter, SeatFiles, SecretsWriter, resume_peer, write_private
 from protocol.watch import DEFAULT_SPECTATORS, WATCH_PATH, Gallery, read_gallery, save_gallery
@@ -637,7 +638,7 @@ class Host:
         own_seat = SeatInfo(self.name, public_bytes(self.identity), own_host, 0)
         # A private table's code (None: an open table), checked at the door of every lobby and
         # watch link.
-        self.gate = Gate(code, own_seat.key)
+        self.gate = Gate(code, own_seat.key, say=say)
         self.lobby = Lobby(self.table_id, rules, own_seat, seats - bots, bots, say, self._update_ad,
                            start_when_full, self.gate)
         self._closing_ad: asyncio.Future[None] | None = None
@@ -665,6 +666,20 @@ class Host:
         """Start with the people seated now (bots fill up to ``bots``); :class:`LanError` if
         nobody has sat down and there are no bots."""
         self.lobby.start()
+
+    def new_code(self) -> str:
+        """A private table takes a new code while its lobby is open (the old one opens nothing
+        more; who sat down with it stays), and says it; :class:`LanError` for an open table or
+        once the table has started (the code is saved with the game for a resumed host)."""
+        if not self.gate.private:
+            raise LanError(_("this table is not private: it has no code"))
+        if self.lobby.started:
+            raise LanError(_("the table has started: its code stays"))
+        self.gate.refresh(new_code())
+        assert self.gate.code is not None
+        # TRANSLATORS: {code} is the private table's new code, "7-orbit-tulip".
+        self.say(_("new code: {code} (the old one opens nothing now)").format(code=self.gate.code))
+        return self.gate.code
 
     async def run(self) -> GameResult:
         """Open the lobby, wait for a full table (or :meth:`start`), play seat 0 to the end."""
@@ -949,7 +964,7 @@ class Resumer:
         watching = read_gallery(files.gallery) if peer.seat == 0 else None
         if watching is not None:
             cap, code = watching
-            self.gallery = Gallery(cap, self.say, Gate(code, public_bytes(peer.identity)))
+            self.gallery = Gallery(cap, self.say, Gate(code, public_bytes(peer.identity), say=self.say))
             routes[WATCH_PATH] = self.gallery.handle
         try:
             runner, _port = await listen(routes, interface, listen_port, identity=peer.identity)
