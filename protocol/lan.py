@@ -50,7 +50,7 @@ from p2p10.rules import RuleSet
 from p2p10.sitdown import SitDown
 from p2p10.table import TableState
 from protocol.discovery import TABLE_PATH, Advertisement, TableAd, advertise
-from protocol.listener import Handler, listen
+from protocol.listener import Door, Handler, listen
 from protocol.lobby import (
     JOIN_TIMEOUT,
     LOBBY_PATH,
@@ -383,7 +383,7 @@ class SeatRunner:
         self.machine.listening[peer.seat] = listening
         self.mesh.seat_table(self.keys, [None if i == peer.seat else self.machine.local_address(i)
                                          or (s.host, s.port) for i, s in enumerate(roster)])
-        mesh_slot.fill(self.mesh)
+        mesh_slot.fill(self.mesh, self.keys)
         self.screen: LanSeat | None = None
         # A bot that thinks (``timing.think``) moves from here, not from inside the peer: the
         # position it is to move at, and since when.
@@ -559,11 +559,16 @@ class MeshSlot:
 
     def __init__(self) -> None:
         self.mesh: Mesh | None = None
+        # The door of the listener this route is served on (:func:`listen` with
+        # ``door=slot.door``): once the table has started it keeps places for the roster.
+        self.door = Door()
         self._filled = asyncio.Event()
 
-    def fill(self, mesh: Mesh) -> None:
-        """The mesh is ready to take links."""
+    def fill(self, mesh: Mesh, keys: list[bytes]) -> None:
+        """The mesh is ready to take links, for the table seating ``keys``: the listener keeps
+        places for their machines from now on (attack A60)."""
         self.mesh = mesh
+        self.door.reserve_for(keys)
         self._filled.set()
 
     async def handle(self, request: web.Request) -> web.StreamResponse:
@@ -686,7 +691,8 @@ class Host:
         try:
             runner, port = await listen({LOBBY_PATH: self.lobby.handle, MESH_PATH: self.slot.handle,
                                          WATCH_PATH: self.gallery.handle, TABLE_PATH: self._describe},
-                                        self.interface, self.port, identity=self.identity)
+                                        self.interface, self.port, identity=self.identity,
+                                        door=self.slot.door)
         except OSError as err:
             raise LanError(_("cannot listen on {interface}:{port}: {reason}").format(
                 interface=self.interface, port=self.port, reason=err.strerror)) from None
@@ -767,7 +773,7 @@ class Host:
             wanted = self.listening + number if self.reachable_at is not None else 0
             try:
                 runner, port = await listen({MESH_PATH: slot.handle}, self.interface, wanted,
-                                            identity=identity)
+                                            identity=identity, door=slot.door)
             except OSError as err:
                 raise LanError(_("cannot listen for a bot on {interface}:{port}: {reason}").format(
                     interface=self.interface, port=wanted, reason=err.strerror)) from None
@@ -843,7 +849,7 @@ class Joiner:
         """Start a mesh listener, sit down in the lobby, wait for the start, play."""
         try:
             runner, port = await listen({MESH_PATH: self.slot.handle}, self.interface,
-                                        self.listen_port, identity=self.identity)
+                                        self.listen_port, identity=self.identity, door=self.slot.door)
         except OSError as err:
             raise LanError(_("cannot listen on {interface}:{port}: {reason}").format(
                 interface=self.interface, port=self.listen_port, reason=err.strerror)) from None
@@ -967,7 +973,8 @@ class Resumer:
             self.gallery = Gallery(cap, self.say, Gate(code, public_bytes(peer.identity), say=self.say))
             routes[WATCH_PATH] = self.gallery.handle
         try:
-            runner, _port = await listen(routes, interface, listen_port, identity=peer.identity)
+            runner, _port = await listen(routes, interface, listen_port, identity=peer.identity,
+                                         door=slot.door)
         except OSError as err:
             raise LanError(_("cannot listen again on {interface}:{port}: {reason}").format(
                 interface=interface, port=listen_port, reason=err.strerror)) from None
