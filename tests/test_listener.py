@@ -268,3 +268,23 @@ async def test_a_flood_from_many_sources_does_not_keep_a_roster_machine_out(
         assert not any(await asyncio.gather(*(closed_at_once(stream) for stream in held[:4])))
         for _reader, writer in held + beyond:
             writer.close()
+
+
+async def test_a_flood_from_few_sources_makes_room_from_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Attack A60, the probation places: strangers from two sources keep opening connections
+    beyond the limits; each newcomer closes the oldest probation connection of the source that
+    holds the most, so the one connection of a seat on its way in (its TLS handshake not done
+    yet) is never the one closed."""
+    monkeypatch.setattr(listener, "OPEN_PER_SOURCE", 4)
+    monkeypatch.setattr(listener, "OPEN_AT_ALL", 8)
+    monkeypatch.setattr(listener, "UPGRADE_WITHIN", TIMEOUT)
+    async with serving() as (port, door):
+        held = [await idle(port, f"127.0.0.{10 + index // 4}") for index in range(8)]
+        door.reserve_for([Ed25519PrivateKey.generate().public_key().public_bytes_raw()])
+        seat = await idle(port, "127.0.0.60")  # says nothing yet: a handshake under way
+        flood = [await idle(port, f"127.0.0.{30 + index % 2}") for index in range(3 * listener.RESERVE)]
+        await eventually(lambda: door.evicted == 2 * listener.RESERVE + 1, 2.0)
+        assert not await closed_at_once(seat)
+        assert sum(1 for c in door.probation if c.source == "127.0.0.60") == 1
+        for _reader, writer in [*held, seat, *flood]:
+            writer.close()
