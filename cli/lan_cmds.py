@@ -149,14 +149,26 @@ def starts_when_full(asked: bool) -> bool:
 
 
 async def _host(host: Host) -> GameResult:
-    """Run the table; unless it starts when full, Enter on the terminal starts it."""
-    if host.start_when_full:
+    """Run the table; unless it starts when full, Enter on the terminal starts it. On a
+    private table, ``n`` and Enter gives the table a new code while its lobby is open."""
+    private = host.gate.private and sys.stdin is not None and sys.stdin.isatty()
+    if host.start_when_full and not private:
         return await host.run()
     loop = asyncio.get_running_loop()
 
     def line() -> None:
-        if not sys.stdin.readline():  # end of input: no more Enters to come
+        typed = sys.stdin.readline()
+        if not typed:  # end of input: no more Enters to come
             loop.remove_reader(sys.stdin)
+            return
+        try:
+            if private and typed.strip().lower() == NEW_CODE_KEY:
+                host.new_code()
+                return
+        except LanError as err:
+            print("p2p10: " + str(err), file=sys.stderr, flush=True)
+            return
+        if host.start_when_full:
             return
         try:
             host.start()
@@ -164,12 +176,21 @@ async def _host(host: Host) -> GameResult:
             print("p2p10: " + _("cannot start: {reason}").format(reason=err), file=sys.stderr,
                   flush=True)
 
-    print(_("press Enter to start with the players seated so far"), flush=True)
+    if not host.start_when_full:
+        print(_("press Enter to start with the players seated so far"), flush=True)
+    if private:
+        # TRANSLATORS: {key} is the letter to type, "n"; it stays the same in every language.
+        print(_("type {key} and Enter for a new code (if strangers try to guess this one)").format(
+            key=NEW_CODE_KEY), flush=True)
     loop.add_reader(sys.stdin, line)
     try:
         return await host.run()
     finally:
         loop.remove_reader(sys.stdin)
+
+
+NEW_CODE_KEY = "n"
+"""What the host of a private table types (then Enter) for a new code."""
 
 
 def cmd_join(args: argparse.Namespace) -> int:

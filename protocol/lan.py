@@ -51,7 +51,7 @@ from p2p10.rules import RuleSet
 from p2p10.sitdown import SitDown
 from p2p10.table import TableState
 from protocol.discovery import TABLE_PATH, Advertisement, TableAd, advertise
-from protocol.listener import Handler, listen
+from protocol.listener import Door, Handler, listen
 from protocol.lobby import (
     JOIN_TIMEOUT,
     LOBBY_PATH,
@@ -70,6 +70,7 @@ from protocol.lobby import (
 from protocol.lobby import LanError as LanError  # what callers of this module catch
 from protocol.local import data_dir, dealing_progress
 from protocol.mesh import MESH_PATH, Mesh, attach_files
+from protocol.private import new_code
 from protocol.seat_screen import PeerSeat
 from protocol.storage import LogWriter, SeatFiles, SecretsWriter, resume_peer, write_private
 from protocol.watch import DEFAULT_SPECTATORS, WATCH_PATH, Gallery, read_gallery, save_gallery
@@ -425,7 +426,7 @@ class SeatRunner:
         self.machine.listening[peer.seat] = listening
         self.mesh.seat_table(self.keys, [None if i == peer.seat else self.machine.local_address(i)
                                          or (s.host, s.port) for i, s in enumerate(roster)])
-        mesh_slot.fill(self.mesh)
+        mesh_slot.fill(self.mesh, self.keys)
         self.screen: LanSeat | None = None
         # A bot that thinks (``timing.think``) moves from here, not from inside the peer: the
         # position it is to move at, and since when.
@@ -620,11 +621,16 @@ class MeshSlot:
 
     def __init__(self) -> None:
         self.mesh: Mesh | None = None
+        # The door of the listener this route is served on (:func:`listen` with
+        # ``door=slot.door``): once the table has started it keeps places for the roster.
+        self.door = Door()
         self._filled = asyncio.Event()
 
-    def fill(self, mesh: Mesh) -> None:
-        """The mesh is ready to take links."""
+    def fill(self, mesh: Mesh, keys: list[bytes]) -> None:
+        """The mesh is ready to take links, for the table seating ``keys``: the listener keeps
+        places for their machines from now on (attack A60)."""
         self.mesh = mesh
+        self.door.reserve_for(keys)
         self._filled.set()
 
     async def handle(self, request: web.Request) -> web.StreamResponse:
@@ -699,7 +705,7 @@ class Host:
         own_seat = SeatInfo(self.name, public_bytes(self.identity), own_host, 0)
         # A private table's code (None: an open table), checked at the door of every lobby and
         # watch link.
-        self.gate = Gate(code, own_seat.key)
+        self.gate = Gate(code, own_seat.key, say=say)
         self.lobby = Lobby(self.table_id, rules, own_seat, seats - bots, bots, say, self._update_ad,
                            start_when_full, self.gate)
         self._closing_ad: asyncio.Future[None] | None = None
@@ -728,12 +734,27 @@ class Host:
         nobody has sat down and there are no bots."""
         self.lobby.start()
 
+    def new_code(self) -> str:
+        """A private table takes a new code while its lobby is open (the old one opens nothing
+        more; who sat down with it stays), and says it; :class:`LanError` for an open table or
+        once the table has started (the code is saved with the game for a resumed host)."""
+        if not self.gate.private:
+            raise LanError(_("this table is not private: it has no code"))
+        if self.lobby.started:
+            raise LanError(_("the table has started: its code stays"))
+        self.gate.refresh(new_code())
+        assert self.gate.code is not None
+        # TRANSLATORS: {code} is the private table's new code, "7-orbit-tulip".
+        self.say(_("new code: {code} (the old one opens nothing now)").format(code=self.gate.code))
+        return self.gate.code
+
     async def run(self) -> GameResult:
         """Open the lobby, wait for a full table (or :meth:`start`), play seat 0 to the end."""
         try:
             runner, port = await listen({LOBBY_PATH: self.lobby.handle, MESH_PATH: self.slot.handle,
                                          WATCH_PATH: self.gallery.handle, TABLE_PATH: self._describe},
-                                        self.interface, self.port, identity=self.identity)
+                                        self.interface, self.port, identity=self.identity,
+                                        door=self.slot.door)
         except OSError as err:
             raise LanError(_("cannot listen on {interface}:{port}: {reason}").format(
                 interface=self.interface, port=self.port, reason=err.strerror)) from None
@@ -814,7 +835,7 @@ class Host:
             wanted = self.listening + number if self.reachable_at is not None else 0
             try:
                 runner, port = await listen({MESH_PATH: slot.handle}, self.interface, wanted,
-                                            identity=identity)
+                                            identity=identity, door=slot.door)
             except OSError as err:
                 raise LanError(_("cannot listen for a bot on {interface}:{port}: {reason}").format(
                     interface=self.interface, port=wanted, reason=err.strerror)) from None
@@ -890,7 +911,7 @@ class Joiner:
         """Start a mesh listener, sit down in the lobby, wait for the start, play."""
         try:
             runner, port = await listen({MESH_PATH: self.slot.handle}, self.interface,
-                                        self.listen_port, identity=self.identity)
+                                        self.listen_port, identity=self.identity, door=self.slot.door)
         except OSError as err:
             raise LanError(_("cannot listen on {interface}:{port}: {reason}").format(
                 interface=self.interface, port=self.listen_port, reason=err.strerror)) from None
@@ -1011,10 +1032,11 @@ class Resumer:
         watching = read_gallery(files.gallery) if peer.seat == 0 else None
         if watching is not None:
             cap, code = watching
-            self.gallery = Gallery(cap, self.say, Gate(code, public_bytes(peer.identity)))
+            self.gallery = Gallery(cap, self.say, Gate(code, public_bytes(peer.identity), say=self.say))
             routes[WATCH_PATH] = self.gallery.handle
         try:
-            runner, _port = await listen(routes, interface, listen_port, identity=peer.identity)
+            runner, _port = await listen(routes, interface, listen_port, identity=peer.identity,
+                                         door=slot.door)
         except OSError as err:
             raise LanError(_("cannot listen again on {interface}:{port}: {reason}").format(
                 interface=interface, port=listen_port, reason=err.strerror)) from None

@@ -15,6 +15,12 @@ file descriptor for a seat that dials back after its link broke. Here:
   the whole process (a host's listener and its bots' share the file descriptors): a new one
   beyond :data:`OPEN_PER_SOURCE` from one source, or :data:`OPEN_AT_ALL` from all together, is
   closed at once, before TLS (which this module starts itself, after the count);
+* once the table has started, the listener knows the roster's keys (:meth:`Door.reserve_for`):
+  a connection beyond the limits is then taken *on probation*, up to :data:`RESERVE` of them,
+  and must prove one of those keys in its TLS handshake (its certificate: every seat dials
+  with its key's), or it is closed when the handshake ends; when the probation places are full,
+  the oldest probation connection of the source that holds the most is closed to make room. A
+  seat dialling back so always gets in, whatever strangers hold (attack A60);
 * a connection must become a websocket link (HTTP 101) within :data:`UPGRADE_WITHIN` seconds
   of its accept, TLS handshake and request included, or it is closed;
 * a plain answer (``GET /table``, a refusal, an error) closes its connection;
@@ -33,13 +39,13 @@ import contextlib
 import ipaddress
 import ssl
 from collections import Counter
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterable
 from typing import Any
 
 from aiohttp import web
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from protocol.tls import server_context
+from protocol.tls import BadCertificate, peer_key, server_context
 
 Handler = Callable[[web.Request], Coroutine[Any, Any, web.StreamResponse]]
 """A route's handler: aiohttp's."""
@@ -61,6 +67,9 @@ resumed): an honest peer that reads at all takes some within that; a machine asl
 CLOSING_WITHIN = 5.0
 """Seconds TLS waits for the other end's goodbye (close_notify) when a connection ends (30 s
 by ``asyncio``'s default)."""
+RESERVE = 32
+"""Connections a door takes beyond the limits once its table has started (:meth:`Door.reserve_for`),
+on probation: each must prove a key of the roster in its TLS handshake, or is closed."""
 
 
 class Ledger:
@@ -94,7 +103,9 @@ def source_of(peername: Any) -> str:
 class Door:
     """The connections a listener holds, by source (:func:`source_of`): :attr:`open` counts
     them (and ``ledger``, :data:`PROCESS` by default, those of every door that keeps it, against
-    which the limits hold), :attr:`refused` those closed at once for being over a limit,
+    which the limits hold), :attr:`refused` those closed at once for being over a limit (no
+    roster yet), :attr:`probation` those over a limit that must prove a roster key,
+    :attr:`evicted` those closed to make room on probation,
     :attr:`expired` those closed for not becoming a link within :data:`UPGRADE_WITHIN`,
     :attr:`stalled` those closed for taking nothing for :data:`STALLED_WITHIN`."""
 
@@ -105,8 +116,16 @@ class Door:
         self.expired = 0
         self.stalled = 0
         self.closed = False
+        self.evicted = 0
+        self.roster: frozenset[bytes] = frozenset()
+        self.probation: list[_Connection] = []  # beyond the limits, unproven: oldest first
         self._connections: set[_Connection] = set()
         self._by_handler: dict[object, _Connection] = {}
+
+    def reserve_for(self, keys: Iterable[bytes]) -> None:
+        """The table has started with these keys: a connection beyond the limits may still
+        come in, on probation, to prove one of them (:data:`RESERVE`)."""
+        self.roster = frozenset(keys)
 
     @property
     def upgrading(self) -> int:
@@ -118,9 +137,16 @@ class Door:
         everybody together, holds as many as allowed, or the listener has stopped."""
         source = connection.source
         held = self.ledger.open
-        if self.closed or held[source] >= OPEN_PER_SOURCE or held.total() >= OPEN_AT_ALL:
+        over = held[source] >= OPEN_PER_SOURCE or held.total() >= OPEN_AT_ALL
+        if self.closed or (over and not self.roster):
             self.refused += 1
             return False
+        if over:
+            if len(self.probation) >= RESERVE:
+                self.evicted += 1
+                self._victim().abort()
+            connection.on_probation = True
+            self.probation.append(connection)
         held[source] += 1
         self.open[source] += 1
         self._connections.add(connection)
@@ -129,10 +155,31 @@ class Door:
     def leave(self, connection: _Connection) -> None:
         """``connection`` has closed."""
         self._connections.discard(connection)
+        if connection.on_probation:
+            connection.on_probation = False
+            self.probation.remove(connection)
         for held in (self.open, self.ledger.open):
             held[connection.source] -= 1
             if held[connection.source] <= 0:
                 del held[connection.source]
+
+    def _victim(self) -> _Connection:
+        """The probation connection to close for a newcomer: the oldest of the source that
+        holds the most, so that a flood from few sources makes room from its own, and a seat's
+        one connection goes only when every source holds as few."""
+        counts = Counter(connection.source for connection in self.probation)
+        most = max(counts.values())
+        return next(c for c in self.probation if counts[c.source] == most)
+
+    def proven(self, connection: _Connection, key: bytes | None) -> bool:
+        """``connection`` finished its TLS handshake with a certificate for ``key`` (None: no
+        readable one): False if it is on probation and that is no roster key (close it); a
+        roster key ends its probation, and it holds its place as any connection."""
+        if not connection.on_probation:
+            return True
+        connection.on_probation = False
+        self.probation.remove(connection)
+        return key is not None and key in self.roster
 
     def expect(self, handler: object, connection: _Connection) -> None:
         """``connection``'s requests are read by ``handler`` (aiohttp's, a request's
@@ -162,6 +209,15 @@ class Door:
                 connection.abort()
 
 
+def _key_of(tls: asyncio.BaseTransport) -> bytes | None:
+    """The key the other end's certificate carries, or None (none, or one that cannot be
+    read)."""
+    try:
+        return peer_key(tls.get_extra_info("ssl_object"))
+    except BadCertificate:
+        return None
+
+
 class _Connection(asyncio.Protocol):
     """One accepted connection: counted, then TLS (started here, after the count, so that a
     refused one costs no handshake), then aiohttp's request handler, to which every event is
@@ -181,6 +237,7 @@ class _Connection(asyncio.Protocol):
         self.stall: asyncio.TimerHandle | None = None
         self.upgrading: asyncio.Task[None] | None = None
         self.early: list[bytes] = []
+        self.on_probation = False  # over the limits: must prove a roster key in TLS
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
@@ -208,6 +265,9 @@ class _Connection(asyncio.Protocol):
             self.abort()
             return
         if tls is None or self.closed:
+            self.abort()
+            return
+        if self.on_probation and not self.door.proven(self, _key_of(tls)):
             self.abort()
             return
         handler = self.make_handler()

@@ -26,8 +26,9 @@ import contextlib
 import http.client
 import json
 import math
+import re
 import time
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -53,7 +54,7 @@ from p2p10.rules import RuleSet
 from p2p10.signing import Domain, sign, verify
 from p2p10.sitdown import MAX_NAME, BadSitDown, SitDown, parse_sit_down
 from protocol.mesh import url_for
-from protocol.private import CodeProof, GuessLimiter, binding_of, parse_code
+from protocol.private import CodeProof, GuessLimiter, binding_of, parse_code, source_of_guess
 from protocol.tls import BadCertificate, client_context, require_key
 
 LOBBY_PATH = "/lobby"
@@ -74,33 +75,86 @@ class WrongCode(LanError):
         self.needed = needed
 
 
+class CodeBusy(LanError):
+    """A private table's host is slowing down attempts at its code (other machines try it):
+    dial again in :attr:`wait` seconds, which keeps this machine's turn."""
+
+    def __init__(self, message: str, wait: int) -> None:
+        super().__init__(message)
+        self.wait = wait
+
+
 # What a private table's host answers, in English on the wire (the guest matches them).
 CODE_NEEDED = "this table is private: its code is needed"
 CODE_WRONG = "wrong code"
 CODE_NOT_PRIVATE = "this table is not private: join without a code"
 CODE_TIMEOUT = 10.0
-PROVEN_KEPT = 1024  # TLS keys a door remembers as having proven the code
+CODE_BUSY = re.compile(r"too many wrong codes: try again in ([0-9]{1,5}) s")
+PROVEN_KEPT = 1024  # TLS keys a door remembers as having proven the code (and sources it counts)
+NOTICE_EVERY = 60.0
+"""Seconds between two of the lines that tell a private table's host of failed attempts."""
 
 
 class Gate:
     """The door of a table: on a private one (``code``), every lobby and watch link proves the
     code before anything else (:mod:`protocol.private`: SPAKE2 bound to both TLS keys), and
-    wrong guesses from one address, or from all together, are slowed down
-    (:class:`~protocol.private.GuessLimiter`). The host's player is not disturbed by them:
-    :attr:`wrong` counts them. On an open table the door is open."""
+    attempts from one source, or from all together, are slowed down
+    (:class:`~protocol.private.GuessLimiter`). The host's player is not disturbed by each of
+    them: :attr:`wrong` counts the attempts that failed (a wrong code, or an attempt begun and
+    never finished), :attr:`failed_from` counts them by source, and ``say`` (the host's lines)
+    is told of them at most once every :data:`NOTICE_EVERY` seconds. On an open table the door
+    is open."""
 
     def __init__(self, code: str | None, host_key: bytes,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, say: Say | None = None) -> None:
         self.code = None if code is None else parse_code(code)
         self.host_key = host_key
         self.clock = clock
+        self.say = say
         self.limiter = GuessLimiter()
         self.wrong = 0
+        self.failed_from: Counter[str] = Counter()
+        self._told_at = -NOTICE_EVERY
+        self._telling: asyncio.TimerHandle | None = None
         # The TLS keys that have proven the code (at most PROVEN_KEPT, the oldest forgotten
         # first). A spectator dials again after a broken link with the same key: TLS proves
         # it holds that key, so it has the code already, and the guess limit (spent by an
         # attacker, perhaps) must not keep it out. It still proves the code, as every link.
         self.proven: OrderedDict[bytes, None] = OrderedDict()
+
+    def refresh(self, code: str) -> None:
+        """Take ``code`` as the table's code from now on: the old one opens nothing more.
+        The links that proved the old one stay, and so do their keys' right to dial again."""
+        if self.code is None:
+            raise LanError(_("this table is not private: it has no code"))
+        self.code = parse_code(code)
+
+    def _failed(self, address: str, counted: bool) -> None:
+        """An attempt from ``address`` ended without proving the code."""
+        self.wrong += 1
+        if counted:
+            self.limiter.failed(address, self.clock())
+        source = source_of_guess(address)
+        if source in self.failed_from or len(self.failed_from) < PROVEN_KEPT:
+            self.failed_from[source] += 1
+        if self.say is not None and self._telling is None:
+            loop = asyncio.get_running_loop()
+            self._telling = loop.call_later(max(0.0, self._told_at + NOTICE_EVERY - loop.time()),
+                                            self._tell)
+
+    def _tell(self) -> None:
+        self._telling = None
+        self._told_at = asyncio.get_running_loop().time()
+        most = ", ".join(f"{source} ({count})" for source, count in self.failed_from.most_common(3))
+        others = len(self.failed_from) - 3
+        if others > 0:
+            # TRANSLATORS: after a list of addresses: how many more sent failed code attempts.
+            most += " " + ngettext("and {n} more", "and {n} more", others).format(n=others)
+        if self.say is not None:
+            # TRANSLATORS: {sources} lists addresses, each with its count: "10.0.0.7 (12)".
+            self.say(ngettext("{n} attempt at the code has failed so far, from {sources}",
+                              "{n} attempts at the code have failed so far, from {sources}",
+                              self.wrong).format(n=self.wrong, sources=most))
 
     @property
     def private(self) -> bool:
@@ -121,6 +175,9 @@ class Gate:
     async def admit(self, socket: web.WebSocketResponse, request: web.Request) -> bytes | None:
         """The first frame after the door (the join, or the watch), or None once the link
         was refused and closed."""
+        trying = False
+        address = "?"
+        known = False
         try:
             data = await _first_binary(socket)
             item = _peek(data)
@@ -138,16 +195,17 @@ class Gate:
             wait = 0.0 if known else self.limiter.begin(address, self.clock())
             if wait > 0:
                 raise ProtocolError(f"too many wrong codes: try again in {math.ceil(wait)} s")
+            # From here, every end but a right code is an attempt that failed: a stranger
+            # who hangs up after its message has taken a turn of the window as a guess does.
+            trying = True
             proof = CodeProof(self.code, "host", binding_of(self.host_key, guest_key))
             proof.receive(item[1])
             await socket.send_bytes(pack(["pake", proof.message()]))
             confirm = _peek(await _first_binary(socket))
             if not (confirm[:1] == ["confirm"] and len(confirm) == 2 and isinstance(confirm[1], bytes)
                     and proof.check(confirm[1])):
-                self.wrong += 1
-                if not known:
-                    self.limiter.failed(address, self.clock())
                 raise ProtocolError(CODE_WRONG)
+            trying = False
             if not known:
                 self.limiter.succeeded(address)
             self.proven[guest_key] = None
@@ -162,6 +220,9 @@ class Gate:
                 await socket.send_bytes(pack(["refused", str(err) or late]))
                 await socket.close()
             return None
+        finally:
+            if trying:
+                self._failed(address, not known)
 
 
 async def _first_binary(socket: web.WebSocketResponse) -> bytes:
@@ -229,6 +290,15 @@ def refused(item: list[Any]) -> None:
                           "--code CODE"), needed=True)
     if reason == CODE_NOT_PRIVATE:
         raise LanError(_("this table is not private: join it without --code"))
+    busy = CODE_BUSY.fullmatch(reason)
+    if busy is not None:
+        wait = max(1, int(busy.group(1)))
+        # TRANSLATORS: a private table's host lets only a few attempts at its code a minute,
+        # and other machines are trying; the guest dials again by itself.
+        raise CodeBusy(ngettext("the host is slowing down attempts at its code (others are "
+                                "trying): dialling again in {n} s",
+                                "the host is slowing down attempts at its code (others are "
+                                "trying): dialling again in {n} s", wait).format(n=wait), wait)
     # TRANSLATORS: {reason} is the host's own words, in English.
     raise LanError(_("the host refused the seat: {reason}").format(reason=reason))
 
@@ -559,7 +629,22 @@ async def take_seat(address: tuple[str, int], name: str, identity: Ed25519Privat
     listening at ``mesh_at``), and once the roster comes, sign its sit-down with ``sign``
     (given the table id, rules, roster and this seat) and wait for the start. The table id,
     rules and roster; :class:`LanError` if the host refuses, leaves or proposes a roster this
-    seat cannot sign."""
+    seat cannot sign. A private table's host that slows down attempts at its code is dialled
+    again when it says (:class:`CodeBusy`, said with ``say``)."""
+    while True:
+        try:
+            return await _take_seat(address, name, identity, mesh_at, sign, say, host_fingerprint,
+                                    code)
+        except CodeBusy as busy:
+            # Dialling again when told keeps this machine's turn among those that try.
+            say(str(busy))
+            await asyncio.sleep(busy.wait)
+
+
+async def _take_seat(address: tuple[str, int], name: str, identity: Ed25519PrivateKey,
+                     mesh_at: tuple[str, int], sign: SignSitDown, say: Say,
+                     host_fingerprint: str | None, code: str | None
+                     ) -> tuple[bytes, RuleSet, list[SeatInfo]]:
     key = public_bytes(identity)
     proposed: tuple[bytes, RuleSet, list[SeatInfo]] | None = None
     host, port = address

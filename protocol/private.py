@@ -18,12 +18,15 @@ tested *online*, one guess per connection, against a host that slows guessers do
 - The exchange is SPAKE2: what crosses the network (even to an active attacker who runs the
   protocol with a guessed code) lets nobody test a code offline. Each run with the host tests
   exactly one code, and the host knows about it.
-- :class:`GuessLimiter` makes every address wait after a wrong code (1 s, 2 s, 4 s, ... up to
-  60 s) and lets all addresses together make at most 3 wrong guesses a minute. Half the code
+- :class:`GuessLimiter` counts every attempt from its start (a hang-up as much as a wrong
+  code) against its source (an IPv4 address, an IPv6 /64): a source waits after each (1 s,
+  2 s, 4 s, ... up to 60 s) and begins at most 2 in a minute, and all sources together begin
+  at most 3 a minute, taking turns in the order they asked when that is full. Half the code
   space is 3 244 032 guesses: at 3 a minute, an attacker with any number of machines needs
   about 2 years on average, and one who tries for the whole hour a lobby is typically open
   wins with a chance of 180 / 6 488 064 ≈ 1 in 36 000. A code lives only as long as its
-  lobby; a host who sees many wrong codes can close the table and open another.
+  lobby, and the host is told of the attempts that failed and where from; a host can take a
+  new code at any time (the old one then opens nothing).
 
 The exchange, over the lobby link
 ---------------------------------
@@ -38,7 +41,8 @@ key and the guest's key *as each side sees them in the TLS handshake*.
    (33 bytes: the side byte ``A`` and a point of Ed25519).
 2. The host asks its :class:`GuessLimiter` (:meth:`GuessLimiter.begin`) about the guest's
    address. If the address (or everyone) must wait, it answers ``["refused", reason]`` with the
-   number of seconds to wait, and closes. Otherwise it takes ``X`` (:meth:`CodeProof.receive`)
+   number of seconds to wait (``"too many wrong codes: try again in N s"``), and closes; a
+   guest dials again after N seconds to keep its turn. Otherwise it takes ``X`` (:meth:`CodeProof.receive`)
    and answers ``["pake", Y]``, its own SPAKE2 message (side byte ``B``).
 3. The guest takes ``Y`` and sends ``["confirm", Cg]``: ``Cg = CodeProof.confirmation()``,
    32 bytes.
@@ -51,8 +55,9 @@ key and the guest's key *as each side sees them in the TLS handshake*.
    open table, with the guest's ``join``.
 
 A malformed frame, a message of the wrong size or side, a frame out of this order, or a link
-that closes or times out before step 4 ends the exchange with a refusal, and counts as a wrong
-guess (the limiter counts every attempt from its start and forgives only a right code). Only
+that closes or times out before step 4 ends the exchange with a refusal, and counts as a failed
+attempt, as a wrong code does (the limiter counts every attempt from its start and forgives
+only a right code). Only
 the host limits guesses: the guest answers one host once, and a person types the code.
 
 The host sends its confirmation only after checking the guest's, so an unproven guest gets
@@ -101,6 +106,7 @@ fed its own message or another host's.
 from __future__ import annotations
 
 import hmac
+import ipaddress
 import math
 import os
 import re
@@ -135,6 +141,7 @@ __all__ = [
     "binding_of",
     "new_code",
     "parse_code",
+    "source_of_guess",
 ]
 
 MAX_NUMBER = 99
@@ -368,137 +375,218 @@ class CodeProof:
         return self._table_key
 
 
+def source_of_guess(address: str) -> str:
+    """Whom a guess is counted against: an IPv4 address by itself (an IPv4 client of a
+    dual-stack socket by its IPv4 address), an IPv6 address by its /64, since one machine may
+    take any number of addresses in its network's /64 (privacy addresses); anything else as
+    it is."""
+    try:
+        parsed = ipaddress.ip_address(address.partition("%")[0])
+    except ValueError:
+        return address
+    if isinstance(parsed, ipaddress.IPv6Address):
+        if parsed.ipv4_mapped is not None:
+            return str(parsed.ipv4_mapped)
+        return str(ipaddress.IPv6Network((parsed, 64), strict=False))
+    return str(parsed)
+
+
 @dataclass
-class _Address:
-    failures: int = 0     # consecutive wrong guesses
-    last: float = 0.0     # when the last one was counted (begun, or judged)
-    judged_at: float = 0.0  # when the last one was judged wrong
+class _Source:
+    failures: int = 0     # attempts that did not prove the code, abandoned ones included
+    last: float = 0.0     # when the last one was begun or judged
+    judged_at: float = 0.0  # when the last one ended without proving the code
+    begun: deque[float] = field(default_factory=deque)  # attempts begun within the window
     pending: list[float] = field(default_factory=list)  # attempts begun, not yet judged
 
 
+@dataclass
+class _Turn:
+    back_by: float        # the source loses its place if it has not asked again by then
+
+
 class GuessLimiter:
-    """How long a guest must wait before trying a code again. Pure: the clock is passed in (as
-    seconds from :func:`time.monotonic`, say).
+    """Who may try a code now, and how long the others must wait. Pure: the clock is passed
+    in (as seconds from :func:`time.monotonic`, say). Guesses are counted by source
+    (:func:`source_of_guess`: an IPv4 address, an IPv6 /64).
 
-    Per address: after ``n`` consecutive wrong guesses, the next attempt must wait
-    ``min(cap, base · 2**(n-1))`` seconds from the last one: 1, 2, 4, 8, 16, 32, 60, 60, ...
-    seconds with the defaults. A right code forgets the address.
+    Per source, before the global bound:
 
-    For everyone: at most ``global_limit`` wrong guesses in any ``global_window`` seconds (3 a
-    minute by default); beyond that every address waits until the oldest leaves the window.
-    This is what bounds an attacker with many addresses: at 3 a minute, guessing a 22.6-bit code
-    takes about 2 years on average (3 244 032 guesses), and an hour-long lobby is guessed with a
-    chance of about 1 in 36 000. A few wrong codes from real players in a minute delay
-    everybody's next try by under a minute, which is the price.
+    - after ``n`` attempts that did not prove the code (a wrong code, and also an attempt
+      begun and never finished: a hang-up, a timeout, a malformed frame), the next must wait
+      ``min(cap, base · 2**(n-1))`` seconds from the last one: 1, 2, 4, 8, 16, 32, 60, 60, ...
+      seconds with the defaults;
+    - at most ``per_source`` attempts (2) begun in any ``global_window`` seconds: one source
+      never holds the whole window.
 
-    Memory: at most ``max_addresses`` addresses (1024), each forgotten after ``idle`` seconds
-    (10 minutes) without a wrong guess; when full, the longest idle goes first. Forgetting an
-    idle address loses nothing, as ``idle`` is longer than ``cap`` (its wait has passed); an
-    attacker who floods the table to push an address out only restarts that address's
-    backoff, and the global bound still holds.
+    A right code forgets the source and gives its attempt back to the window.
 
-    The lobby calls :meth:`begin` when an attempt starts (it counts the attempt as a wrong guess
-    at once in the global bound, so that parallel connections cannot all slip through before
-    any is judged; the address's own wait grows with the guesses judged wrong), then
-    :meth:`succeeded` if the code was right, or :meth:`failed` if it was wrong (which only
-    restarts the address's wait from then: the guess is counted once). An attempt that ends
-    some other way (a dropped link, a malformed message, a timeout) needs no call: it stays
-    counted. :meth:`wait` and :meth:`failed` can also be used on their own.
+    For everyone: at most ``global_limit`` attempts begun in any ``global_window`` seconds (3 a
+    minute), counted from their start whatever becomes of them, a right code excepted. This is
+    what bounds an attacker with many addresses: at 3 a minute, guessing a 22.6-bit code takes
+    about 2 years on average (3 244 032 guesses). When the window is full, the sources that
+    ask take turns: each source that may try (its own wait over) has one place in a queue, in
+    the order they first asked, and the window's next free attempts go to the first places.
+    A source is told when to come back (at most ``poll`` seconds ahead, so that it keeps its
+    place by asking again); a source that is not back ``grace`` seconds after that loses its
+    place. So a guest behind ``k`` other sources waits about ``k / global_limit`` windows,
+    whatever the others do, instead of racing machines that ask a thousand times a second.
+
+    Memory: at most ``max_addresses`` sources (1024) and as many places in the queue; a source
+    is forgotten ``idle`` seconds (10 minutes) after its last attempt; when full, the longest
+    idle goes first. Forgetting loses nothing, as ``idle`` is longer than ``cap`` and the
+    window; an attacker who floods the table to push a source out only restarts that source's
+    backoff, and the global bound still holds. A source that finds the queue full is told to
+    come back in a window.
+
+    The lobby calls :meth:`begin` when an attempt starts (0: go on; otherwise the seconds to
+    wait, and nothing is counted), then :meth:`succeeded` if the code was right, or
+    :meth:`failed` for any other end (which only restarts the source's wait from then: the
+    attempt is counted once). :meth:`wait` tells without asking for a place.
     """
 
     def __init__(self, *, base: float = 1.0, cap: float = 60.0, global_limit: int = 3,
-                 global_window: float = 60.0, max_addresses: int = 1024,
-                 idle: float = 600.0) -> None:
+                 global_window: float = 60.0, per_source: int = 2, max_addresses: int = 1024,
+                 idle: float = 600.0, poll: float = 20.0, grace: float = 10.0) -> None:
         if not (0 < base <= cap <= idle and global_limit >= 1 and global_window > 0
-                and max_addresses >= 1):
+                and global_window <= idle and per_source >= 1 and max_addresses >= 1
+                and poll > 0 and grace > 0):
             raise ValueError("need 0 < base <= cap <= idle, global_limit >= 1, "
-                             "global_window > 0, max_addresses >= 1")
+                             "0 < global_window <= idle, per_source >= 1, max_addresses >= 1, "
+                             "poll > 0, grace > 0")
         self.base = base
         self.cap = cap
         self.global_limit = global_limit
         self.global_window = global_window
+        self.per_source = per_source
         self.max_addresses = max_addresses
         self.idle = idle
-        # Ordered by the time of the last wrong guess, oldest first: idle addresses are at the
+        self.poll = poll
+        self.grace = grace
+        # Ordered by the time of the last attempt, oldest first: idle sources are at the
         # front. Keeping the newest ``global_limit`` times is enough to know the global wait.
-        self._addresses: OrderedDict[str, _Address] = OrderedDict()
+        self._sources: OrderedDict[str, _Source] = OrderedDict()
         self._recent: deque[float] = deque(maxlen=global_limit)
+        self._queue: OrderedDict[str, _Turn] = OrderedDict()
 
     def __len__(self) -> int:
-        """How many addresses are remembered."""
-        return len(self._addresses)
+        """How many sources are remembered."""
+        return len(self._sources)
+
+    @property
+    def queued(self) -> int:
+        """How many sources wait for their turn."""
+        return len(self._queue)
 
     def _forget(self, now: float) -> None:
-        while self._addresses:
-            oldest = next(iter(self._addresses.values()))
+        while self._sources:
+            oldest = next(iter(self._sources.values()))
             if now - oldest.last < self.idle:
                 break
-            self._addresses.popitem(last=False)
+            self._sources.popitem(last=False)
         while self._recent and now - self._recent[0] >= self.global_window:
             self._recent.popleft()
+        for source, turn in list(self._queue.items()):
+            if now > turn.back_by:
+                del self._queue[source]
 
     def _backoff(self, failures: int) -> float:
         # The exponent is bounded so that a long run of failures cannot overflow the float.
         return min(self.cap, self.base * 2.0 ** min(failures - 1, 64))
 
-    def wait(self, address: str, now: float) -> float:
-        """Seconds ``address`` must still wait before its next attempt; 0 if it may try now."""
-        self._forget(now)
+    def _own_wait(self, source: str, now: float) -> float:
+        known = self._sources.get(source)
+        if known is None:
+            return 0.0
+        while known.begun and now - known.begun[0] >= self.global_window:
+            known.begun.popleft()
         waits = [0.0]
-        known = self._addresses.get(address)
-        # The address's own wait counts only its guesses already judged wrong: attempts still
-        # under way (a player and a spectator on one machine, say) do not hold each other
-        # back. Parallel guesses are bounded by the global count, which includes them.
-        judged = known.failures - len(known.pending) if known is not None else 0
-        if known is not None and judged > 0:
-            waits.append(known.judged_at + self._backoff(judged) - now)
+        # The backoff counts the attempts that have ended: attempts still under way (a player
+        # and a spectator on one machine, say) do not hold each other back; the share bounds
+        # how many may be under way.
+        ended = known.failures - len(known.pending)
+        if ended > 0:
+            waits.append(known.judged_at + self._backoff(ended) - now)
+        if len(known.begun) >= self.per_source:
+            waits.append(known.begun[0] + self.global_window - now)
+        return max(waits)
+
+    def _free_at(self, place: int, now: float) -> float:
+        """When the window has room for the attempt of the ``place``-th in the queue (0: the
+        first), if everyone before takes theirs."""
+        slots = [now] * (self.global_limit - len(self._recent))
+        slots += [started + self.global_window for started in self._recent]
+        return slots[place % self.global_limit] + self.global_window * (place // self.global_limit)
+
+    def wait(self, address: str, now: float) -> float:
+        """Seconds ``address`` must still wait before its next attempt, if nobody else asks
+        meanwhile; 0 if it may try now."""
+        self._forget(now)
+        source = source_of_guess(address)
+        waits = [self._own_wait(source, now)]
         if len(self._recent) >= self.global_limit:
             waits.append(self._recent[0] + self.global_window - now)
         return max(waits)
 
-    def _count(self, address: str, now: float) -> _Address:
-        known = self._addresses.pop(address, None)
+    def _count(self, source: str, now: float) -> _Source:
+        known = self._sources.pop(source, None)
         if known is None:
-            known = _Address()
-            while len(self._addresses) >= self.max_addresses:
-                self._addresses.popitem(last=False)
+            known = _Source()
+            while len(self._sources) >= self.max_addresses:
+                self._sources.popitem(last=False)
         known.failures += 1
         known.last = now
-        self._addresses[address] = known  # at the end: the most recent
+        self._sources[source] = known  # at the end: the most recent
         self._recent.append(now)
         return known
 
     def begin(self, address: str, now: float) -> float:
-        """Start an attempt from ``address`` if it may make one now, counting it as a wrong
-        guess until :meth:`succeeded`, and return 0; otherwise return the seconds it must still
-        wait, and count nothing."""
-        delay = self.wait(address, now)
-        if delay > 0:
-            return delay
-        pending = self._count(address, now).pending
-        pending.append(now)
-        # A guest that never finishes its attempts could otherwise grow this list by one per
+        """Start an attempt from ``address`` if it may make one now, counting it as a failure
+        until :meth:`succeeded`, and return 0; otherwise return the seconds it must wait
+        before asking again (its place in the queue is kept if it asks by then), and count
+        nothing."""
+        self._forget(now)
+        source = source_of_guess(address)
+        own = self._own_wait(source, now)
+        if own > 0:
+            self._queue.pop(source, None)
+            return own
+        if source not in self._queue and len(self._queue) >= self.max_addresses:
+            return self.global_window
+        self._queue.setdefault(source, _Turn(now))
+        place = list(self._queue).index(source)
+        free = self._free_at(place, now)
+        if free > now:
+            told = min(free - now, self.poll)
+            self._queue[source].back_by = now + told + self.grace
+            return told
+        del self._queue[source]
+        known = self._count(source, now)
+        known.begun.append(now)
+        known.pending.append(now)
+        # A source that never finishes its attempts could otherwise grow this list by one per
         # backoff for as long as the lobby is open; the oldest have left the global window.
-        del pending[:-_MAX_PENDING]
+        del known.pending[:-_MAX_PENDING]
         return 0.0
 
     def failed(self, address: str, now: float) -> None:
-        """A wrong guess from ``address`` at ``now``. After :meth:`begin` it was counted
-        already: this only makes the wait run from ``now``."""
+        """An attempt from ``address`` that did not prove the code, ended at ``now``. After
+        :meth:`begin` it was counted already: this only makes the wait run from ``now``."""
         self._forget(now)
-        known = self._addresses.get(address)
+        source = source_of_guess(address)
+        known = self._sources.get(source)
         if known is not None and known.pending:
             known.pending.pop(0)
             known.last = max(known.last, now)
             known.judged_at = max(known.judged_at, now)
-            self._addresses.move_to_end(address)
+            self._sources.move_to_end(source)
         else:
-            self._count(address, now).judged_at = now
+            self._count(source, now).judged_at = now
 
     def succeeded(self, address: str) -> None:
-        """A right code from ``address``: forget its wrong guesses, and take back the global
-        count of the attempt :meth:`begin` started."""
-        known = self._addresses.pop(address, None)
+        """A right code from ``address``: forget its failures, and give the window back the
+        attempt :meth:`begin` started."""
+        known = self._sources.pop(source_of_guess(address), None)
         if known is not None and known.pending:
             # Only if the window still holds it; an attempt longer than the window has aged
             # out of it already.

@@ -50,6 +50,7 @@ from p2p10.log import Entry, fingerprint, parse_entry, public_bytes
 from p2p10.peer import ChatLine, Peer
 from protocol.lobby import (
     JOIN_TIMEOUT,
+    CodeBusy,
     Gate,
     LanError,
     Say,
@@ -462,6 +463,9 @@ class _Watcher:
                     break
                 await asyncio.sleep(pause)
                 pause = min(RECONNECT_MAX, 2 * pause)
+            except CodeBusy as busy:  # a private table slows down attempts at its code
+                self.events.note(str(busy))
+                await asyncio.sleep(busy.wait)
             except LanError as err:
                 if not self.welcomed:
                     raise

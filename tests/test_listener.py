@@ -233,3 +233,58 @@ async def test_a_listener_that_stops_closes_the_connections_on_their_way_in() ->
         waiting = [await idle(port), await idle(port, tls=True)]
         assert door.open.total() == 2
     assert all(await asyncio.gather(*(closed_at_once(stream) for stream in waiting)))
+
+
+async def test_a_flood_from_many_sources_does_not_keep_a_roster_machine_out(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Attack A60: strangers from many sources take every place of a listener (and keep asking
+    for more) once the table has started. A machine of the roster dialling back still gets its
+    link: beyond the limits a connection is taken on probation and must prove a roster key in
+    its TLS handshake (its certificate), or is closed; when the probation places are full, the
+    oldest of the source holding the most is closed to make room. Before the table starts
+    (no roster) a connection beyond the limits is closed at once, as before."""
+    monkeypatch.setattr(listener, "OPEN_PER_SOURCE", 8)
+    monkeypatch.setattr(listener, "OPEN_AT_ALL", 40)
+    monkeypatch.setattr(listener, "UPGRADE_WITHIN", TIMEOUT)  # no deadline in this test's time
+    seat = Ed25519PrivateKey.generate()
+    async with serving() as (port, door):
+        held = [await idle(port, f"127.0.0.{10 + index // 8}") for index in range(40)]
+        assert door.open.total() == 40
+        early = await idle(port, "127.0.0.20")
+        assert await closed_at_once(early) and door.refused == 1  # no roster yet: no reserve
+        door.reserve_for([seat.public_key().public_bytes_raw()])
+        # More strangers, from many sources, more than the probation places.
+        beyond = [await idle(port, f"127.0.0.{30 + index % 4}")
+                  for index in range(listener.RESERVE + 8)]
+        async with session_from("127.0.0.50") as back:
+            async with back.ws_connect(f"wss://127.0.0.1:{port}/echo", ssl=client_context(seat)) as link:
+                await link.send_bytes(b"back")
+                assert (await asyncio.wait_for(link.receive(), TIMEOUT)).data == b"back"
+            # (one more made room for the machine, which proved its key and left probation)
+            assert door.evicted == 9 and len(door.probation) == listener.RESERVE - 1
+            # A stranger who gets through TLS on probation with a key of its own is closed.
+            stranger = await idle(port, "127.0.0.51", tls=True)
+            assert await closed_at_once(stranger)
+        assert not any(await asyncio.gather(*(closed_at_once(stream) for stream in held[:4])))
+        for _reader, writer in held + beyond:
+            writer.close()
+
+
+async def test_a_flood_from_few_sources_makes_room_from_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Attack A60, the probation places: strangers from two sources keep opening connections
+    beyond the limits; each newcomer closes the oldest probation connection of the source that
+    holds the most, so the one connection of a seat on its way in (its TLS handshake not done
+    yet) is never the one closed."""
+    monkeypatch.setattr(listener, "OPEN_PER_SOURCE", 4)
+    monkeypatch.setattr(listener, "OPEN_AT_ALL", 8)
+    monkeypatch.setattr(listener, "UPGRADE_WITHIN", TIMEOUT)
+    async with serving() as (port, door):
+        held = [await idle(port, f"127.0.0.{10 + index // 4}") for index in range(8)]
+        door.reserve_for([Ed25519PrivateKey.generate().public_key().public_bytes_raw()])
+        seat = await idle(port, "127.0.0.60")  # says nothing yet: a handshake under way
+        flood = [await idle(port, f"127.0.0.{30 + index % 2}") for index in range(3 * listener.RESERVE)]
+        await eventually(lambda: door.evicted == 2 * listener.RESERVE + 1, 2.0)
+        assert not await closed_at_once(seat)
+        assert sum(1 for c in door.probation if c.source == "127.0.0.60") == 1
+        for _reader, writer in [*held, seat, *flood]:
+            writer.close()

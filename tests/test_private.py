@@ -25,6 +25,7 @@ from protocol.private import (
     binding_of,
     new_code,
     parse_code,
+    source_of_guess,
 )
 from protocol.words import WORDS
 
@@ -356,8 +357,8 @@ def test_out_of_order_is_a_protocol_error_the_lobby_already_handles() -> None:
 
 
 def alone(**numbers: Any) -> GuessLimiter:
-    """A limiter whose global bound is out of the way."""
-    return GuessLimiter(global_limit=10**6, **numbers)
+    """A limiter whose global bound and per-source share are out of the way."""
+    return GuessLimiter(global_limit=10**6, per_source=10**6, **numbers)
 
 
 def test_each_wrong_guess_doubles_the_wait_up_to_the_cap() -> None:
@@ -406,7 +407,8 @@ def test_the_global_bound_holds_whatever_the_addresses() -> None:
         assert limiter.wait(f"10.0.0.{i}", t) == 0
         limiter.failed(f"10.0.0.{i}", t)
     assert limiter.wait("10.0.0.99", 30.0) == pytest.approx(30.0)  # until the first is a minute old
-    assert limiter.begin("10.0.0.99", 30.0) == pytest.approx(30.0)
+    # Asked to begin, it takes a place in the queue and is told to come back within 20 s.
+    assert limiter.begin("10.0.0.99", 30.0) == pytest.approx(20.0)
     assert limiter.wait("10.0.0.99", 60.0) == 0
     limiter.failed("10.0.0.99", 60.0)
     assert limiter.wait("10.0.0.98", 60.0) == pytest.approx(10.0)
@@ -422,27 +424,95 @@ def test_the_documented_numbers_give_years() -> None:
 
 
 def test_begin_counts_an_attempt_at_once() -> None:
-    limiter = alone()
+    limiter = GuessLimiter(global_limit=10**6)
     assert limiter.begin("a", 0.0) == 0
     # A second connection from the same address in parallel (a player and a spectator on one
-    # machine) is not held back by an attempt not judged yet: the global bound counts both.
+    # machine) is not held back by an attempt not ended yet, up to the address's share.
     assert limiter.begin("a", 0.0) == 0
-    # The first turns out wrong: its wait runs from the verdict.
+    assert limiter.begin("a", 0.0) == 60  # a third waits for the first to leave the window
     limiter.failed("a", 0.8)
-    assert limiter.wait("a", 0.8) == 1
-    assert limiter.begin("a", 1.8) == 0
-    # The second is judged wrong too: two wrong guesses, two seconds.
     limiter.failed("a", 2.0)
-    assert limiter.wait("a", 2.0) == pytest.approx(2)
-    # An attempt abandoned without a verdict tested no code: it does not grow the wait.
-    assert limiter.wait("a", 4.0) == 0
+    assert limiter.wait("a", 2.0) == 58  # the share is spent
+    assert limiter.wait("a", 60.0) == 0  # and two failures wait 2 s from the last
+
+
+def test_an_attempt_abandoned_counts_as_a_failure() -> None:
+    limiter = alone()
+    now = 0.0
+    for wait in (1, 2, 4):
+        assert limiter.begin("a", now) == 0
+        limiter.failed("a", now)  # hung up after its message: the lobby calls failed
+        assert limiter.wait("a", now) == wait
+        now += wait
+
+
+def test_an_address_never_holds_the_whole_window() -> None:
+    """Attack A54: a stranger that begins attempts and hangs up, as fast as it is let, from one
+    address, takes at most its share of the window; another address may try at once."""
+    limiter = GuessLimiter()
+    now, taken = 0.0, 0
+    for _step in range(10_000):
+        if limiter.begin("10.0.0.66", now) == 0:
+            taken += 1
+            limiter.failed("10.0.0.66", now)  # hung up: a failure
+        now += 0.1
+        assert limiter.wait("10.0.0.1", now) == 0
+    # The backoff's first steps (1 + 2 + ... + 32 s: 7 attempts), then one a minute.
+    assert taken <= 7 + 1000 / 60
+
+
+def test_the_sources_take_turns_when_the_window_is_full() -> None:
+    """Many addresses fill the window and keep asking: a guest who asks after them is served
+    after them, in the order they first asked, not by racing them; a source that does not
+    come back when told loses its place."""
+    limiter = GuessLimiter(poll=20.0, grace=10.0)
+    strangers = [f"10.0.1.{i}" for i in range(9)]
+    guest = "10.0.2.1"
+    back = dict.fromkeys([*strangers, guest], 0.0)  # when each asks next
+    order = []
+    now = 0.0
+    while guest not in order:
+        for source in [*strangers, guest]:
+            if back[source] <= now:
+                wait = limiter.begin(source, now)
+                if wait == 0:
+                    order.append(source)
+                    limiter.failed(source, now)
+                    wait = 3600.0 if source != guest else 0.0  # a stranger is served once here
+                back[source] = now + wait
+        now += 0.25
+    assert order == [*strangers, guest]
+    assert 180 <= now <= 181  # 9 strangers at 3 a minute: the guest's turn comes at 3 minutes
+
+
+def test_a_source_that_does_not_come_back_loses_its_place() -> None:
+    limiter = GuessLimiter(poll=20.0, grace=10.0)
+    for i in range(3):
+        assert limiter.begin(f"10.0.1.{i}", 0.0) == 0
+    assert limiter.begin("10.0.3.1", 1.0) == 20
+    assert limiter.queued == 1
+    limiter.wait("10.0.3.2", 31.0)
+    assert limiter.queued == 1  # still within its grace
+    limiter.wait("10.0.3.2", 31.5)
+    assert limiter.queued == 0
+
+
+def test_ipv6_sources_are_counted_by_their_64() -> None:
+    assert source_of_guess("2001:db8:1:2::5") == source_of_guess("2001:db8:1:2:aaaa::7") \
+        == "2001:db8:1:2::/64"
+    assert source_of_guess("::ffff:10.0.0.1") == "10.0.0.1"
+    assert source_of_guess("10.0.0.1") == "10.0.0.1" and source_of_guess("?") == "?"
+    limiter = GuessLimiter()
+    assert limiter.begin("2001:db8:1:2::5", 0.0) == 0
+    limiter.failed("2001:db8:1:2::5", 0.0)
+    assert limiter.begin("2001:db8:1:2::6", 0.5) > 0  # another address of the same /64
 
 
 def test_begin_counts_globally_and_a_right_code_takes_it_back() -> None:
     limiter = GuessLimiter(global_limit=2)
     assert limiter.begin("a", 0.0) == 0
     assert limiter.begin("b", 0.0) == 0
-    assert limiter.begin("c", 0.0) == 60  # two attempts in flight fill the minute
+    assert limiter.begin("c", 0.0) == 20  # two attempts fill the minute: back in 20 s
     limiter.succeeded("a")
     assert limiter.begin("c", 0.0) == 0
     limiter.failed("b", 1.0)  # already counted: no third entry
@@ -454,7 +524,7 @@ def test_the_pending_attempts_of_an_address_are_bounded() -> None:
     limiter = alone(cap=1.0)
     for i in range(100):
         assert limiter.begin("a", float(i)) == 0
-    assert len(limiter._addresses["a"].pending) <= 16
+    assert len(limiter._sources["a"].pending) <= 16
 
 
 def test_memory_is_bounded_and_the_oldest_go_first() -> None:

@@ -62,9 +62,15 @@ async def test_only_the_code_seats_a_player_and_a_wrong_one_takes_nothing(tmp_pa
     with pytest.raises(WrongCode, match="refused the code"):
         await asyncio.wait_for(joiner(address, tmp_path, "Eve", wrong).run(), TIMEOUT)
     assert len(host.roster) == 1 and host.gate.wrong == 1 and not hosting.done()
-    # At once again from the same address: slowed down, and no guess is spent on it.
-    with pytest.raises(LanError, match=r"too many wrong codes: try again in \d+ s"):
-        await asyncio.wait_for(joiner(address, tmp_path, "Eve", wrong).run(), TIMEOUT)
+    # At once again from the same address: slowed down (the guest dials again when told),
+    # and no guess is spent on it.
+    told: list[str] = []
+    again = Joiner(address, "Eve", "greedy", "127.0.0.1", tmp_path / "Eve", say=told.append, code=wrong)
+    trying = asyncio.ensure_future(again.run())
+    while not any("slowing down attempts at its code" in line for line in told):
+        await asyncio.sleep(0.01)
+    trying.cancel()
+    await asyncio.gather(trying, return_exceptions=True)
     assert host.gate.wrong == 1
     # No code at all: told that the table needs one. A spectator needs it too.
     with pytest.raises(WrongCode, match="private") as needed:
@@ -195,6 +201,64 @@ async def test_a_guest_without_a_certificate_is_refused_and_spends_no_guess(tmp_
         assert answer[0] == "refused" and "no certificate" in answer[1], answer
         assert host.gate.limiter.wait("10.1.1.1", clock()) == 0 and len(host.gate.limiter) == 0
         assert len(host.roster) == 1 and host.gate.wrong == 0
+    finally:
+        hosting.cancel()
+        await asyncio.gather(hosting, return_exceptions=True)
+
+
+async def hang_up_after_a_message(address: str, source: str) -> list[object]:
+    """A stranger's throwaway attempt from ``source``: one valid SPAKE2 message, then it
+    hangs up; what the host answered, if anything."""
+    from protocol.private import CodeProof, binding_of
+
+    host_name, _colon, port = address.rpartition(":")
+    identity = Ed25519PrivateKey.generate()
+    key = identity.public_key().public_bytes_raw()
+    message = CodeProof(new_code(), "guest", binding_of(bytes(32), key)).message()
+    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(local_addr=(source, 0))) as session:
+        socket = await session.ws_connect(url_for(host_name, int(port), LOBBY_PATH),
+                                          ssl=client_context(identity))
+        await socket.send_bytes(pack(["pake", message]))
+        answer = unpack((await asyncio.wait_for(socket.receive(), TIMEOUT)).data)
+        await socket.close()
+    return list(answer)
+
+
+async def test_a_stranger_who_hangs_up_cannot_keep_the_guests_out(tmp_path: Path) -> None:
+    """Attack A54: a stranger opens connection after connection from one address, each sending
+    one SPAKE2 message and hanging up, to keep the table's shared guess window full. Defence:
+    an address has at most its share of the window, each abandoned attempt counts as a failure
+    (its backoff grows), and the host is told how many failed and from where; the guest with
+    the right code, from another address, sits down at once; the host can take a new code."""
+    code = new_code()
+    said: list[str] = []
+    host = Host("Ann", 2, RULES, "greedy", "127.0.0.1", save_dir=tmp_path / "ann", say=said.append,
+                advertised=False, code=code)
+    clock = Clock()
+    host.gate.clock = clock
+    hosting = asyncio.ensure_future(host.run())
+    try:
+        while not said:
+            await asyncio.sleep(0.01)
+        address = said[0].removeprefix("listening on ")
+        answers = []
+        for _step in range(20):  # as fast as the host lets it: a try every half second
+            answers.append(await hang_up_after_a_message(address, "127.0.0.2"))
+            clock.now += 0.5
+        taken = sum(1 for answer in answers if answer[0] == "pake")
+        assert taken <= 2, answers
+        assert host.gate.wrong == taken
+        told = [line for line in said if "at the code ha" in line]
+        assert told and "127.0.0.2" in told[-1], said
+        # The host takes a new code from its screen: the old one opens nothing now.
+        fresh = host.new_code()
+        assert any(fresh in line for line in said)
+        with pytest.raises(WrongCode, match="refused the code"):
+            await asyncio.wait_for(joiner(address, tmp_path, "Bob", code).run(), TIMEOUT)
+        clock.now += 61  # Bob's wrong code was the window's third attempt this minute
+        bob = joiner(address, tmp_path, "Bob", fresh)
+        played = await asyncio.wait_for(asyncio.gather(hosting, bob.run()), TIMEOUT)
+        assert played[0].log_path.read_bytes() == played[1].log_path.read_bytes()
     finally:
         hosting.cancel()
         await asyncio.gather(hosting, return_exceptions=True)
