@@ -149,10 +149,23 @@ def public_bytes(key: Ed25519PrivateKey | Ed25519PublicKey) -> bytes:
     return public.public_bytes_raw()
 
 
+FINGERPRINT_BYTES = 16
+"""A key's fingerprint is 128 bits: the only pin of a table found by its announcement, so
+finding another key with the same fingerprint must cost about 2^128 work, not 2^64 (attack A58)."""
+
+
 def fingerprint(key_bytes: bytes) -> str:
-    """A short, readable fingerprint of a public key (for screens and Zeroconf TXT records)."""
-    digest = hashlib.blake2b(key_bytes, digest_size=8).hexdigest()
-    return ":".join(digest[i:i + 4] for i in range(0, 16, 4))
+    """A public key's fingerprint, for people to compare and for Zeroconf TXT records: the
+    first 128 bits of BLAKE2b of the key, as eight groups of four hex digits
+    (``0123:4567:89ab:cdef:0123:4567:89ab:cdef``)."""
+    digest = hashlib.blake2b(key_bytes, digest_size=FINGERPRINT_BYTES).hexdigest()
+    return ":".join(digest[i:i + 4] for i in range(0, 2 * FINGERPRINT_BYTES, 4))
+
+
+def fingerprint_label(key_bytes: bytes) -> str:
+    """The first two groups of a key's fingerprint (``0123:4567``): a label to tell tables
+    apart in a list, never a pin (32 bits are found by anyone who tries)."""
+    return ":".join(fingerprint(key_bytes).split(":")[:2])
 
 
 # ------------------------------------------------------------------------------ file format

@@ -61,7 +61,7 @@ MULTICAST_ANSWERS = DNSQuestionType.QM
 # An instance name is one DNS label (63 bytes); leave room for zeroconf's "-2" on a clash.
 MAX_INSTANCE_BYTES = 56
 
-_FINGERPRINT = re.compile(r"[0-9a-f]{4}(?::[0-9a-f]{4}){3}")
+_FINGERPRINT = re.compile(r"[0-9a-f]{4}(?::[0-9a-f]{4}){7}")  # 128 bits (p2p10.log.fingerprint)
 _SEAT_COUNT = re.compile(rb"[0-9]{1,2}")
 _UNSPECIFIED = ("", "0.0.0.0", "::")
 
@@ -135,8 +135,9 @@ class TableAd:
         except ValueError as exc:
             raise BadAdvertisement(_("the rule options do not parse: {reason}").format(reason=exc)) from exc
         if not isinstance(self.fingerprint, str) or not _FINGERPRINT.fullmatch(self.fingerprint):
-            # TRANSLATORS: keep the example fingerprint 0123:4567:89ab:cdef as it is.
-            raise BadAdvertisement(_("the key fingerprint must look like 0123:4567:89ab:cdef"))
+            # TRANSLATORS: keep the example fingerprint as it is.
+            raise BadAdvertisement(_("the key fingerprint must look like "
+                                     "0123:4567:89ab:cdef:0123:4567:89ab:cdef (128 bits)"))
         if not isinstance(self.private, bool):
             raise BadAdvertisement(_("private must be true or false"))
         _check_address(self.address)

@@ -193,6 +193,7 @@ def junk_records(table: str) -> list[bytes | dict[bytes, bytes | None]]:
         {**good, b"s": b"9", b"f": b"9"},
         {**good, b"f": "\u0663".encode()},
         {**good, b"k": b"not a fingerprint"},
+        {**good, b"k": b"0123:4567:89ab:cdef"},  # the former 64-bit form: too weak a pin (A58)
         {**good, b"o": b"skip=sideways"},
         {**good, b"o": b"hands=2 goal=3"},
         {**good, b"v": None},
@@ -302,7 +303,8 @@ def test_any_txt_gives_an_ad_or_bad_advertisement(changes: dict[bytes, bytes | N
     {"table": ""}, {"table": "x" * (MAX_TITLE + 1)}, {"table": "tab\there"}, {"host": "\u202e"},
     {"seats_taken": -1}, {"seats_taken": 5, "seats_free": 5}, {"seats_taken": 1, "seats_free": 0},
     {"seats_taken": True}, {"options": ["goal=5"]}, {"options": ("goal five",)},
-    {"options": ("skip=maybe",)}, {"fingerprint": "0123"}, {"address": ("127.0.0.1", 0)},
+    {"options": ("skip=maybe",)}, {"fingerprint": "0123"}, {"fingerprint": "0123:4567:89ab:cdef"},
+    {"address": ("127.0.0.1", 0)},
     {"address": ("localhost", 80)}, {"version": "p2p10 2"},
 ])
 def test_a_bad_field_is_refused(change: dict[str, object]) -> None:
@@ -336,3 +338,19 @@ def test_interfaces_must_be_addresses() -> None:
         open_zeroconf(["eth0"])
     with pytest.raises(ValueError):
         interface_addresses([])
+
+
+def test_a_fingerprint_is_128_bits_in_eight_groups_and_its_label_is_no_pin() -> None:
+    """Attack A58: the fingerprint is the only pin of a table found by its announcement; at 64
+    bits another key with the same one is within reach. It is 128 bits (BLAKE2b-128 of the key,
+    eight groups of four hex digits); the label is its first two groups."""
+    import hashlib
+
+    from p2p10.log import fingerprint_label
+
+    key = bytes(range(32))
+    shown = fingerprint(key)
+    assert shown.replace(":", "") == hashlib.blake2b(key, digest_size=16).hexdigest()
+    assert [len(group) for group in shown.split(":")] == [4] * 8
+    assert fingerprint_label(key) == shown[:9] and shown.startswith(fingerprint_label(key) + ":")
+    assert fingerprint(bytes(32)) != shown
