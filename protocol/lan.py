@@ -136,6 +136,15 @@ def alone_line(peer: Peer, seconds: float, log_path: Path) -> str:
              "fetches the rest").format(said=said, log=log_path)
 
 
+def key_line(identity: Ed25519PrivateKey) -> str:
+    """The line that tells a player their key's fingerprint: a spectator sees every seat's
+    beside its name, and a key its player does not recognise was seated by somebody else (a
+    host showing a game that never happened, attack A57)."""
+    # TRANSLATORS: {key} is a key fingerprint, eight groups of four hexadecimal digits.
+    return _("your key: {key} (spectators and the audit show it beside your name)").format(
+        key=fingerprint(public_bytes(identity)))
+
+
 EVIDENCE_LABEL = "p2p10/evidence/v1"
 
 
@@ -796,6 +805,7 @@ class Host:
                 local[seat] = bot.sit_down(self.table_id, self.roster[seat].name, self.rules, run_by=0)
             sit_downs = await self.lobby.gather(local)
             self.say(_("the table starts with {n} players: dealing").format(n=len(self.roster)))
+            self.say(key_line(peer.identity))
             machine.listening[0] = (self.interface, port)
             machine.listening.update({seat: (self.interface, bot_port)
                                       for seat, (_identity, _slot, bot_port) in bots.items()})
@@ -926,6 +936,7 @@ class Joiner:
             seat = peer.seat
             self.say(_("the table is full: dealing; you are seat {seat} of {n}").format(
                 seat=seat + 1, n=len(roster)))
+            self.say(key_line(peer.identity))
             # Saved with every host resolved, for a restart: "" is the host's own address.
             roster = [SeatInfo(s.name, s.key, own_host if i == seat and not self.reachable_at
                                else s.host or self.host, s.port)

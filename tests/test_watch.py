@@ -22,7 +22,7 @@ import protocol.watch
 from p2p10.audit import LiveAudit, audit_records
 from p2p10.bots import POLICIES
 from p2p10.chatroom import sign_chat
-from p2p10.log import make_entry, parse_entry, public_bytes, read_records
+from p2p10.log import fingerprint, make_entry, parse_entry, public_bytes, read_records
 from p2p10.rules import RuleSet
 from p2p10.wire import CHAT_NONCE_BYTES
 from protocol.lan import GameResult, Host, Joiner, LanError
@@ -664,18 +664,26 @@ def test_the_live_table_follows_the_game_and_stays_where_the_viewer_steps_back(g
     failure and the end show in the title."""
     from prompt_toolkit.application import create_app_session
     from prompt_toolkit.input import create_pipe_input
-    from prompt_toolkit.output import DummyOutput
 
     from cli.table.replay_view import ReplayApp
     from cli.table.watch_view import WatchApp
+    from tests.test_play_app import Terminal
 
     records = records_of(game)
-    with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):
+    with create_pipe_input() as pipe, create_app_session(input=pipe, output=Terminal(120, 40)):
         replay_steps = len(ReplayApp(records).frames)
         live = LiveAudit()
         live.add(records[0])
         screen = WatchApp(live.records)
         assert "watching live" in screen.screen_text()
+        # Every seat's key as its player's machine shows it ("your key: ..."): only the players
+        # can tell whether the host seated their keys (attack A57).
+        text = " ".join(screen.screen_text().split())
+        table = game.peers[0].table
+        assert table is not None
+        for seat in range(3):
+            halves = fingerprint(table.keys[seat])[:19], fingerprint(table.keys[seat])[20:]
+            assert f"seat {seat + 1}: {table.names[seat]}, key: {halves[0]} {halves[1]}" in text, text
         # Up to the hand's reveal: mid-hand, as far as anybody's cards go.
         split = next(i for i, raw in enumerate(records) if parse_entry(raw).kind == "reveal")
         assert split > 20

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from cli.table.drawing import Line
 from cli.table.replay_view import ReplayApp
 from p2p10.i18n import _
+from p2p10.log import fingerprint
 from p2p10.replay import revealed_secrets
 from p2p10.table import TableState
 
@@ -24,6 +25,18 @@ class WatchApp(ReplayApp):
         self.latest = self.frames[-1]
         self.ended: str | None = None  # the verdict, once the game is over
         self.failure: str | None = None
+        # Every seat's key, as its player's own machine shows it to them ("your key: ..."): the
+        # host chose whom to seat, and only the players can say that these keys are theirs.
+        # They open the move log, where stepping back to the start shows them again.
+        table = self.frames[0]
+        self.narrator.note(_("The keys at this table (each player can compare theirs):"))
+        for seat in range(table.players):
+            # The key on a line of its own: the move log is narrow, and a key cut in the
+            # middle is hard to compare.
+            self.narrator.note(_("seat {seat}: {name}, key:").format(seat=seat + 1, name=table.names[seat]))
+            groups = fingerprint(table.keys[seat]).split(":")  # (in halves, if the log wraps)
+            self.narrator.note(":".join(groups[:4]) + " " + ":".join(groups[4:]))
+        self._counts[0] = len(self.narrator.told)
 
     def add(self, table: TableState, raw: bytes | None = None) -> None:
         """The state after the next entry (``raw``): a new step where a replay would have one
