@@ -15,8 +15,10 @@ import pytest
 from p2p10.bots import POLICIES
 from p2p10.peer import WANT_BATCH, Peer, decode_message, encode_entry_message, encode_want
 from p2p10.rules import RuleSet
+from protocol.lobby import Gate
 from protocol.memory import play_table
 from protocol.mesh import Link, Mesh
+from protocol.watch import QUEUE_BYTES, QUEUE_LIMIT, Gallery, Spectator
 
 
 class StandInSocket:
@@ -139,3 +141,16 @@ async def test_a_transport_closing_under_a_link_closes_that_link_only(finished_p
     assert healthy.sent  # the other link still carries messages
     healthy.inbox.put_nowait(None)
     await ok_task
+
+
+async def test_a_spectator_that_does_not_read_holds_at_most_the_byte_bound() -> None:
+    """The watch server's queue counts bytes too: 4096 messages of up to 64 KiB each would be
+    256 MiB for one spectator that does not read."""
+    gallery = Gallery(8, lambda _line: None, Gate(None, bytes(32)))
+    spectator = Spectator("Sam", None, None, asyncio.Queue(QUEUE_LIMIT),  # type: ignore[arg-type]
+                          limit=QUEUE_BYTES)
+    gallery.spectators.append(spectator)
+    for _ in range(QUEUE_LIMIT):
+        gallery._send(bytes(60_000))  # nobody takes them
+    assert spectator.dropped and gallery.dropped == 1
+    assert 0 < gallery.most_queued <= QUEUE_BYTES
