@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import ssl
 import time
@@ -54,7 +55,7 @@ from aiohttp import web
 
 from p2p10.errors import ProtocolError
 from p2p10.log import PUBLIC_KEY_BYTES, SIGNATURE_BYTES, BadEntry, parse_entry, public_bytes, public_key
-from p2p10.peer import ENTRY, MAX_MESSAGE_BYTES, WANT, Fault, Peer, decode_message, encode_want
+from p2p10.peer import ENTRY, MAX_MESSAGE_BYTES, WANT, WANT_BATCH, Fault, Peer, decode_message, encode_want
 from p2p10.signing import Domain, sign, verify
 from protocol.storage import LogWriter, SeatFiles, SecretsWriter
 from protocol.tls import client_context, require_key
@@ -86,6 +87,14 @@ LINGER = 30.0
 GONE_AFTER = 2 * BACKOFF_MAX + HANDSHAKE_TIMEOUT
 # A peer frozen on a violation stays this long, so that late askers still get the evidence.
 LINGER_STOPPED = 2.0
+# The most bytes that wait to be sent on one link (PROTOCOL §6.1). A seat that asks (wants) and
+# does not read would otherwise make this peer hold all it asked for; its link is closed once
+# this much waits, and its dialler dials again. Far above an honest catch-up, which is answered
+# WANT_BATCH entries at a time and read as it comes.
+LINK_BYTES = 8 * 1024 * 1024
+
+# Broken links are a line in the program's log, never a traceback on the player's screen.
+logger = logging.getLogger("p2p10.mesh")
 
 
 class HandshakeFailed(ProtocolError):
@@ -124,13 +133,45 @@ class RateLimit:
 Socket = web.WebSocketResponse | aiohttp.ClientWebSocketResponse
 
 
-@dataclass
+@dataclass(eq=False)
 class Link:
-    """One authenticated websocket to another seat, with its send queue."""
+    """One authenticated websocket to another seat, with its send queue, bounded in bytes:
+    ``queued`` bytes wait in it (``most`` at the most so far); once a message would take it
+    over ``limit`` the link is ``overflowed`` and closed (the other side does not read)."""
 
     seat: int
     socket: Socket
+    limit: int = LINK_BYTES
     queue: asyncio.Queue[bytes] = field(default_factory=asyncio.Queue)
+    queued: int = 0
+    most: int = 0
+    put_total: int = 0  # bytes ever queued on this link
+    sent_total: int = 0  # bytes ever handed to the socket
+    overflowed: asyncio.Event = field(default_factory=asyncio.Event)
+    # The wants answered on this link: position -> (when, the put_total its answer ends at).
+    answered: dict[int, tuple[float, int]] = field(default_factory=dict)
+
+    def put(self, data: bytes) -> None:
+        """Queue ``data``; over the bound, nothing is queued and the link is to be closed."""
+        if self.overflowed.is_set():
+            return
+        if self.queued + len(data) > self.limit:
+            self.overflowed.set()
+            return
+        self.queue.put_nowait(data)
+        self.queued += len(data)
+        self.put_total += len(data)
+        self.most = max(self.most, self.queued)
+
+    def answering(self, seq: int, now: float, again_after: float) -> bool:
+        """Whether a want from ``seq`` on this link is already answered: a want answered here
+        covers ``seq`` (it asked from at most ``seq``, less than WANT_BATCH before) and either
+        came less than ``again_after`` ago or its answer still waits in the queue."""
+        for start, (at, end) in self.answered.items():
+            if start <= seq < start + WANT_BATCH and (
+                    now - at < again_after or self.sent_total < end):
+                return True
+        return False
 
 
 def attach_files(peer: Peer, log_path: Path, durable: bool = True,
@@ -164,8 +205,11 @@ class Mesh:
 
     def __init__(self, peer: Peer, table_id: bytes, *, rate: float = RATE_PER_SECOND,
                  burst: float = RATE_BURST, poll_every: float = POLL_EVERY,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, link_bytes: int = LINK_BYTES) -> None:
         self.peer = peer
+        self.link_bytes = link_bytes
+        self.most_queued: dict[int, int] = {}  # the most bytes that waited on a link, per seat
+        self.overflowed = 0  # links closed because the other side did not read
         self.table_id = table_id
         self.rate = rate
         self.burst = burst
@@ -218,7 +262,10 @@ class Mesh:
             self.refused += 1
             await socket.close(code=CLOSE_POLICY, message=b"handshake failed")
             return socket
-        await self._serve(Link(seat, socket))
+        try:
+            await self._serve(Link(seat, socket, self.link_bytes))
+        except Exception as err:  # a broken link must never reach the screen
+            logger.info("link to seat %d: %s: %s", seat + 1, type(err).__name__, err)
         return socket
 
     # ----------------------------------------------------------------- running
@@ -251,7 +298,7 @@ class Mesh:
                 if finished and (told is None or now - told >= self.peer.resend_after):
                     told = now  # "I hold it all", for the seats that do not know it yet
                     for link in self.links.values():
-                        link.queue.put_nowait(encode_want(len(self.peer.log)))
+                        link.put(encode_want(len(self.peer.log)))
                 self.pump()
                 await asyncio.sleep(self.poll_every)
         finally:
@@ -315,7 +362,7 @@ class Mesh:
                     if local is not None:
                         local.receive(data, self.peer.seat, now)
                     if (link := self.links.get(seat)) is not None and seat != self.peer.seat:
-                        link.queue.put_nowait(data)
+                        link.put(data)
             for local in list(self.locals.values()):
                 for dest, data in local.take_outbox():
                     moved = True
@@ -403,9 +450,11 @@ class Mesh:
                         if got != seat:
                             raise HandshakeFailed(f"seat {seat + 1}'s address answers with another key")
                         backoff = BACKOFF_FIRST
-                        await self._serve(Link(seat, socket))
+                        await self._serve(Link(seat, socket, self.link_bytes))
                 except (ProtocolError, TimeoutError, aiohttp.ClientError, OSError):
                     pass  # the seat is not up yet, or went away: try again after the backoff
+                except Exception as err:  # logged, and dialled again
+                    logger.info("link to seat %d: %s: %s", seat + 1, type(err).__name__, err)
             await asyncio.sleep(backoff)
             backoff = min(BACKOFF_MAX, backoff * 2)
 
@@ -443,22 +492,43 @@ class Mesh:
         return data
 
     async def _serve(self, link: Link) -> None:
-        """Carry messages on an authenticated link until it closes."""
+        """Carry messages on an authenticated link until it closes, its writer fails (the
+        transport closed under it) or its queue overflows (the other side does not read)."""
         old = self.links.get(link.seat)
         self.links[link.seat] = link
         self.linked += 1
         self._report_link(link.seat, True)  # the peer asks for what it missed (a want) ...
         self.pump()  # ... at once: the first frame on a fresh link
         if old is not None:
-            await old.socket.close()
+            await self._shut(old.socket)
+        reader = asyncio.ensure_future(self._read(link))
         writer = asyncio.ensure_future(self._write(link))
+        overflow = asyncio.ensure_future(link.overflowed.wait())
         refused: str | None = None
         try:
-            refused = await self._read(link)
+            await asyncio.wait((reader, writer, overflow), return_when=asyncio.FIRST_COMPLETED)
+            if reader.done() and not reader.cancelled():
+                if (error := reader.exception()) is not None:
+                    logger.info("link to seat %d broke: %s: %s", link.seat + 1,
+                                type(error).__name__, error)
+                else:
+                    refused = reader.result()
+            elif writer.done() and not writer.cancelled() and writer.exception() is not None:
+                error = writer.exception()
+                logger.info("link to seat %d broke while sending: %s: %s", link.seat + 1,
+                            type(error).__name__, error)
+            if link.overflowed.is_set():
+                self.overflowed += 1
+                logger.info("link to seat %d closed: more than %d bytes waited for it to read",
+                            link.seat + 1, link.limit)
+                # Cut, not closed politely: a close frame would wait behind what it does not read.
+                self._abort(link.socket)
         finally:
-            writer.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await writer
+            for task in (reader, writer, overflow):
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
+            self.most_queued[link.seat] = max(self.most_queued.get(link.seat, 0), link.most)
             if self.links.get(link.seat) is link:
                 del self.links[link.seat]
                 self.unlinked_at[link.seat] = self.clock()
@@ -466,17 +536,37 @@ class Mesh:
             if refused is not None:
                 self.refused += 1
                 self.peer.faults.append(Fault(link.seat, None, f"link closed: {refused}"))
-            with contextlib.suppress(Exception):
-                if refused is None:
-                    await link.socket.close()
-                else:  # the other side learns why: the close frame carries the reason
-                    reason = refused.encode()[:CLOSE_REASON_BYTES].decode(errors="ignore").encode()
-                    await link.socket.close(code=CLOSE_POLICY, message=reason)
+                logger.info("link to seat %d closed: %s", link.seat + 1, refused)
+            if refused is None:
+                await self._shut(link.socket)
+            else:  # the other side learns why: the close frame carries the reason
+                reason = refused.encode()[:CLOSE_REASON_BYTES].decode(errors="ignore").encode()
+                await self._shut(link.socket, code=CLOSE_POLICY, message=reason)
+
+    @staticmethod
+    async def _shut(socket: Socket, **how: Any) -> None:
+        """Close ``socket``, whatever state its transport is in (a second or so at most)."""
+        try:
+            await asyncio.wait_for(socket.close(**how), HANDSHAKE_TIMEOUT)
+        except Exception as err:  # a closing transport: nothing more to do
+            logger.debug("closing a link: %s: %s", type(err).__name__, err)
+            Mesh._abort(socket)
+
+    @staticmethod
+    def _abort(socket: Socket) -> None:
+        """Drop the connection under ``socket`` at once."""
+        writer = getattr(socket, "_writer", None)
+        transport = getattr(writer, "transport", None)
+        if transport is not None:
+            transport.abort()
 
     @staticmethod
     async def _write(link: Link) -> None:
         while True:
-            await link.socket.send_bytes(await link.queue.get())
+            data = await link.queue.get()
+            await link.socket.send_bytes(data)
+            link.queued -= len(data)
+            link.sent_total += len(data)
 
     async def _read(self, link: Link) -> str | None:
         """Feed the link's frames to the peer; why the link broke the rules, if it did."""
@@ -492,11 +582,20 @@ class Mesh:
             if not limit.allow(now):
                 return f"more than {self.rate:.0f} frames a second"
             data: bytes = message.data
-            self.peer.receive(data, link.seat, now)
-            self.pump()
             try:
                 kind, value = decode_message(data)
             except ProtocolError as err:
-                return str(err)  # the peer has recorded the frame; garbage costs the sender its link
+                self.peer.receive(data, link.seat, now)  # the peer records the frame's fault
+                return str(err)  # garbage costs the sender its link
+            if kind == WANT and link.answering(value, now, self.peer.resend_after / 2):
+                # Already answered (PROTOCOL §6.1): asking again at once gets nothing more.
+                self._held(link.seat, kind, value)
+                continue
+            self.peer.receive(data, link.seat, now)
+            self.pump()
+            if kind == WANT:
+                link.answered = {start: got for start, got in link.answered.items()
+                                 if now - got[0] < self.peer.resend_after or link.sent_total < got[1]}
+                link.answered[value] = (now, link.put_total)
             self._held(link.seat, kind, value)
         return None

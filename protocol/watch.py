@@ -20,7 +20,8 @@ name is not one). From then on, in order, the host sends:
 A spectator never sends anything else, never writes to the log, and never slows the players:
 the entries go to a spectator's own queue after the host's peer has passed them to the seats,
 a writer task sends them when the event loop is free, and a spectator whose queue reaches
-:data:`QUEUE_LIMIT` messages (it does not read) is dropped, never waited for.
+:data:`QUEUE_LIMIT` messages or :data:`QUEUE_BYTES` bytes beyond its catch-up (it does not
+read) is dropped, never waited for.
 
 The spectator trusts none of it: every entry is checked as it arrives, exactly as a peer checks
 it (:class:`p2p10.audit.LiveAudit`), a violation is shown at once with the seat it blames, the
@@ -73,6 +74,8 @@ DEFAULT_SPECTATORS = 8
 # Messages waiting for one spectator: a whole game is about 2,000 entries, so a spectator that
 # catches up mid-game fits; one that stops reading for that long is dropped.
 QUEUE_LIMIT = 4096
+# And bytes: a message is up to 64 KiB, so the count alone would let one spectator hold 256 MiB.
+QUEUE_BYTES = 8 * 1024 * 1024
 WATCH_MAX_BYTES = 1024  # what a spectator sends: its name, and a private table's exchange
 END_DRAIN = 10.0  # how long the host waits for its spectators to take the end of the game
 TELL_EVERY = 2.0  # at most one "(watching: ...)" line for the players in this many seconds
@@ -141,6 +144,8 @@ class Spectator:
     transport: asyncio.BaseTransport | None
     queue: asyncio.Queue[bytes | None]
     dropped: bool = False
+    limit: int = QUEUE_BYTES  # the most bytes that may wait for it
+    queued: int = 0  # bytes waiting for it now
 
 
 class Gallery:
@@ -160,6 +165,7 @@ class Gallery:
         self.spectators: list[Spectator] = []
         self.peer: Peer | None = None
         self.dropped = 0  # spectators dropped for not keeping up
+        self.most_queued = 0  # the most bytes that waited for one spectator
         self.over = False  # the game is over: the end has gone out
         # Spectators whose link broke before the end: they dial again (see watch), and the
         # host waits a little for them at the end rather than close under their feet.
@@ -246,7 +252,11 @@ class Gallery:
         if spectator.dropped:
             return
         try:
+            if spectator.queued + len(data) > spectator.limit:
+                raise asyncio.QueueFull
             spectator.queue.put_nowait(data)
+            spectator.queued += len(data)
+            self.most_queued = max(self.most_queued, spectator.queued)
         except asyncio.QueueFull:
             # Never waited for: a spectator that does not keep up is dropped.
             spectator.dropped = True
@@ -256,6 +266,11 @@ class Gallery:
             if spectator.transport is not None:
                 spectator.transport.abort()
             self._tell(_("{name} stopped watching: too slow to keep up").format(name=spectator.name))
+
+    def _catch_up_bytes(self) -> int:
+        """What a whole catch-up may take in a spectator's queue (over and above its bound)."""
+        log = self.peer.log if self.peer is not None else []
+        return sum(len(entry.raw) + 16 for entry in log) + 64  # 16: an entry message's packing
 
     def _catch_up(self, spectator: Spectator, start: int = 0, last: bytes = b"") -> None:
         """Every entry from ``start`` on (a spectator dialling again holds the first ones, the
@@ -326,7 +341,8 @@ class Gallery:
         # The catch-up goes in the queue whole, over and above the limit on what waits for a
         # spectator (a long game's log may be longer than that limit).
         behind = len(self.peer.log) if self.peer is not None else 0
-        spectator = Spectator(name, socket, request.transport, asyncio.Queue(self.queue_limit + behind))
+        spectator = Spectator(name, socket, request.transport, asyncio.Queue(self.queue_limit + behind),
+                              limit=QUEUE_BYTES + self._catch_up_bytes())
         self.spectators.append(spectator)
         spectator.queue.put_nowait(pack(["watching", len(self.names), self.cap]))
         self._catch_up(spectator, *((item[2], item[3]) if len(item) == 4 else ()))
@@ -363,6 +379,7 @@ class Gallery:
             if data is None:
                 break
             await spectator.socket.send_bytes(data)
+            spectator.queued -= len(data)
         await spectator.socket.close()
 
 
