@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -70,6 +71,7 @@ from protocol.storage import LOG_SUFFIX, LogWriter, write_private
 from protocol.tls import client_context
 
 WATCH_PATH = "/watch"
+logger = logging.getLogger("p2p10.watch")
 DEFAULT_SPECTATORS = 8
 # Messages waiting for one spectator: a whole game is about 2,000 entries, so a spectator that
 # catches up mid-game fits; one that stops reading for that long is dropped.
@@ -354,6 +356,10 @@ class Gallery:
         try:
             async for _message in socket:
                 pass  # a spectator has nothing to say: whatever it sends is ignored
+        except (ConnectionError, aiohttp.ClientError) as err:
+            # Answering a ping on a transport that is closing raises here: the link is gone, a
+            # line in the log, never a traceback on the host's screen (issue 24, A63).
+            logger.info("spectator %s: link broke: %s: %s", name, type(err).__name__, err)
         finally:
             writer.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):

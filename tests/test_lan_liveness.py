@@ -175,6 +175,9 @@ def test_a_thinking_player_is_waited_for_and_a_sleeping_machine_comes_back() -> 
         for proc, (out, err) in zip(TRIAL.asleep, TRIAL.outputs, strict=True):
             assert proc.returncode == 0, (out, err)
             assert "game over:" in out, out
+            # A link broken by the sleep is a line in the log, never a traceback on the
+            # player's screen (issue 24, attack A63).
+            assert "Traceback" not in err and "Traceback" not in out, err
         dirs = TRIAL.sleep_dirs
         cy = seat_of(dirs[2])
         logs = [path.read_bytes() for folder in dirs for path in sorted(folder.glob("*.p2p10"))]
