@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import argparse
 import logging
+import logging.handlers
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
 
 from cli import lan_parsers, log_parsers, play_cmd, rules_cmd, stats_cmd
 from p2p10 import __version__
 from p2p10.errors import P2P10Error
 from p2p10.i18n import LANGUAGES, _, choose_language, set_language
 from p2p10.rules import RuleSet
+from protocol import data_home
 
 
 def _rule_options_parser() -> argparse.ArgumentParser:
@@ -45,6 +49,39 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+LOG_BYTES = 1_000_000  # the program's log is kept to about this size (and one older file)
+
+
+class _ProgramLog(logging.handlers.RotatingFileHandler):
+    """The program's log file, made (with its folder) only when there is a line to write, and
+    readable by its owner only: it names the addresses of the machines this one played with."""
+
+    def _open(self) -> Any:
+        path = Path(self.baseFilename)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        return open(descriptor, "a", encoding=self.encoding, errors=self.errors)
+
+
+def log_to_file() -> Path:
+    """Send the program's own log lines (the ``p2p10`` loggers: a broken link, a spectator
+    gone, a link closed for not reading) to ``$XDG_DATA_HOME/p2p10/p2p10.log``, never to the
+    terminal, where the table is drawn; the file's path."""
+    path = data_home() / "p2p10.log"
+    logger = logging.getLogger("p2p10")
+    for handler in list(logger.handlers):
+        if isinstance(handler, _ProgramLog):
+            if handler.baseFilename == str(path.absolute()):
+                return path
+            logger.removeHandler(handler)
+            handler.close()
+    handler = _ProgramLog(path, maxBytes=LOG_BYTES, backupCount=1, encoding="utf-8", delay=True)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(process)d %(name)s: %(message)s"))
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    return path
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command; returns the exit status (0 ok, 1 a failed check, 2 bad input)."""
     argv = sys.argv[1:] if argv is None else list(argv)
@@ -62,6 +99,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # raised exception.", once per write to a link that was reset): noise a remote machine can
     # make at will, which would garble the table on the screen. Errors are still shown.
     logging.getLogger("asyncio").setLevel(logging.ERROR)
+    log_to_file()
     try:
         if hasattr(args, "options"):
             args.rules = RuleSet.parse(

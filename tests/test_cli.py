@@ -6,6 +6,9 @@ import json
 import random
 import subprocess
 import sys
+from pathlib import Path
+
+import pytest
 
 from p2p10.cards import DECK_SIZE, card_text
 from p2p10.rules import PHASES
@@ -106,3 +109,23 @@ def test_the_wilson_interval_holds_the_win_rate_even_at_its_ends() -> None:
         assert wilson(0, trials)[0] == 0.0 and wilson(trials, trials)[1] == 1.0
     low, high = wilson(1160, 2000)
     assert round(low, 3) == 0.558 and round(high, 3) == 0.601
+
+
+def test_the_programs_own_lines_go_to_its_log_file_not_the_terminal(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 24, point 10 (A63): a broken link is a line in the program's log file
+    (``$XDG_DATA_HOME/p2p10/p2p10.log``, its owner's only), never on the screen where the table
+    is drawn."""
+    import logging
+
+    from cli.main import main
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    assert main(["rules", "phases"]) == 0
+    capsys.readouterr()
+    log = tmp_path / "p2p10" / "p2p10.log"
+    assert not log.exists()  # made only when there is a line to write
+    logging.getLogger("p2p10.mesh").info("link to seat 2 broke: ClientConnectionResetError")
+    assert capsys.readouterr() == ("", "")
+    assert "p2p10.mesh: link to seat 2 broke: ClientConnectionResetError" in log.read_text()
+    assert log.stat().st_mode & 0o077 == 0
