@@ -110,6 +110,10 @@ def add_parsers(sub: Any, rule_options: argparse.ArgumentParser) -> None:
                        # TRANSLATORS: DIR is the option's metavar: translate it as there.
                        help=_("save the log in DIR (default: the data directory)"))
     watch.add_argument("--ascii", action="store_true", help=_("draw the table with ASCII only"))
+    watch.add_argument("--also", metavar="HOST:PORT",
+                       help=_("watch a second seat's machine too (a player's HOST:PORT) and check "
+                              "that it holds the history the host shows: a host that seated "
+                              "keys of its own, or forked the log, is caught"))
     watch.set_defaults(func=run_later("cli.watch_cmd", "cmd_watch"))
 
     tables = sub.add_parser(

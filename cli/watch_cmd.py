@@ -12,13 +12,15 @@ from pathlib import Path
 
 from cli import UsageError
 from cli.lan_cmds import _find_table, _listen, _looks_like_address, _name, given_code, with_code
-from p2p10.audit import Damage, LiveAudit
+from p2p10.audit import Damage, LiveAudit, one_history
 from p2p10.errors import ProtocolViolation
 from p2p10.i18n import _, ngettext, pgettext
 from protocol.discovery import TableAd
 from protocol.lan import LanError, parse_address
 from protocol.local import data_dir
 from protocol.watch import WatchEvents, WatchResult, watch
+
+ALSO_WAIT = 30.0  # s: how long the second seat's feed (--also) may take to end after the host's
 
 
 def _say(line: str) -> None:
@@ -115,11 +117,53 @@ def cmd_watch(args: argparse.Namespace) -> int:
     screen = sys.stdin.isatty() and sys.stdout.isatty()
     code = given_code(args.code, found)
 
+    try:
+        also = None if args.also is None else parse_address(args.also, "--also")
+    except LanError as err:
+        raise UsageError(str(err)) from None
+    compared: list[str | None] = []
+
     async def run(code: str | None) -> WatchResult:
-        if screen:
-            return await _watch_screen(address, name, save, announced, code, args.ascii)
-        return await _watch_plain(address, name, save, announced, code)
+        second = None if also is None else asyncio.ensure_future(
+            watch(also, name, code=code, any_seat=True))
+        try:
+            if screen:
+                result = await _watch_screen(address, name, save, announced, code, args.ascii)
+            else:
+                result = await _watch_plain(address, name, save, announced, code)
+            if second is not None:
+                compared.append(await _compare(result, second, also))
+            return result
+        finally:
+            if second is not None and not second.done():
+                second.cancel()
 
     result = with_code(code, run)
     print(result.summary(), flush=True)
+    if compared and compared[0] is not None:
+        print(compared[0], flush=True)
+        return 1
     return 0 if result.report.clean and result.ended else 1
+
+
+async def _compare(result: WatchResult, second: asyncio.Future[WatchResult],
+                   also: tuple[str, int]) -> str | None:
+    """What watching a second seat (``--also``) found: None if it served the history the host
+    showed (the same table entry, no entry the host's feed contradicts), else a line saying
+    what differs."""
+    at = f"{also[0]}:{also[1]}"
+    try:
+        other = await asyncio.wait_for(second, ALSO_WAIT)
+    except TimeoutError:
+        return _("--also {at}: the second seat's feed did not end in time; nothing was compared "
+                 "past what it sent").format(at=at)
+    except LanError as err:
+        return _("--also {at}: {reason}").format(at=at, reason=err)
+    differs = one_history(result.records, other.records)
+    if differs is not None:
+        return _("--also {at}: VIOLATION: {what}").format(at=at, what=differs)
+    if not other.report.clean and (other.report.violation or other.report.damage):
+        return _("--also {at}: {verdict}").format(at=at, verdict=other.report.verdict())
+    print(_("--also {at}: the second seat holds the same history ({n} entries)").format(
+        at=at, n=len(other.records)), flush=True)
+    return None

@@ -22,7 +22,7 @@ entry, and who agreed.
 from __future__ import annotations
 
 import io
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Executor, Future
 from dataclasses import dataclass
 from typing import BinaryIO
@@ -345,3 +345,40 @@ class LiveAudit:
     def report(self) -> AuditReport:
         """The verdict on the entries so far (a complete game checks CLEAN)."""
         return _stopped(len(self.records) + (self.failure is not None), self.table, self.failure)
+
+
+def one_history(first: Sequence[bytes], second: Sequence[bytes]) -> str | None:
+    """Whether two feeds of one table, each checked by its own :class:`LiveAudit` (a spectator
+    watching two seats, ``p2p10 watch --also``), serve one history: None if they do (where one
+    is longer, the other is a prefix of it); else why not, naming the seat where the evidence
+    allows. Two different table entries mean the two machines do not serve one table (a host
+    may have seated keys it made itself: attack A57); two different entries for one position
+    that both verify under the key that signs their author there are that author's fork."""
+    if not first or not second:
+        return None
+    if first[0] != second[0]:
+        return ("these two seats do not serve one table: their table entries differ (one of "
+                "them seated other keys)")
+    try:
+        table = fold(None, parse_entry(first[0]))
+    except (BadEntry, ProtocolViolation):
+        return None  # (each feed's own audit says what is wrong with it)
+    for seq, (one, other) in enumerate(zip(first, second, strict=False)):
+        if one == other:
+            if seq > 0:
+                try:
+                    table = fold(table, parse_entry(one))
+                except (BadEntry, ProtocolViolation):
+                    return None
+            continue
+        try:
+            a, b = parse_entry(one), parse_entry(other)
+        except BadEntry:
+            return None
+        if a.author == b.author and a.author < table.players:
+            key = table.verifier_at(a.author, seq)
+            if a.verify(key) and b.verify(key):
+                return (f"{table.name(a.author)} signed two different entries for entry {seq}: "
+                        "the two seats were shown two histories (a fork)")
+        return f"the two seats serve different entries from entry {seq} on"
+    return None

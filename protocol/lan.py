@@ -919,9 +919,17 @@ class Joiner:
 
     async def run(self) -> GameResult:
         """Start a mesh listener, sit down in the lobby, wait for the start, play."""
+        # At an open table every seat serves spectators too: one who pins a second seat (watch
+        # --also) checks that the host shows the history the players hold. Not at a private
+        # one: each door would be another window of guesses at the code (section 6.1.3).
+        self.gallery = Gallery(DEFAULT_SPECTATORS, self.say,
+                               Gate(self.code, public_bytes(self.identity), say=self.say))
+        routes: dict[str, Handler] = {MESH_PATH: self.slot.handle}
+        if self.code is None:
+            routes[WATCH_PATH] = self.gallery.handle
         try:
-            runner, port = await listen({MESH_PATH: self.slot.handle}, self.interface,
-                                        self.listen_port, identity=self.identity, door=self.slot.door)
+            runner, port = await listen(routes, self.interface, self.listen_port,
+                                        identity=self.identity, door=self.slot.door)
         except OSError as err:
             raise LanError(_("cannot listen on {interface}:{port}: {reason}").format(
                 interface=self.interface, port=self.listen_port, reason=err.strerror)) from None
@@ -941,10 +949,13 @@ class Joiner:
             roster = [SeatInfo(s.name, s.key, own_host if i == seat and not self.reachable_at
                                else s.host or self.host, s.port)
                       for i, s in enumerate(roster)]
-            return await play_seat(peer, table_id, roster, rules,
-                                   log_path_for(self.save_dir, table_id, seat), self.slot,
-                                   listening=(self.interface, port), front=self.front,
-                                   timing=self.timing)
+            self.gallery.attach(peer)
+            result = await play_seat(peer, table_id, roster, rules,
+                                     log_path_for(self.save_dir, table_id, seat), self.slot,
+                                     listening=(self.interface, port), front=self.front,
+                                     timing=self.timing)
+            await self.gallery.finish()
+            return result
         finally:
             await runner.cleanup()
 

@@ -411,6 +411,7 @@ class WatchResult:
     log_path: Path | None
     host_stopped: str | None
     ended: bool  # the game reached its end: the host said so, or the log received holds it all
+    records: tuple[bytes, ...] = ()  # the entries received, checked, in order
 
     def summary(self) -> str:
         """One line: the verdict on the log watched, and where it is."""
@@ -423,7 +424,7 @@ class WatchResult:
 
 async def watch(address: tuple[str, int], name: str, *, save_dir: Path | None = None,
                 events: WatchEvents | None = None, announced: str | None = None,
-                code: str | None = None) -> WatchResult:
+                code: str | None = None, any_seat: bool = False) -> WatchResult:
     """Follow the table whose host listens at ``address`` as ``name``, to the game's end,
     checking every entry. ``save_dir``: where to write the log as the entries come (a file
     named like a seat's, ``...-watch.p2p10``). ``announced``: the host key's fingerprint the
@@ -431,8 +432,10 @@ async def watch(address: tuple[str, int], name: str, *, save_dir: Path | None = 
     mid-game is dialled again (for up to :data:`RECONNECT_FOR` seconds, while nothing answers
     or links break at once; :data:`RECONNECT_BEFORE_START` before the game has started),
     going on from the entries already held. Raises :class:`LanError` if the host refuses or
-    cannot be reached at first (:class:`~protocol.lobby.WrongCode` for the code)."""
-    watcher = _Watcher(address, name, save_dir, events or WatchEvents(), announced, code)
+    cannot be reached at first (:class:`~protocol.lobby.WrongCode` for the code).
+    ``any_seat``: the machine at ``address`` may be any seat's, not only the host's (a second
+    seat, ``p2p10 watch --also``, whose feed is compared with the host's)."""
+    watcher = _Watcher(address, name, save_dir, events or WatchEvents(), announced, code, any_seat)
     try:
         return await watcher.run()
     finally:
@@ -447,7 +450,9 @@ class _Watcher:
     """One spectator's state across the links it dials (see :func:`watch`)."""
 
     def __init__(self, address: tuple[str, int], name: str, save_dir: Path | None,
-                 events: WatchEvents, announced: str | None, code: str | None) -> None:
+                 events: WatchEvents, announced: str | None, code: str | None,
+                 any_seat: bool = False) -> None:
+        self.any_seat = any_seat  # a second seat (watch --also), not the host
         self.address = address
         self.name = name
         self.save_dir = save_dir
@@ -495,7 +500,8 @@ class _Watcher:
                 self.events.note(str(err))
                 break  # refused, or another machine answers: what came stands
         # A link that broke after the last entry of the game lost only the host's "end".
-        return WatchResult(self.audit.report(), self.saved, self.host_stopped, ended or self._complete())
+        return WatchResult(self.audit.report(), self.saved, self.host_stopped, ended or self._complete(),
+                           tuple(self.audit.records))
 
     def _redial_window(self) -> float:
         """How long to dial a host that is gone: long once the game has started (the host may
@@ -584,8 +590,9 @@ class _Watcher:
             if failure is not None:
                 self.events.failure(failure)
                 return False
-            if len(audit.records) == 1 and audit.table is not None \
-                    and audit.table.keys[0] != self.host_key:
+            if len(audit.records) == 1 and audit.table is not None and not (
+                    audit.table.keys[0] == self.host_key
+                    or (self.any_seat and self.host_key in audit.table.keys)):
                 # The table's host (seat 1) is not the machine on this link: another machine
                 # serves (or relays) the table. Its entries are signed all the same, but this
                 # is not the table the spectator dialled.

@@ -440,3 +440,33 @@ async def test_a_joiner_leaves_a_table_whose_host_key_is_not_the_announced_one(t
     finally:
         hosting.cancel()
         await asyncio.gather(hosting, return_exceptions=True)
+
+
+def test_a_spectator_pins_a_second_seat_with_also(tmp_path: Path) -> None:
+    """``p2p10 watch HOST:PORT --also BOB:PORT`` (attack A57): the spectator watches the host
+    and Bob's own machine, and says that Bob holds the history the host showed."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        bobs_port = probe.getsockname()[1]
+    env = environment(tmp_path)
+    host = spawn(p2p10("host", "--name", "Ann", "--seats", "2", "--start-when-full", "-o", "hands=1",
+                       "--autoplay", "greedy", "--think", "0.05", "--interface", "127.0.0.1",
+                       "--quiet-network", "--save", str(tmp_path / "ann")), env)
+    procs = [host]
+    try:
+        port = read_port(host)
+        procs.append(spawn(p2p10("join", f"127.0.0.1:{port}", "--name", "Bob", "--autoplay", "greedy",
+                                 "--think", "0.05", "--interface", "127.0.0.1", "--port", str(bobs_port),
+                                 "--save", str(tmp_path / "bob")), env))
+        read_line(procs[1], r"the table is full")
+        procs.append(spawn(p2p10("watch", f"127.0.0.1:{port}", "--also", f"127.0.0.1:{bobs_port}",
+                                 "--name", "Sam", "--save", str(tmp_path / "sam")), env))
+        out, err = procs[2].communicate(timeout=TIMEOUT * 4)
+    finally:
+        stop(procs)
+    assert procs[2].returncode == 0, (out, err)
+    assert re.search(r"^CLEAN: .+", out, re.M), out
+    assert re.search(rf"^--also 127\.0\.0\.1:{bobs_port}: the second seat holds the same history "
+                     r"\(\d+ entries\)$", out, re.M), out

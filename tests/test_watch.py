@@ -19,7 +19,7 @@ from aiohttp import web
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 import protocol.watch
-from p2p10.audit import LiveAudit, audit_records
+from p2p10.audit import LiveAudit, audit_records, one_history
 from p2p10.bots import POLICIES
 from p2p10.chatroom import sign_chat
 from p2p10.log import fingerprint, make_entry, parse_entry, public_bytes, read_records
@@ -722,3 +722,48 @@ def test_the_live_table_follows_the_game_and_stays_where_the_viewer_steps_back(g
         assert screen.me is None
         screen.failed("VIOLATION: seat 2: entry 9: a test")
         assert "VIOLATION: seat 2" in screen.screen_text()
+
+
+# ----------------------------------------------------------------- a second seat (--also)
+
+
+async def test_a_second_seat_serves_its_spectators_the_same_history(tmp_path: Path) -> None:
+    """Attack A57, the check: a spectator who watches the host and, with ``--also``, a player's
+    own machine gets the same history from both, each checked by its own audit."""
+    import socket
+
+    _host, hosting, port, _said = await open_host(tmp_path)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        bobs_port = probe.getsockname()[1]
+    joiner = Joiner(f"127.0.0.1:{port}", "Bob", "greedy", "127.0.0.1", tmp_path / "bob", say=lambda _: None,
+                    listen_port=bobs_port)
+    joining = asyncio.ensure_future(joiner.run())
+    while joiner.peer is None:
+        await asyncio.sleep(0.01)
+    at_host = asyncio.ensure_future(watch(("127.0.0.1", port), "Sam"))
+    at_bob = asyncio.ensure_future(watch(("127.0.0.1", bobs_port), "Sam", any_seat=True))
+    results = await asyncio.wait_for(asyncio.gather(hosting, joining, at_host, at_bob), TIMEOUT)
+    host_feed, bob_feed = results[2], results[3]
+    assert host_feed.report.clean and bob_feed.report.clean, (host_feed.summary(), bob_feed.summary())
+    assert host_feed.records == bob_feed.records and one_history(host_feed.records, bob_feed.records) is None
+    assert results[1].peer.seat != 0  # (Bob's machine: not the host)
+
+
+def test_two_feeds_of_different_tables_or_a_fork_are_caught(game: TableRun) -> None:
+    """Attack A57: a host that seated keys of its own shows a complete, clean game, but a
+    player's machine serves another table entry; and a host that forks shows an entry its
+    author signed twice for one place. Each feed audits clean on its own; compared, they do
+    not make one history."""
+    records = records_of(game)
+    other = [entry.raw for entry in play_table([POLICIES["greedy"]] * 3, RULES, seed=12).peers[0].log]
+    assert one_history(records, records[:30]) is None  # a feed behind the other is no fork
+    assert "do not serve one table" in (one_history(records, other) or "")
+    k = move_at(records, 40)
+    author = parse_entry(records[k]).author
+    twin = rewritten(game, k, [0, "another"])
+    table = game.peers[0].table
+    assert table is not None
+    fork = one_history(records, [*records[:k], twin])
+    assert fork is not None
+    assert fork.startswith(f"{table.name(author)} signed two different entries for entry {k}"), fork
