@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from cli import HelpFormatter
 from p2p10.errors import P2P10Error
 from p2p10.i18n import _, ngettext, pgettext
+from p2p10.narrate import company
 
 if TYPE_CHECKING:
     from cli.table.start import Continue, NewGame, StartChoice
@@ -146,7 +147,7 @@ def _start_screen(settings: NewGame, ascii_only: bool) -> StartChoice:
 
 
 def _unfinished_label(game: SavedGame) -> str:
-    others = ", ".join(game.names[1:])
+    others = company(game.names[1:])
     when = game.when.strftime("%Y-%m-%d %H:%M")
     if game.phase is None:
         # TRANSLATORS: an unfinished game in the start screen's list: {when} is a date and time,

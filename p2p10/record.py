@@ -35,6 +35,7 @@ from p2p10.bots import POLICIES
 from p2p10.engine import MAX_PLAYERS, MIN_PLAYERS
 from p2p10.errors import P2P10Error
 from p2p10.i18n import _, ngettext, pgettext
+from p2p10.narrate import company, level_name, shown_name
 
 if TYPE_CHECKING:
     from p2p10.table import TableState
@@ -131,7 +132,7 @@ class GameResult:
         hands = ngettext("in {n} hand", "in {n} hands", self.hands).format(n=self.hands)
         # TRANSLATORS: part of a game's line in your record: "with 45 points" (your final score).
         points = ngettext("with {n} point", "with {n} points", self.score).format(n=self.score)
-        fields = {"date": short_date(self.date), "others": ", ".join(p.name for p in self.opponents),
+        fields = {"date": short_date(self.date), "others": company([p.name for p in self.opponents]),
                   "in_hands": hands, "with_points": points}
         if self.won:
             # TRANSLATORS: a game in your record: "2024-01-02 10:11: won against Bot 1 (hard), Ann
@@ -142,7 +143,7 @@ class GameResult:
             clauses = [_("{date}: lost against {others} {in_hands} {with_points}").format(**fields)]
         if len(self.opponents) > 1 and not self.won:
             # TRANSLATORS: after a lost game in your record, who won it.
-            clauses.append(_("{name} won").format(name=self.players[self.winner].name))
+            clauses.append(_("{name} won").format(name=shown_name(self.players[self.winner].name)))
         if self.options:
             # TRANSLATORS: after a game in your record, its rule options as written (skip=next).
             clauses.append(_("rules {options}").format(options=", ".join(self.options)))
@@ -157,7 +158,7 @@ class GameResult:
         phase = (_("phase {n}").format(n=self.final_phase) if self.final_phase is not None
                  # TRANSLATORS: in the list of your latest games: you made no phase in that game.
                  else _("no phase"))
-        against = ", ".join(p.name for p in self.opponents)
+        against = company([p.name for p in self.opponents])
         # TRANSLATORS: a game in the list of your latest games: how many players it had.
         players = ngettext("{n} player", "{n} players", self.table_size).format(n=self.table_size)
         # TRANSLATORS: a game in the list of your latest games: how many hands it had.
@@ -405,15 +406,15 @@ def percent(rate: float | None) -> str:
 
 
 def _level_text(level: str) -> str:
-    """An opponent level for a person: a bot level as the bots' names say it ("hard", as in "Bot
-    2 (hard)"), ``bot`` and ``person`` in the current language."""
+    """An opponent level for a person, in the current language: a bot level as the bots' names
+    show it ("hard", as in "Bot 2 (hard)"), ``bot`` and ``person``."""
     if level == BOT:
         # TRANSLATORS: an opponent level in `p2p10 stats`: a bot whose name does not say its level.
         return pgettext("opponent", "bot")
     if level == PERSON:
         # TRANSLATORS: an opponent level in `p2p10 stats`: a person, not a bot.
         return pgettext("opponent", "person")
-    return level
+    return level_name(level)
 
 
 def _tally_table(title: str, tallies: Mapping[str, Tally]) -> list[str]:

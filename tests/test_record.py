@@ -278,7 +278,7 @@ def test_stats_prints_the_record(games: list[Played], xdg: Path) -> None:
     assert "  easy  " in out and "  hard  " in out and "Latest games" in out
     made, hands = record.phases_made()
     assert f"Phases made: {made} in {hands} hands" in out
-    assert out.count("vs Bot 1") == 2 and f"Record: {record_path()}" in out
+    assert out.count("  vs ") == 2 and "Bot 1" in out and f"Record: {record_path()}" in out
     assert ("no win yet" in out) == (total.won == 0)
     summary = json.loads(stats("--json").stdout)
     assert summary == {"file": str(record_path()), **json.loads(json.dumps(record.summary()))}

@@ -109,7 +109,8 @@ def check_prompt(app: LanTableApp, columns: int) -> str:
     prompt = app.prompt
     assert prompt is not None
     shown = text(app._status_text())
-    assert get_cwidth(shown) <= columns, (columns, shown)
+    assert all(get_cwidth(line) <= columns for line in shown.split("\n")), (columns, shown)
+    shown = shown.replace("\n", " ")
     current = prompt.current
     assert f"{current.key} {current.label}" in shown, (columns, shown)
     first = prompt.question.split()[0]

@@ -28,6 +28,7 @@ from cli.table.drawing import (
     coloured_words,
     columns,
     fit_words,
+    flow,
     join,
     shorten,
     tagged,
@@ -36,7 +37,7 @@ from cli.table.drawing import (
 )
 from cli.table.pane import TablePane
 from cli.table.panels import HelpEntry
-from cli.table.prompts import Choice, Prompt
+from cli.table.prompts import Prompt, yes_no
 from p2p10.engine import GameState
 from p2p10.i18n import _, pgettext
 from p2p10.narrate import HandSummary, Narrator, Told
@@ -48,6 +49,7 @@ KEY_NAMES = {"c-m": "Enter", "c-j": "Enter", " ": "Space", "c-i": "Tab", "s-tab"
 LOG_SHARE, LOG_MIN, LOG_MAX = 3, 24, 48  # the move log: a third of the terminal, in these bounds
 NO_LOG_BELOW = 72  # narrower, the move log gives its room to the table
 HAND_ROOM = 56  # the table pane's columns for a hand of 11 cards in frames (5 each), kept if it can
+STATUS_ROWS = 2  # lines a long message or question may take (a question's answers one more)
 QUESTION_MIN = 16  # columns of a question worth showing beside every choice of a prompt
 
 
@@ -97,8 +99,9 @@ class Board(TablePane):
         self.app.ttimeoutlen = 0.05
 
     def status_line(self) -> Container:
-        """The status line under the table (a screen may type text there)."""
-        return Window(self._status, height=1)
+        """The status line under the table (a screen may type text there): two lines when a
+        message or a question and its answers need them."""
+        return Window(self._status, height=lambda: len(self.status_lines()))
 
     @property
     def names(self) -> list[str]:
@@ -151,7 +154,7 @@ class Board(TablePane):
 
     def body_rows(self) -> int:
         """Rows above the status line and the keys."""
-        return self.size()[1] - 1 - len(self.footer_lines())
+        return self.size()[1] - len(self.status_lines()) - len(self.footer_lines())
 
     # -------------------------------------------------------------------- the move log
 
@@ -211,14 +214,26 @@ class Board(TablePane):
         self.say(text[:1].upper() + text[1:] + ("" if text.endswith((".", "!", "?")) else "."), "class:error")
 
     def _status_text(self) -> StyleAndTextTuples:
+        return join(self.status_lines())
+
+    def status_lines(self) -> list[Line]:
+        """The status line: the last message, or a question and its answers; a second line when
+        the message does not fit one, or the question and every answer do not fit beside each
+        other (the question above, the answers under it)."""
         prompt = self.prompt
         total = self.size()[0]
         if prompt is None:
             status = self.status
             if not status and not self._log_width() and self.screen == "table" and self.log_lines():
                 status = coloured_words(self.log_lines()[-1], "class:dim")  # no room for the log pane
-            return fit_words([("", " "), *status], total, self.ellipsis)
-        return self.prompt_line(prompt, total)
+            return flow([("", " "), *status], total, STATUS_ROWS, "  ", self.ellipsis)
+        if columns(prompt.question) + width(self.answer_layouts(prompt)[0]) + 3 <= total:
+            return [self.prompt_line(prompt, total)]
+        question = flow([("class:warn", f" {prompt.question}")], total, STATUS_ROWS, " ", self.ellipsis)
+        for answers in self.answer_layouts(prompt):
+            if width(answers) + 1 <= total:
+                return [*question, [("", " "), *answers]]
+        return [*question, fit_words([("", " "), *self.answer_layouts(prompt)[-1]], total, self.ellipsis)]
 
     def prompt_line(self, prompt: Prompt, limit: int) -> Line:
         """A question and its answers in ``limit`` columns, never a word cut through: every
@@ -226,6 +241,20 @@ class Board(TablePane):
         current choice whole, where it stands among them and the key to the next, beside the
         question shortened: to whole sentences, or to a few words at the very least (to its
         first if that does not fit either); on a very narrow terminal, the current choice alone."""
+        layouts = self.answer_layouts(prompt)
+        current = layouts[-1]
+        for least in (min(columns(prompt.question), QUESTION_MIN), 1):
+            for answers in layouts:
+                short = shorten(prompt.question, limit - width(answers) - 2, self.ellipsis)
+                if short and (columns(short) >= least or not short.endswith(self.ellipsis)):  # or sentences
+                    return [("class:warn", f" {short} "), *answers]
+        return fit_words([("", " "), *current], limit, self.ellipsis)
+
+    def answer_layouts(self, prompt: Prompt) -> tuple[Line, Line, Line, Line]:
+        """A question's answers, from the widest way of showing them to the narrowest: every
+        answer after its key (the current one marked); the current one whole, where it stands
+        among them and the key to the next; without that key; the current one alone. A click
+        picks an answer."""
         every: Line = []
         for index, choice in enumerate(prompt.choices):
             style = "class:choice" if index == prompt.index else ""
@@ -239,13 +268,7 @@ class Board(TablePane):
                                                            count=len(prompt.choices)) + " ")]
         # TRANSLATORS: the key that shows a question's next answer ("→ next", "L next").
         hint: Line = [("class:dim", "  " + _("{key} next").format(key=prompt.cycle or "→"))]
-        layouts = (every, place + current + hint, place + current, current)
-        for least in (min(columns(prompt.question), QUESTION_MIN), 1):
-            for answers in layouts:
-                short = shorten(prompt.question, limit - width(answers) - 2, self.ellipsis)
-                if short and (columns(short) >= least or not short.endswith(self.ellipsis)):  # or sentences
-                    return [("class:warn", f" {short} "), *answers]
-        return fit_words([("", " "), *current], limit, self.ellipsis)
+        return every, place + current + hint, place + current, current
 
     def keys_lines(self, items: Sequence[tuple[str, str, bool]]) -> list[Line]:
         """Footer lines: each key and its action, dimmed when not available, flowed to the
@@ -343,8 +366,7 @@ class Board(TablePane):
 
     def ask_quit(self) -> None:
         """Ask before leaving."""
-        self.prompt = Prompt(_("Quit?"), [Choice("y", _("yes, quit"), self.quit),
-                                          Choice("n", _("no"), self.cancel)], index=1)
+        self.prompt = yes_no(_("Quit?"), _("yes, quit"), self.quit, _("no"), self.cancel)
 
     def quit(self) -> None:
         """Leave the screen (once: a key typed twice must not end it twice)."""
@@ -371,8 +393,11 @@ class Board(TablePane):
 
     def _prompt_key(self, prompt: Prompt, key: str) -> None:
         keys = [c.key.lower() for c in prompt.choices]
+        also = [c.also.lower() for c in prompt.choices]
         if key.lower() in keys and key != prompt.cycle:
             self._pick(keys.index(key.lower()))
+        elif key.lower() in also and key.lower() not in keys:
+            self._pick(also.index(key.lower()))
         elif key in ("←", "↑", "BackTab"):
             prompt.index = (prompt.index - 1) % len(prompt.choices)
         elif key in ("→", "↓", "Tab", prompt.cycle):

@@ -221,6 +221,42 @@ def fit_words(line: Line, limit: int, ellipsis: str = ELLIPSIS) -> Line:
     return out
 
 
+def flow(line: Line, limit: int, rows: int, indent: str = " ", ellipsis: str = ELLIPSIS) -> list[Line]:
+    """The line flowed at its spaces into at most ``rows`` lines of ``limit`` columns, styles and
+    mouse handlers kept, the lines after the first indented; the last shortened at a word (see
+    :func:`fit_words`) if the words do not all fit."""
+    lead = line[0][1][:len(line[0][1]) - len(line[0][1].lstrip(" "))] if line else ""
+    words: list[Line] = [[]]  # the line split after each space, every piece keeping its style
+    for fragment in line:
+        parts = fragment[1].split(" ")
+        for index, part in enumerate(parts):
+            if part:
+                words[-1].append((fragment[0], part, *fragment[2:]))
+            if index < len(parts) - 1:
+                words.append([])
+    lines: list[Line] = [[("", lead)] if lead else []]
+    for word in (w for w in words if w):
+        gap: Line = [("", " ")] if width(lines[-1]) > len(lead) else []
+        if lines[-1] and width(lines[-1]) + 1 + width(word) > limit and len(lines) < rows:
+            lines.append([])
+            gap = [("", indent)]
+        lines[-1] += gap + word
+    lines = [_merged(each) for each in lines]
+    lines[-1] = fit_words(lines[-1], limit, ellipsis)
+    return lines
+
+
+def _merged(line: Line) -> Line:
+    """The line with neighbouring fragments of one style (and no mouse handler) made one."""
+    out: Line = []
+    for fragment in line:
+        if out and len(out[-1]) == 2 and len(fragment) == 2 and out[-1][0] == fragment[0]:
+            out[-1] = (fragment[0], out[-1][1] + fragment[1])
+        else:
+            out.append(fragment)
+    return out
+
+
 def tagged(line: Line, handler: Handler | None = None) -> Line:
     """The line with ``handler`` on every fragment (as it is, without one)."""
     if handler is None:

@@ -8,7 +8,6 @@ from functools import partial
 
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.filters import Condition
-from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.layout import ConditionalContainer, HSplit, Window
 from prompt_toolkit.layout.containers import Container
@@ -19,7 +18,7 @@ from cli.table.drawing import Line, clip, columns, plain, shorten, width
 from cli.table.panels import HelpEntry, prose
 from cli.table.play import TableApp
 from cli.table.play_help import PLAY_HELP
-from cli.table.prompts import Choice, Prompt
+from cli.table.prompts import yes_no
 from p2p10.engine import GameState
 from p2p10.errors import IllegalMove
 from p2p10.i18n import N_, _, pgettext
@@ -129,10 +128,11 @@ class LanTableApp(TableApp):
         self.narrator.said(line.seat, line.text)
         self.app.invalidate()
 
-    def _status_text(self) -> StyleAndTextTuples:
+    def status_lines(self) -> list[Line]:
+        """The status line, or the chat line being typed (its own window)."""
         if not self.chatting:
-            return super()._status_text()
-        return clip([("class:warn", _chat_prompt()), ("", self.chat.text)], self.size()[0])
+            return super().status_lines()
+        return [clip([("class:warn", _chat_prompt()), ("", self.chat.text)], self.size()[0])]
 
     # ------------------------------------------------------------------- the table
 
@@ -242,8 +242,8 @@ class LanTableApp(TableApp):
         person = waiting.person
         question = _("Go on without {name}? The hand is dealt again without them.").format(
             name=voice.name(person))
-        self.prompt = Prompt(question, [Choice("y", _("yes, go on"), partial(self._go_on, person)),
-                                        Choice("n", _("no, wait"), self.cancel)], index=1)
+        self.prompt = yes_no(question, _("yes, go on"), partial(self._go_on, person),
+                             _("no, wait"), self.cancel)
 
     def _go_on(self, person: int) -> None:
         self.prompt = None

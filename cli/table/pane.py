@@ -29,7 +29,7 @@ from cli.table.drawing import (
     cards_line,
     clip,
     colour_key,
-    fit_words,
+    flow,
     join,
     plain,
     tagged,
@@ -41,6 +41,7 @@ from p2p10.engine import GameState
 from p2p10.i18n import _, ngettext, pgettext
 from p2p10.melds import Meld, label_text
 from p2p10.moves import hand_fit
+from p2p10.narrate import shown_name
 from p2p10.rules import describe_phase
 
 
@@ -183,7 +184,7 @@ class TablePane:
         """A seat's name, phase chip, cards in hand, score and Skips waiting for it."""
         playing = state.stage in ("draw", "play") and state.turn == seat
         line: Line = [("class:warn", f"{TURN} " if playing else "  "),
-                      ("class:title" if playing else "", state.names[seat])]
+                      ("class:title" if playing else "", shown_name(state.names[seat]))]
         phase = state.phase_of(seat) if seat in state.seats_in_hand or state.stage == "deal" else None
         if state.stage != "over" and phase is not None:
             down = DOWN if state.down[seat] is not None else ""
@@ -233,6 +234,10 @@ class TablePane:
         if state.stage not in ("draw", "play", "reveal"):
             return plain("")
         draw, discard = self.piles_parts(state)
+        if width(draw + discard) > self.left_width():  # a long language: the piles closer together
+            discard = [(discard[0][0], "  " + discard[0][1].lstrip(" "), *discard[0][2:]), *discard[1:]]
+        if width(draw + discard) > self.left_width():  # and a note that does not fit left out
+            discard = discard[:2]
         return draw + discard
 
     def piles_parts(self, state: GameState) -> tuple[Line, Line]:
@@ -256,13 +261,13 @@ class TablePane:
         state = self.state()
         limit = self.left_width()
         rows = self.body_rows()
-        lines = [fit_words(self.title(state), limit, self.ellipsis)]
+        lines = flow(self.title(state), limit, 2, "  ", self.ellipsis)  # a long title on two lines
         if state is None:
             return join([*lines, plain(""), plain("  " + _("Opening the table..."))])
         others = [s for s in range(state.players) if s != self.me]
         blocks = [(self.seat_line(state, s), self.meld_lines(state, s, limit)) for s in others]
         mine = self._own_part(state, limit)
-        room = max(rows - (1 + len(others) + 1 + len(mine)), 0)  # title, seats, piles, own part
+        room = max(rows - (len(lines) + len(others) + 1 + len(mine)), 0)  # title, seats, piles, own part
         for seat_line, melds in _fitted(blocks, room):
             lines.append(seat_line)
             lines += melds
@@ -278,9 +283,14 @@ class TablePane:
             return []
         you = self.seat_line(state, self.me)
         phase = state.phase_of(self.me) if state.stage != "over" else None
-        if phase is not None:
-            you.append(("class:dim", f"  {describe_phase(phase)}"))
-        mine = [plain(RULE * limit, "class:dim"), you, *self.meld_lines(state, self.me, limit)]
+        goal: list[Line] = []
+        if phase is not None:  # beside the seat's line, or under it when it does not fit there
+            described: Line = [("class:dim", f"  {describe_phase(phase)}")]
+            if width(you + described) <= limit:
+                you += described
+            else:
+                goal = [[("class:dim", "  "), *described]]
+        mine = [plain(RULE * limit, "class:dim"), you, *goal, *self.meld_lines(state, self.me, limit)]
         hand = self.hand_lines(state, limit)
         mine += hand
         hint = self.hand_hint(state) if hand else ""

@@ -13,7 +13,7 @@ from cli.table.drawing import DOWN, Line, coloured_words, columns, cut, pad, pla
 from p2p10.cards import card_text, sort_key
 from p2p10.engine import GameState
 from p2p10.i18n import _, ngettext, pgettext
-from p2p10.narrate import HandSummary, Voice
+from p2p10.narrate import HandSummary, Voice, shown_name
 from p2p10.rules import RuleSet, describe_phase, option_help
 
 HelpEntry = str | tuple[str, str]
@@ -109,7 +109,7 @@ def sheet_table(state: GameState, width: int) -> list[Line]:
              *(tie.format(n=i + 1) if r.tie else str(i + 1) for i, r in enumerate(state.sheet)),
              pgettext("score sheet", "Total"), pgettext("score sheet", "Made")]
     rows = [*hands, [str(t) for t in state.totals], [str(len(m)) for m in state.made]]
-    texts = sheet_rows(heads, state.names, rows, width)
+    texts = sheet_rows(heads, [shown_name(n) for n in state.names], rows, width)
     lines = [plain(texts[0], "class:title"), *(plain(t) for t in texts[1:-2]),
              plain(texts[-2], "class:title"), plain(texts[-1]), plain("")]
     # TRANSLATORS: the score sheet's legend; {tick} is the mark of a phase made.
@@ -173,6 +173,7 @@ def summary_table(summary: HandSummary, names: Sequence[str], voice: Voice, widt
     """A hand's end in a table: per seat the phase, the points, the total and the cards left;
     who replays a tie."""
     result = summary.result
+    names = [shown_name(n) for n in names]
     room = max(columns(n) for n in short_names(names, NAME_ROOM))
     names = short_names(names, room)
     titles = [pgettext("hand summary", "phase"), pgettext("hand summary", "points"),

@@ -10,7 +10,7 @@ from cli.table.board import Board
 from cli.table.drawing import Handler, Line, click, plain, shorten, tagged, width
 from cli.table.panels import HelpEntry, prose
 from cli.table.play_help import BUSY, PLAY_HELP
-from cli.table.prompts import Choice, Prompt
+from cli.table.prompts import Choice, Prompt, yes_no
 from p2p10.advice import NoAdvice, advise
 from p2p10.cards import card_text
 from p2p10.engine import Action, GameState
@@ -333,10 +333,9 @@ class TableApp(Board):
         if self.table_seat.over:
             self.quit()
         else:
-            self.prompt = self._quit_prompt = Prompt(
-                _("Quit the game? Its log stays saved."),
-                [Choice("y", _("yes, quit"), self.quit), Choice("n", _("no, play on"), self.cancel)],
-                index=1)
+            self.prompt = self._quit_prompt = yes_no(
+                _("Quit the game? Its log stays saved."), _("yes, quit"), self.quit,
+                _("no, play on"), self.cancel)
 
     def meld_clicked(self, meld_id: int) -> Handler | None:
         """A click on a meld hits the selected cards on it."""
@@ -577,9 +576,9 @@ class TableApp(Board):
             return
         name = self.narrator.voice.name(taker)
         # TRANSLATORS: asked before a Wild is discarded; {name} is the next player, who may take it.
-        self.prompt = Prompt(_("Discard a Wild? {name} may take it.").format(name=name),
-                             [Choice("y", _("discard it"), partial(self.discard_slot, state, slot)),
-                              Choice("n", _("keep it"), self._kept)], index=1)
+        self.prompt = yes_no(_("Discard a Wild? {name} may take it.").format(name=name),
+                             _("discard it"), partial(self.discard_slot, state, slot),
+                             _("keep it"), self._kept)
 
     def _kept(self) -> None:
         self.say(_("You kept the Wild."), "class:dim")

@@ -29,6 +29,7 @@ PLAY_HELP: tuple[HelpEntry, ...] = (
     ("s", N_("score sheet")),
     ("r", N_("rules in force")),
     ("?", N_("this help")),
+    # TRANSLATORS: y is the key for yes: write your language's ("j" in German, "s" in Spanish).
     ("q", N_("quit (y confirms)")),
     N_("The mouse works too: click a card, a meld, a pile or a key below."),
     "",

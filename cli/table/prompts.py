@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from p2p10.i18n import pgettext
+
 
 @dataclass
 class Choice:
@@ -14,6 +16,7 @@ class Choice:
     label: str
     action: Callable[[], object]
     cards: frozenset[int] = frozenset()  # slots to raise in the hand while it is the current one
+    also: str = ""  # another key that picks it (English "y" beside German "j")
 
 
 @dataclass
@@ -31,3 +34,15 @@ class Prompt:
     def current(self) -> Choice:
         """The choice Enter would pick."""
         return self.choices[self.index]
+
+
+def yes_no(question: str, yes: str, on_yes: Callable[[], object], no: str, on_no: Callable[[], object]
+           ) -> Prompt:
+    """A yes-or-no question, "no" the current answer: the language's keys for yes and no (j/n
+    in German, s/n in Spanish) pick them, and so do English y and n."""
+    # TRANSLATORS: the key that answers "yes" to a question, one lower-case letter ("j", "s").
+    yes_key = pgettext("yes key", "y")
+    # TRANSLATORS: the key that answers "no" to a question, one lower-case letter.
+    no_key = pgettext("no key", "n")
+    return Prompt(question, [Choice(yes_key, yes, on_yes, also="y"), Choice(no_key, no, on_no, also="n")],
+                  index=1)

@@ -28,9 +28,11 @@ from prompt_toolkit.layout import (
     Window,
 )
 
-from cli.table.drawing import ASCII, STYLE, Line, clip, join, plain
+from cli.table.drawing import ASCII, ASCII_ELLIPSIS, ELLIPSIS, STYLE, Line, clip, flow, join, plain
+from cli.table.drawing import columns as columns_of
 from p2p10.errors import P2P10Error
 from p2p10.i18n import N_, _, pgettext
+from p2p10.narrate import level_name
 from p2p10.rules import RuleSet
 from p2p10.table import MAX_NAME
 
@@ -44,16 +46,6 @@ GAMES: tuple[tuple[str, tuple[str, ...]], ...] = (
 SHOWN = 3  # unfinished and recent games listed
 
 
-def level_name(level: str) -> str:
-    """A bots' level as the menu shows it, in the current language (``--level`` takes the
-    English word)."""
-    names = {
-        # TRANSLATORS: how well the bots play: easy, normal or hard.
-        "easy": pgettext("bot level", "easy"),
-        "normal": pgettext("bot level", "normal"),
-        "hard": pgettext("bot level", "hard"),
-    }
-    return names.get(level, level)
 # prompt_toolkit's key names as the table's screens name them (cli.table.board does the same).
 KEY_NAMES = {"c-m": "Enter", "c-j": "Enter", " ": "Space", "c-i": "Tab", "s-tab": "BackTab",
              "escape": "Esc", "left": "←", "right": "→", "up": "↑", "down": "↓"}
@@ -251,8 +243,11 @@ class StartScreen:
         # options' as they are.
         return _("Rule options, e.g. phases=even skip=next (see 'p2p10 rules options'; Enter, Esc):")
 
-    def lines(self, columns: int) -> list[Line]:
-        """The menu drawn ``columns`` wide."""
+    def lines(self, columns: int, height: int = 1000) -> list[Line]:
+        """The menu drawn ``columns`` wide and at most ``height`` lines high: the row under the
+        cursor whole (on up to three lines), the others on one line each, shortened at a word;
+        the record's lines that do not fit left to ``p2p10 stats``."""
+        ellipsis = ASCII_ELLIPSIS if self.ascii_only else ELLIPSIS
         out: list[Line] = [plain(_("p2p10: Phase 10 with no server and no trusted dealer"), "class:title"),
                            plain("")]
         rows = self.rows()
@@ -265,31 +260,40 @@ class StartScreen:
                 if index:
                     out.append(plain(""))
                 out.append(plain(heading, "class:header"))
-            mark = "▶ " if index == self.cursor else "  "
-            style = "class:choice" if index == self.cursor else ""
-            indent = "  " if row.key in ("bots", "level", "game", "options", "name") else ""
-            out.append([("", mark + indent), (style, row.text)])
-        out.append(plain(""))
-        out.append(plain(_("Your record"), "class:header"))
-        out += [plain(line) for line in self.record] or [plain(_("No finished game yet."), "class:dim")]
-        out.append(plain(""))
+            here = index == self.cursor
+            lead = ("▶ " if here else "  ") + ("  " if row.key in ("bots", "level", "game", "options", "name")
+                                               else "")
+            parts = flow([("class:choice" if here else "", row.text)], columns - columns_of(lead),
+                         3 if here else 1, "  ", ellipsis)
+            out.append([("", lead), *parts[0]])
+            out += [[("", " " * columns_of(lead)), *part] for part in parts[1:]]
+        tail: list[Line] = [plain("")]
         if self.message is not None:
-            out.append(plain(self.message[1], self.message[0]))
+            tail += flow(plain(self.message[1], self.message[0]), columns, 2, "  ", ellipsis)
         # TRANSLATORS: the keys (↑/↓ ←/→ Enter n c q) are what the player presses: keep them.
-        out.append(plain(_("↑/↓ choose  ←/→ change  Enter select  n new game  c continue  q leave"),
-                         "class:dim"))
-        return [clip(line, columns) for line in out]
+        tail += flow(plain(_("↑/↓ choose  ←/→ change  Enter select  n new game  c continue  q leave"),
+                           "class:dim"), columns, 2, "  ", ellipsis)
+        record = [flow(plain(line), columns, 1, "", ellipsis)[0] for line in self.record] or [
+            plain(_("No finished game yet."), "class:dim")]
+        room = height - len(out) - len(tail) - 2  # a blank line and the heading before the record
+        if len(record) > room:
+            # TRANSLATORS: under the start screen's record, when not all of it fits the terminal.
+            record = [*record[:max(room - 1, 0)], plain(_("(the whole record: p2p10 stats)"), "class:dim")]
+        if room > 0:
+            out += [plain(""), plain(_("Your record"), "class:header"), *record[:room]]
+        return [clip(line, columns) for line in out + tail]
 
     def _menu_text(self) -> StyleAndTextTuples:
-        columns = self.app.output.get_size().columns
-        text = join(self.lines(columns))
+        size = self.app.output.get_size()
+        text = join(self.lines(size.columns, size.rows))
         if self.ascii_only:  # the menu has no mouse handlers to keep
             text = [(fragment[0], fragment[1].translate(ASCII)) for fragment in text]
         return text
 
     def screen_text(self) -> str:
-        """The menu as plain text (for tests)."""
-        return "\n".join("".join(f[1] for f in line) for line in self.lines(200))
+        """The menu as plain text, as the terminal shows it."""
+        size = self.app.output.get_size()
+        return "\n".join("".join(f[1] for f in line) for line in self.lines(size.columns, size.rows))
 
     def _key(self, event: KeyPressEvent) -> None:
         pressed = event.key_sequence[0]
