@@ -306,6 +306,13 @@ def advise(state: GameState, seat: int, names: Sequence[str], rng: random.Random
     return Advice(move, reason_text(why, names), why)
 
 
+def skip_choice(view: GameState, targets: Sequence[int]) -> int:
+    """Of ``targets``, the player the strong bot would skip (the one a Skip's hint names): the
+    one down and nearest going out, then with the most phases made, then the lowest total."""
+    policy = advisor()
+    return max(targets, key=lambda t: policy.skip_target_key(view, t))
+
+
 def _check_turn(state: GameState, seat: int, names: Sequence[str]) -> None:
     waiting = state.awaiting()
     if waiting.kind == "reshuffle":

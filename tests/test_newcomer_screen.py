@@ -5,23 +5,31 @@ it reads, and hint reasons that agree with the solver."""
 from __future__ import annotations
 
 import random
+import re
+from collections.abc import Awaitable, Callable
+from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from p2p10.advice import advise
+from cli.table.drawing import CURSOR
+from p2p10.advice import Advice, advise
 from p2p10.bots import POLICIES, WILD_IDS, Policy, missing
-from p2p10.cards import NUMBERED, is_natural
+from p2p10.cards import NUMBERED, card_text, is_natural, is_skip
 from p2p10.engine import GameState
-from p2p10.events import DrawStock, SeatEvent
+from p2p10.events import Discard, DrawStock, Hit, SeatEvent
+from p2p10.moves import discard_targets
 from p2p10.rules import PHASES, RuleSet
 from p2p10.simulate import play_game
 from p2p10.solver import meld_partners
+from protocol.local import USER
 from tests.brute import meld_ok
 from tests.test_advice import _deal
+from tests.test_play_app import Keyboard, body_of, table
 
 NAMES = ("Ann", "Bob", "Cy", "Dee", "Eve", "Fay")
+SKIP_SEED = 5  # a seed where the user is hinted to throw a Skip with three players to choose from
 
 
 # ---------------------------------------------------------------- point 14: hint reasons
@@ -93,3 +101,91 @@ def test_the_solvers_meld_partners_agree_with_the_naive_reference(hand: list[int
     does."""
     hand = [c for c in hand if c != card]
     assert bool(meld_partners(card, hand, phase)) == shares_a_meld(card, tuple(hand), phase)
+
+
+# ---------------------------------------------------------------- points 6 and 7: the hint
+
+
+def under_cursor(screen: str) -> str:
+    """The card a person sees the cursor mark under: the hand's row of marks holds one ▲, and
+    the card above it is centred on its column."""
+    lines = screen.split("\n")
+    row = next(i for i, line in enumerate(lines) if CURSOR in line)
+    column = lines[row].index(CURSOR)
+    above = [lines[i][column - 1:column + 2].strip() for i in range(max(row - 3, 0), row)]
+    cards = [text for text in above if text and text[0] in "RBGYWS" and "─" not in text]
+    assert len(cards) == 1, (above, screen)
+    return cards[0]
+
+
+async def hint_then_play(kb: Keyboard, skip: Callable[[Keyboard, Advice], Awaitable[None]] | None = None
+                         ) -> list[str]:
+    """Play the user's seat to the end of the hand by the hint alone: i, then p. After each
+    i, the status line shows the hint and, for a card played from the hand, the cursor is
+    under that card. A hinted Skip with a choice of players goes to ``skip`` instead of p.
+    The kinds of move played come back."""
+    local, app = kb.local, kb.app
+    played: list[str] = []
+    while True:
+        await kb.until(lambda: kb.my_turn() or local.over or app.screen != "table")
+        if local.over or app.screen != "table":
+            return played
+        view = local.view()
+        assert local.table is not None
+        advice = advise(view, USER, app.spoken, random.Random(local.table.seq))
+        await kb.keys("i")
+        screen = kb.screen()
+        assert "Hint: " + advice.reason[:30] in screen.replace("\n", " "), screen
+        move = advice.move
+        if isinstance(move, Discard | Hit):
+            assert under_cursor(screen) == card_text(move.card), (advice.reason, screen)
+        before = kb.entries()
+        if skip is not None and isinstance(move, Discard) and is_skip(move.card) \
+                and len(discard_targets(view, USER, move.card)) > 1:
+            await skip(kb, advice)
+        else:
+            await kb.keys("p")
+        await kb.until(lambda: kb.entries() > before)  # noqa: B023 - awaited at once
+        entry = local.user.log[before]
+        assert entry.author == USER and entry.kind == "move"
+        expected = body_of(move)
+        assert entry.body[1:1 + len(expected)] == expected, (advice.reason, entry.body[:5])
+        played.append(type(move).__name__)
+
+
+async def test_the_hint_puts_the_cursor_on_its_card_and_p_plays_it(tmp_path: Path) -> None:
+    """A whole hand played by i and p: the cursor shows the hinted card, p plays exactly the
+    hinted move, and the key bar names p."""
+    async with table(tmp_path, bots=2, seed=27, options=("hands=1",)) as kb:
+        await kb.until(kb.my_turn)
+        assert re.search(r" p +play hint", kb.screen()), kb.screen()
+        played = await hint_then_play(kb)
+    assert {"DrawStock", "Discard"} <= set(played), played
+    assert {"Hit", "LayDown", "TakeDiscard"} & set(played), played
+
+
+async def test_the_skip_prompt_numbers_its_choices_as_shown_and_enter_picks_the_hinted_player(
+        tmp_path: Path) -> None:
+    """A Skip with three players to choose from: x asks "Skip whom?" with the choices numbered
+    1, 2, 3 as they read, the hinted player the current choice; Enter skips that player."""
+    asked: list[str] = []
+
+    async def skip(kb: Keyboard, advice: Advice) -> None:
+        await kb.keys("x")
+        prompt = kb.app.prompt
+        assert prompt is not None
+        status = "".join(fragment[1] for fragment in kb.app._status_text())  # the status line
+        assert "Skip whom?" in status
+        assert [c.key for c in prompt.choices] == [str(n) for n in range(1, len(prompt.choices) + 1)]
+        numbered = re.findall(r"(\d) (Bot \d)", status)
+        assert [n for n, _name in numbered] == [str(n) for n in range(1, len(numbered) + 1)], status
+        assert isinstance(advice.move, Discard) and advice.move.target is not None
+        hinted = kb.app.spoken[advice.move.target]
+        assert prompt.current.label.startswith(hinted), (prompt.current.label, hinted)
+        asked.append(status)
+        await kb.keys("Enter")
+
+    async with table(tmp_path, bots=3, seed=SKIP_SEED, options=("hands=1",)) as kb:
+        await kb.until(kb.my_turn)
+        await hint_then_play(kb, skip)
+    assert asked
