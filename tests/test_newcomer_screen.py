@@ -19,6 +19,7 @@ from p2p10.bots import POLICIES, WILD_IDS, Policy, missing
 from p2p10.cards import NUMBERED, card_text, is_natural, is_skip
 from p2p10.engine import GameState
 from p2p10.events import Discard, DrawStock, Hit, SeatEvent
+from p2p10.melds import label_text
 from p2p10.moves import discard_targets
 from p2p10.rules import PHASES, RuleSet
 from p2p10.simulate import play_game
@@ -26,7 +27,7 @@ from p2p10.solver import meld_partners
 from protocol.local import USER
 from tests.brute import meld_ok
 from tests.test_advice import _deal
-from tests.test_play_app import Keyboard, body_of, table
+from tests.test_play_app import Keyboard, Terminal, body_of, table
 
 NAMES = ("Ann", "Bob", "Cy", "Dee", "Eve", "Fay")
 SKIP_SEED = 5  # a seed where the user is hinted to throw a Skip with three players to choose from
@@ -189,3 +190,84 @@ async def test_the_skip_prompt_numbers_its_choices_as_shown_and_enter_picks_the_
         await kb.until(kb.my_turn)
         await hint_then_play(kb, skip)
     assert asked
+
+
+# ---------------------------------------------------------------- point 1: every meld in sight
+
+
+def seat_blocks(pane: str, names: list[str]) -> dict[str, str]:
+    """The table pane's lines under each seat's line (up to the next seat's, the piles, or
+    the rule above the user's hand), by the seat's name."""
+    blocks: dict[str, str] = {}
+    current: str | None = None
+    for line in pane.split("\n"):
+        named = [n for n in names if line[:2] in ("▶ ", "> ", "  ") and line[2:].startswith(n + " ")]
+        if named:
+            current = max(named, key=len)
+            blocks[current] = line
+        elif current is not None and line.startswith("    "):
+            blocks[current] += "\n" + line
+        elif current is not None and line.strip():
+            current = None
+    return blocks
+
+
+def check_every_meld_in_sight(kb: Keyboard) -> int:
+    """Every meld on the table, by its letter and name, under its owner's line; or a line
+    that counts the melds not shown and names the key that shows them, and that key's
+    screen then holds each of them. Returns how many melds are on the table."""
+    app = kb.app
+    view = kb.local.view()
+    pane = "".join(fragment[1] for fragment in app._left_text())
+    blocks = seat_blocks(pane, list(app.names))
+    absent = []
+    for meld in view.melds:
+        words = f"{chr(ord('A') + meld.id)} {label_text(meld.kind, meld.label, len(meld.cards))}"
+        if words not in blocks.get(app.names[meld.owner], ""):
+            absent.append(words)
+    if absent:
+        note = re.search(r"(\d+) melds? not shown here: m shows every meld", pane)
+        assert note is not None and int(note.group(1)) == len(absent), (absent, pane)
+    return len(view.melds)
+
+
+@pytest.mark.parametrize("seed", [1, 5, 6])
+async def test_every_meld_is_in_sight_at_80x24_with_six_seats(tmp_path: Path, seed: int) -> None:
+    """Six seats at 80x24 (the issue's `p2p10 play --bots 5 -o hands=1`), the user's seat
+    played by the hint: at every turn of the user's, every meld on the table can be read
+    under its owner's line, at the least by its letter and name."""
+    most = 0
+    async with table(tmp_path, bots=5, seed=seed, options=("hands=1",), terminal=Terminal(80, 24)) as kb:
+        while True:
+            await kb.until(lambda: kb.my_turn() or kb.local.over or kb.app.screen != "table")
+            if kb.local.over or kb.app.screen != "table":
+                break
+            most = max(most, check_every_meld_in_sight(kb))
+            before = kb.entries()
+            await kb.keys("p")
+            await kb.until(lambda: kb.entries() > before)  # noqa: B023 - awaited at once
+    assert most >= 8
+
+
+async def test_a_table_too_small_for_its_melds_says_so_and_m_shows_them_all(tmp_path: Path) -> None:
+    """At 80x16 six seats' melds cannot all be shown, even by name: a line says how many are
+    left out and that m shows them; m opens a screen with every meld in full."""
+    said = False
+    async with table(tmp_path, bots=5, seed=5, options=("hands=1",), terminal=Terminal(80, 16)) as kb:
+        while not said:
+            await kb.until(lambda: kb.my_turn() or kb.local.over or kb.app.screen != "table")
+            assert not kb.local.over and kb.app.screen == "table", "the melds never overflowed"
+            check_every_meld_in_sight(kb)
+            if "not shown here: m shows every meld" in kb.screen():
+                said = True
+                await kb.keys("m")
+                screen = kb.screen()
+                assert "Melds on the table" in screen
+                for meld in kb.local.view().melds:
+                    name = label_text(meld.kind, meld.label, len(meld.cards))
+                    assert f"{chr(ord('A') + meld.id)} {name}" in screen, screen
+                await kb.keys("Enter")
+                assert kb.app.screen == "table"
+            before = kb.entries()
+            await kb.keys("p")
+            await kb.until(lambda: kb.entries() > before)  # noqa: B023 - awaited at once

@@ -206,25 +206,24 @@ class TableApp(Board):
         return state is not None and self.table_seat.my_turn() and state.why_not(action, self.seat) is None
 
     def footer(self) -> list[Line]:
-        """The actions, lit when the rules allow them now."""
+        """The actions, lit when the rules allow them now, then the keys that move, show and
+        leave, flowed together (as few lines as the terminal allows: each is a line the
+        table does not have)."""
         paced = self.table_seat.pace is not None
-        return [
-            *self.keys_lines([
-                ("d", pgettext("key", "draw"), self.may("draw")),
-                ("t", pgettext("key", "take"), self.may("take")),
-                ("l", pgettext("key", "lay down"), self.may("lay")),
-                ("L", pgettext("key", "choose"), self.may("lay")),
-                ("h", pgettext("key", "hit"), self.may("hit")),
-                ("x", pgettext("key", "discard"), self.may("discard")),
-                ("i", pgettext("key", "hint"), self.table_seat.my_turn()),
-                ("p", pgettext("key", "play hint"), self.table_seat.my_turn())]),
-            *self.keys_lines([
-                ("←→", pgettext("key", "move"), True), ("Space", pgettext("key", "select"), True),
-                ("o", pgettext("key", "sort"), True), ("+", pgettext("key", "faster"), paced),
-                ("-", pgettext("key", "slower"), paced), ("s", pgettext("key", "scores"), True),
-                ("r", pgettext("key", "rules"), True), ("?", pgettext("key", "help"), True),
-                ("q", self.quit_word(), True)]),
-        ]
+        return self.keys_lines([
+            ("d", pgettext("key", "draw"), self.may("draw")),
+            ("t", pgettext("key", "take"), self.may("take")),
+            ("l", pgettext("key", "lay down"), self.may("lay")),
+            ("L", pgettext("key", "choose"), self.may("lay")),
+            ("h", pgettext("key", "hit"), self.may("hit")),
+            ("x", pgettext("key", "discard"), self.may("discard")),
+            ("i", pgettext("key", "hint"), self.table_seat.my_turn()),
+            ("p", pgettext("key", "play hint"), self.table_seat.my_turn()),
+            ("←→", pgettext("key", "move"), True), ("Space", pgettext("key", "select"), True),
+            ("o", pgettext("key", "sort"), True), ("+", pgettext("key", "faster"), paced),
+            ("-", pgettext("key", "slower"), paced), ("s", pgettext("key", "scores"), True),
+            ("r", pgettext("key", "rules"), True), ("?", pgettext("key", "help"), True),
+            ("q", self.quit_word(), True)])
 
     def panel_keys_shown(self) -> list[tuple[str, str, bool]]:
         """At the end of a game: n plays another with the same settings."""

@@ -29,6 +29,7 @@ PLAY_HELP: tuple[HelpEntry, ...] = (
     ("p", N_("play the hint's move")),
     ("+ -", N_("the bots play faster or slower")),
     ("o", N_("sort your hand by number or by colour")),
+    ("m", N_("every meld on the table in full (a small terminal shows some by name only)")),
     ("s", N_("score sheet")),
     ("r", N_("rules in force")),
     ("?", N_("this help")),
