@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -19,6 +19,7 @@ from p2p10.bots import POLICIES, WILD_IDS, Policy, missing
 from p2p10.cards import NUMBERED, card_text, is_natural, is_skip
 from p2p10.engine import GameState
 from p2p10.events import Discard, DrawStock, Hit, SeatEvent
+from p2p10.i18n import set_language
 from p2p10.melds import label_text
 from p2p10.moves import discard_targets
 from p2p10.rules import PHASES, RuleSet
@@ -231,11 +232,21 @@ def check_every_meld_in_sight(kb: Keyboard) -> int:
     return len(view.melds)
 
 
-@pytest.mark.parametrize("seed", [1, 5, 6])
-async def test_every_meld_is_in_sight_at_80x24_with_six_seats(tmp_path: Path, seed: int) -> None:
+@pytest.fixture
+def language() -> Iterator[Callable[[str], None]]:
+    """Speak a language for one test (English again afterwards)."""
+    yield set_language
+    set_language("en")
+
+
+@pytest.mark.parametrize(("seed", "lang"), [(1, "en"), (5, "en"), (6, "en"), (5, "de"), (6, "es")])
+async def test_every_meld_is_in_sight_at_80x24_with_six_seats(tmp_path: Path, seed: int, lang: str,
+                                                              language: Callable[[str], None]) -> None:
     """Six seats at 80x24 (the issue's `p2p10 play --bots 5 -o hands=1`), the user's seat
     played by the hint: at every turn of the user's, every meld on the table can be read
-    under its owner's line, at the least by its letter and name."""
+    under its owner's line, at the least by its letter and name (in German and Spanish too,
+    whose longer keys take more rows)."""
+    language(lang)
     most = 0
     async with table(tmp_path, bots=5, seed=seed, options=("hands=1",), terminal=Terminal(80, 24)) as kb:
         while True:
