@@ -48,7 +48,7 @@ from p2p10.i18n import N_, _
 from p2p10.melds import Meld, check_meld, hit_ends
 from p2p10.moves import discard_moves, hit_moves, hit_targets
 from p2p10.rules import PHASES, MeldKind
-from p2p10.solver import solve
+from p2p10.solver import meld_partners, solve
 
 ADVISOR_LEVEL = "hard"
 
@@ -56,7 +56,7 @@ ReasonKind = Literal[
     # drawing
     "take_completes", "take_makes", "take_builds", "take_goes_down", "take_wild", "take_hit",
     "take_last", "take",
-    "draw_useless", "draw_no_hit", "draw_skip", "draw_empty",
+    "draw_useless", "draw_no_closer", "draw_no_hit", "draw_skip", "draw_empty",
     # laying down and hitting
     "lay_down", "lay_down_out", "hit", "hit_out", "hit_opens",
     # Skips
@@ -89,6 +89,9 @@ TEMPLATES: Mapping[str, str] = {
     "take_last": N_("take {card} from the discard pile: the draw pile is empty"),
     "take": N_("take {card} from the discard pile"),
     "draw_useless": N_("draw from the pile: the {card} on the discard pile fits nothing of yours"),
+    # TRANSLATORS: the card would pair with a card in hand, but the hand would still miss as
+    # many cards for the phase.
+    "draw_no_closer": N_("draw from the pile: taking {card} brings you no closer to phase {number}"),
     "draw_no_hit": N_("draw from the pile: you cannot hit the {card} from the discard pile"),
     "draw_skip": N_("draw from the pile: a Skip cannot be taken from the discard pile"),
     "draw_empty": N_("draw from the pile: the discard pile is empty"),
@@ -303,6 +306,13 @@ def advise(state: GameState, seat: int, names: Sequence[str], rng: random.Random
     return Advice(move, reason_text(why, names), why)
 
 
+def skip_choice(view: GameState, targets: Sequence[int]) -> int:
+    """Of ``targets``, the player the strong bot would skip (the one a Skip's hint names): the
+    one down and nearest going out, then with the most phases made, then the lowest total."""
+    policy = advisor()
+    return max(targets, key=lambda t: policy.skip_target_key(view, t))
+
+
 def _check_turn(state: GameState, seat: int, names: Sequence[str]) -> None:
     waiting = state.awaiting()
     if waiting.kind == "reshuffle":
@@ -361,7 +371,9 @@ def _explain_draw(view: GameState, seat: int, move: DrawStock | TakeDiscard,
             return Reason("draw_empty")
         if is_skip(top):
             return Reason("draw_skip", card=top)
-        return Reason("draw_no_hit" if view.down[seat] is not None else "draw_useless", card=top)
+        if view.down[seat] is not None:
+            return Reason("draw_no_hit", card=top)
+        return _explain_refused(view, seat, top, policy)
     if top is None:  # pragma: no cover - TakeDiscard is legal only with a card to take
         return Reason("draw_empty")
     if not view.stock:
@@ -391,6 +403,17 @@ def _explain_draw(view: GameState, seat: int, move: DrawStock | TakeDiscard,
     # "makes" when the meld needs none of the wilds still missing, "builds" when it does.
     kind: ReasonKind = "take_builds" if set(meld.cards) & set(wilds) else "take_makes"
     return Reason(kind, card=top, meld=MeldName(meld.kind, meld.label, len(meld.cards)))
+
+
+def _explain_refused(view: GameState, seat: int, top: int, policy: StrongPolicy) -> Reason:
+    """Why a seat not down leaves the discard pile's ``top``: it fits nothing of the hand
+    (no card in hand shares a meld of an allowed phase with it, by the solver), or it would
+    leave the hand missing as many cards for the phase aimed at."""
+    hand = view.hand_cards(seat)
+    if not any(meld_partners(top, hand, phase) for phase in view.allowed_phases(seat)):
+        return Reason("draw_useless", card=top)
+    phase = policy.target_phase(view, seat, (*hand, top))
+    return Reason("draw_no_closer", card=top, number=phase)
 
 
 # -- Skips

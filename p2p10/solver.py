@@ -156,6 +156,28 @@ def can_make(cards: Sequence[int], phase: int, rules: RuleSet = DEFAULT) -> bool
     return solve(cards, phase, rules) is not None
 
 
+def meld_partners(card: int, hand: Sequence[int], phase: int) -> tuple[int, ...]:
+    """The numbered cards of ``hand`` that can stand with the numbered ``card`` in one meld of
+    ``phase``, the wilds making up the rest: a set's number, a group's colour, or a run's
+    span (two different numbers that one run of the phase's length covers). What a hint may
+    call a card that "fits nothing" has none."""
+    partners: list[int] = []
+    for held in hand:
+        if held >= NUMBERED or held == card:
+            continue
+        for req in PHASES[phase]:
+            if req.kind == "set":
+                fits = _NUMBER_OF[held] == _NUMBER_OF[card]
+            elif req.kind == "color":
+                fits = _COLOUR_OF[held] == _COLOUR_OF[card]
+            else:
+                fits = 0 < abs(_NUMBER_OF[held] - _NUMBER_OF[card]) < req.size
+            if fits:
+                partners.append(held)
+                break
+    return tuple(partners)
+
+
 def _run_cards(hand: _Hand, low: int, high: int, wilds: list[int],
                skip_value: int = 0) -> tuple[int, ...]:
     """One numbered card per value of low..high, a wild in every gap (and at skip_value)."""

@@ -31,6 +31,7 @@ from p2p10.bots import POLICIES
 from p2p10.cards import card_text, is_skip
 from p2p10.events import DrawStock, Hit, LayDown, SeatEvent, TakeDiscard
 from p2p10.log import read_records
+from p2p10.moves import discard_targets
 from p2p10.rules import RuleSet
 from protocol.local import USER, LocalTable
 
@@ -136,8 +137,10 @@ async def type_move(kb: Keyboard, move: SeatEvent, asked: list[str]) -> None:
         if app.prompt is not None:
             assert move.target is not None and "Skip whom?" in app.prompt.question
             asked.append("whom")
-            assert f"{move.target + 1} {app.spoken[move.target]}" in kb.screen()  # numbered from 1
-            await kb.keys(str(move.target + 1))
+            # The choices are numbered 1, 2, ... as they read, not by seat.
+            number = str(discard_targets(state, USER, move.card).index(move.target) + 1)
+            assert f"{number} {app.spoken[move.target]}" in kb.screen()
+            await kb.keys(number)
 
 
 async def play_by_keys(kb: Keyboard, moves: list[str], asked: list[str]) -> None:

@@ -64,7 +64,7 @@ class Board(TablePane):
                  second_person: bool = False) -> None:
         super().__init__(me, ascii_only)
         self.rules = rules
-        self.screen = "table"  # or help, sheet, rules, hand, over
+        self.screen = "table"  # or help, sheet, rules, melds, hand, over
         self.status: Line = []
         self.narrator = Narrator(names, me, second_person)
         self.summary: HandSummary | None = None
@@ -188,6 +188,8 @@ class Board(TablePane):
             lines = panels.help_lines(self.help_text, limit)
         elif self.screen == "rules":
             lines = panels.rules_lines(self.rules, limit)
+        elif self.screen == "melds" and state is not None:
+            lines = self.all_melds_lines(state, limit)
         elif self.screen == "hand" and self.summary is not None and state is not None:
             lines = panels.summary_lines(self.summary, state.names, self.narrator.voice, limit)
         elif self.screen == "over" and state is not None:
@@ -338,6 +340,8 @@ class Board(TablePane):
             self._prompt_key(prompt, key)
         elif key in ("q", "c-c", "<sigint>"):
             self.ask_quit()
+        elif self.screen == "table" and key == "m":
+            self.open("melds")  # every meld in full, on every screen of a table
         elif self.screen == "table":
             self.table_keys(key)
         else:
@@ -346,7 +350,7 @@ class Board(TablePane):
 
     def panel_keys(self, key: str) -> None:
         """Keys on a side screen: its own key or Esc/Enter go back; s, r, ? switch; ↑↓ scroll."""
-        screens = {"s": "sheet", "r": "rules", "?": "help"}
+        screens = {"s": "sheet", "r": "rules", "?": "help", "m": "melds"}
         if key in ("↑", "↓", "pageup", "pagedown"):
             step = {"↑": -1, "↓": 1, "pageup": -10, "pagedown": 10}[key]
             self.scroll = max(0, self.scroll + step)

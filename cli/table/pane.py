@@ -4,6 +4,7 @@ and discard piles, and one seat's hand, drawn from a :class:`~p2p10.engine.GameS
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from prompt_toolkit.application.current import get_app
 from prompt_toolkit.formatted_text import StyleAndTextTuples
@@ -137,15 +138,16 @@ class TablePane:
             return set(self.prompt.current.cards)
         return self.selected
 
-    def hand_lines(self, state: GameState, limit: int) -> list[Line]:
-        """The shown hand: cards in frames (or in text), the selected ones raised a row, the
-        highlighted ones heavier (underlined), the cursor marked under its card."""
+    def hand_lines(self, state: GameState, limit: int, frames: bool = True) -> list[Line]:
+        """The shown hand: cards in frames (or in text, with ``frames`` False or where frames
+        do not fit), the selected ones raised a row, the highlighted ones heavier
+        (underlined), the cursor marked under its card."""
         slots = self.hand_slots(state)
         if not slots:
             return []
         fits = self.fits(state)[0]
         raised = self.raised()
-        framed = not self.ascii and 5 * len(slots) <= limit
+        framed = frames and not self.ascii and 5 * len(slots) <= limit
         cell = 5 if framed else 4
         rows: list[Line] = [[] for _row in range(4 if framed else 2)]
         marks: Line = []
@@ -198,6 +200,9 @@ class TablePane:
         if skips:
             more = _("skipped next") if skips == 1 else _("skipped {n} turns").format(n=skips)
             line.append(("class:warn", "  " + more))
+        if width(line) > self.left_width():  # a long language: one space between the parts
+            line = line[:2] + [(f[0], " " + f[1][2:], *f[2:]) if f[1].startswith("  ") else f
+                               for f in line[2:]]
         return line
 
     def meld_lines(self, state: GameState, seat: int, limit: int) -> list[Line]:
@@ -225,6 +230,30 @@ class TablePane:
         name = label_text(meld.kind, meld.label, len(meld.cards))
         piece: Line = [("class:meld", chr(ord("A") + meld.id)), ("class:dim", f" {name} ")]
         return tagged(piece + cards_line(meld.cards), self.meld_clicked(meld.id))
+
+    def meld_names(self, state: GameState, seat: int) -> Line:
+        """A seat's melds in one short line: each by its letter and name, without its cards
+        (where the table is too small for them)."""
+        line: Line = []
+        for meld in state.melds:
+            if meld.owner != seat:
+                continue
+            name = label_text(meld.kind, meld.label, len(meld.cards))
+            piece: Line = [("class:meld", chr(ord("A") + meld.id)), ("class:dim", f" {name}")]
+            line += [("", "  ")] * bool(line) + tagged(piece, self.meld_clicked(meld.id))
+        return line
+
+    def all_melds_lines(self, state: GameState, limit: int) -> list[Line]:
+        """Every meld on the table in full, under its owner's name (the side screen that the
+        melds key opens, for a table too small to show them all)."""
+        lines: list[Line] = [plain(" " + _("Melds on the table"), "class:header"), plain("")]
+        for seat in range(state.players):
+            melds = self.meld_lines(state, seat, limit)
+            if melds:
+                lines += [plain("  " + state.names[seat], "class:title"), *melds]
+        if len(lines) == 2:
+            lines.append(plain("  " + _("No meld is on the table yet."), "class:dim"))
+        return lines
 
     def piles_line(self, state: GameState) -> Line:
         """The draw pile's count and the discard pile's top card."""
@@ -265,53 +294,120 @@ class TablePane:
         if state is None:
             return join([*lines, plain(""), plain("  " + _("Opening the table..."))])
         others = [s for s in range(state.players) if s != self.me]
-        blocks = [(self.seat_line(state, s), self.meld_lines(state, s, limit)) for s in others]
-        mine = self._own_part(state, limit)
-        room = max(rows - (len(lines) + len(others) + 1 + len(mine)), 0)  # title, seats, piles, own part
-        for seat_line, melds in _fitted(blocks, room):
-            lines.append(seat_line)
+        seats = [*others, *([self.me] if self.me is not None else [])]
+        blocks = [_SeatMelds(self._seat_head(state, s), self.meld_lines(state, s, limit),
+                             self.meld_names(state, s)) for s in seats]
+        # Every meld stays in sight: where the melds do not fit in full, they go by name, then
+        # beside their owner's name; the line under the hand, then the cards' frames give
+        # way to them; only then are some left out (as few as can be, the line and the
+        # frames kept if that leaves out no more), with a line that says so and the key that
+        # shows them all.
+        layouts: list[tuple[int, int, list[Line], list[tuple[Line, list[Line]]]]] = []
+        for hint, frames in ((True, True), (False, True), (False, False)):
+            mine = self._own_part(state, limit, hint, frames)
+            room = rows - (len(lines) + len(others) + 1 + len(mine))  # title, seats, piles, own part
+            shown, hidden = _arranged(blocks, room, limit)
+            layouts.append((hidden, len(layouts), mine, shown))
+            if not hidden:
+                break
+        hidden, _index, mine, shown = min(layouts, key=lambda layout: layout[:2])
+        for head, melds in shown[:len(others)]:
+            lines.append(head)
             lines += melds
+        if hidden:
+            lines.append(plain("  " + ngettext("{n} meld not shown here: m shows every meld",
+                                               "{n} melds not shown here: m shows every meld",
+                                               hidden).format(n=hidden), "class:warn"))
+        if self.me is not None:
+            head, melds = shown[-1]
+            mine = [mine[0], head, *melds, *mine[2:]]
         if len(lines) + 2 + len(mine) <= rows:  # a blank line before the piles, if it fits
             lines.append(plain(""))
         lines.append(self.piles_line(state))
         lines += mine
         return join([clip(line, limit) for line in lines])
 
-    def _own_part(self, state: GameState, limit: int) -> list[Line]:
-        """The viewer's own seat under a rule: its line, melds and hand (nothing for a spectator)."""
+    def _seat_head(self, state: GameState, seat: int) -> Line:
+        """A seat's line; the viewer's own with the phase it plays, where that fits the pane."""
+        line = self.seat_line(state, seat)
+        phase = state.phase_of(seat) if seat == self.me and state.stage != "over" else None
+        if phase is not None:
+            described: Line = [("class:dim", f"  {describe_phase(phase)}")]
+            if width(line + described) <= self.left_width():
+                line += described
+        return line
+
+    def _own_part(self, state: GameState, limit: int, hint: bool = True, frames: bool = True) -> list[Line]:
+        """The viewer's own seat under a rule: the rule, its line, and its hand with the line
+        that says what the hand's highlights mean (``hint``), in frames if ``frames``; its
+        melds go after its line (nothing for a spectator)."""
         if self.me is None:
             return []
-        you = self.seat_line(state, self.me)
-        phase = state.phase_of(self.me) if state.stage != "over" else None
-        goal: list[Line] = []
-        if phase is not None:  # beside the seat's line, or under it when it does not fit there
-            described: Line = [("class:dim", f"  {describe_phase(phase)}")]
-            if width(you + described) <= limit:
-                you += described
-            else:
-                goal = [[("class:dim", "  "), *described]]
-        mine = [plain(RULE * limit, "class:dim"), you, *goal, *self.meld_lines(state, self.me, limit)]
-        hand = self.hand_lines(state, limit)
+        mine = [plain(RULE * limit, "class:dim"), self._seat_head(state, self.me)]
+        hand = self.hand_lines(state, limit, frames)
         mine += hand
-        hint = self.hand_hint(state) if hand else ""
-        if hint:
-            mine.append(plain(hint, "class:dim"))
+        words = self.hand_hint(state) if hand and hint else ""
+        if words:
+            mine += flow(plain(words, "class:dim"), limit, 2, "  ", self.ellipsis)
         elif state.stage == "deal":
             mine.append(plain("  " + _("The cards are being shuffled and dealt..."), "class:dim"))
         return mine
 
 
-def _fitted(blocks: Sequence[tuple[Line, list[Line]]], room: int) -> list[tuple[Line, list[Line]]]:
-    """The other seats' lines with their melds cut to ``room`` lines in all: melds first lose
-    their wrapped lines, then whole meld lines, so that every seat stays."""
-    fitted = list(blocks)
-    if sum(len(m) for _seat, m in fitted) > room:
-        fitted = [(s, m[:1]) for s, m in fitted]
-    if sum(len(m) for _seat, m in fitted) > room:
-        keep = room
-        trimmed = []
-        for seat_line, melds in fitted:
-            trimmed.append((seat_line, melds[:keep]))
-            keep -= len(melds[:keep])
-        fitted = trimmed
-    return fitted
+@dataclass(frozen=True, slots=True)
+class _SeatMelds:
+    """A seat's line and its melds: in full (wrapped lines) and by name (one line)."""
+
+    head: Line
+    full: list[Line]
+    names: Line
+
+    @property
+    def count(self) -> int:
+        """How many melds the seat has down."""
+        return sum(1 for fragment in self.names if fragment[0] == "class:meld")
+
+    def one_line(self) -> list[Line]:
+        """The melds in one line: in full if they fit one, else by name."""
+        if len(self.full) <= 1:
+            return self.full
+        return [[("", "    "), *self.names]]
+
+
+def _arranged(blocks: Sequence[_SeatMelds], room: int,
+              limit: int) -> tuple[list[tuple[Line, list[Line]]], int]:
+    """Each seat's line and meld lines in ``room`` lines in all, and how many melds were left
+    out for want of room (a line saying so then takes one of them). In full if they fit;
+    else one line per seat (by name where the full line does not fit), seats given their
+    melds in full again while there is room; else by name beside the seat's name where that
+    fits; else the last seats' melds left out."""
+    if sum(len(b.full) for b in blocks) <= room:
+        return [(b.head, b.full) for b in blocks], 0
+    heads = [b.head for b in blocks]
+    chosen = [b.one_line() for b in blocks]
+    used = sum(len(lines) for lines in chosen)
+    if used <= room:
+        for index in sorted(range(len(blocks)), key=lambda i: len(blocks[i].full)):
+            extra = len(blocks[index].full) - len(chosen[index])
+            if used + extra <= room:
+                chosen[index] = blocks[index].full
+                used += extra
+        return list(zip(heads, chosen, strict=True)), 0
+    for index, block in enumerate(blocks):
+        if used <= room:
+            break
+        beside = [*block.head, ("", "  "), *block.names]
+        if chosen[index] and width(beside) <= limit:
+            heads[index], chosen[index] = beside, []
+            used -= 1
+    hidden = 0
+    if used > room:
+        keep = max(room - 1, 0)  # a line says what is left out
+        for index in range(len(blocks)):
+            if chosen[index]:
+                if keep > 0:
+                    keep -= 1
+                else:
+                    hidden += blocks[index].count
+                    chosen[index] = []
+    return list(zip(heads, chosen, strict=True)), hidden

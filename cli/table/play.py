@@ -11,11 +11,11 @@ from cli.table.drawing import Handler, Line, click, plain, shorten, tagged, widt
 from cli.table.panels import HelpEntry, prose
 from cli.table.play_help import BUSY, PLAY_HELP
 from cli.table.prompts import Choice, Prompt, yes_no
-from p2p10.advice import NoAdvice, advise
+from p2p10.advice import Advice, NoAdvice, advise, meld_text, skip_choice
 from p2p10.cards import card_text
 from p2p10.engine import Action, GameState
 from p2p10.errors import IllegalMove
-from p2p10.events import Discard, DrawStock, SeatEvent, TakeDiscard
+from p2p10.events import Discard, DrawStock, Hit, LayDown, SeatEvent, TakeDiscard
 from p2p10.i18n import _, ngettext, pgettext
 from p2p10.melds import End, Meld, label_text
 from p2p10.moves import (
@@ -206,24 +206,24 @@ class TableApp(Board):
         return state is not None and self.table_seat.my_turn() and state.why_not(action, self.seat) is None
 
     def footer(self) -> list[Line]:
-        """The actions, lit when the rules allow them now."""
+        """The actions, lit when the rules allow them now, then the keys that move, show and
+        leave, flowed together (as few lines as the terminal allows: each is a line the
+        table does not have)."""
         paced = self.table_seat.pace is not None
-        return [
-            *self.keys_lines([
-                ("d", pgettext("key", "draw"), self.may("draw")),
-                ("t", pgettext("key", "take"), self.may("take")),
-                ("l", pgettext("key", "lay down"), self.may("lay")),
-                ("L", pgettext("key", "choose"), self.may("lay")),
-                ("h", pgettext("key", "hit"), self.may("hit")),
-                ("x", pgettext("key", "discard"), self.may("discard")),
-                ("i", pgettext("key", "hint"), self.table_seat.my_turn())]),
-            *self.keys_lines([
-                ("←→", pgettext("key", "move"), True), ("Space", pgettext("key", "select"), True),
-                ("o", pgettext("key", "sort"), True), ("+", pgettext("key", "faster"), paced),
-                ("-", pgettext("key", "slower"), paced), ("s", pgettext("key", "scores"), True),
-                ("r", pgettext("key", "rules"), True), ("?", pgettext("key", "help"), True),
-                ("q", self.quit_word(), True)]),
-        ]
+        return self.keys_lines([
+            ("d", pgettext("key", "draw"), self.may("draw")),
+            ("t", pgettext("key", "take"), self.may("take")),
+            ("l", pgettext("key", "lay down"), self.may("lay")),
+            ("L", pgettext("key", "choose"), self.may("lay")),
+            ("h", pgettext("key", "hit"), self.may("hit")),
+            ("x", pgettext("key", "discard"), self.may("discard")),
+            ("i", pgettext("key", "hint"), self.table_seat.my_turn()),
+            ("p", pgettext("key", "play hint"), self.table_seat.my_turn()),
+            ("←→", pgettext("key", "move"), True), ("Space", pgettext("key", "select"), True),
+            ("o", pgettext("key", "sort"), True), ("+", pgettext("key", "faster"), paced),
+            ("-", pgettext("key", "slower"), paced), ("s", pgettext("key", "scores"), True),
+            ("r", pgettext("key", "rules"), True), ("?", pgettext("key", "help"), True),
+            ("q", self.quit_word(), True)])
 
     def panel_keys_shown(self) -> list[tuple[str, str, bool]]:
         """At the end of a game: n plays another with the same settings."""
@@ -257,7 +257,8 @@ class TableApp(Board):
                          follow=True),
             "t": partial(self.play_move, TakeDiscard(self.seat), _("You took the discard."), follow=True),
             "l": self.lay_down, "L": self.choose_lay_down, "h": self.hit, "x": self.discard,
-            "i": self.hint, "+": partial(self.change_pace, True), "-": partial(self.change_pace, False),
+            "i": self.hint, "p": self.play_hint, "+": partial(self.change_pace, True),
+            "-": partial(self.change_pace, False),
             "s": partial(self.open, "sheet"), "r": partial(self.open, "rules"),
             "?": partial(self.open, "help"), "o": self._sort,
         }
@@ -277,22 +278,61 @@ class TableApp(Board):
         self.by_colour = not self.by_colour
         self.say(_("Sorted by colour.") if self.by_colour else _("Sorted by number."), "class:dim")
 
-    def hint(self) -> None:
-        """What the strong bot would play for the user now, and why, in the status line; the
-        move is not played. Out of turn, why there is no hint."""
+    def advice(self) -> Advice | None:
+        """What the strong bot would play for the user now; None, with why there is no hint
+        shown, when there is none."""
         seat = self.table_seat
         table = seat.table
         if table is None or seat.over or seat.dealing() is not None:
             self.say(_("No hint: {reason}.").format(reason=self.waiting_for()), "class:dim")
-            return
+            return None
         try:
             # The same position, the same hint: the bot's random source is seeded by it.
-            advice = advise(seat.view(), self.seat, self.spoken, random.Random(table.seq))
+            return advise(seat.view(), self.seat, self.spoken, random.Random(table.seq))
         except NoAdvice as err:
             self.say(_("No hint: {reason}.").format(reason=err), "class:dim")
+            return None
+
+    def hint(self) -> None:
+        """What the strong bot would play for the user now, and why, in the status line; the
+        cursor goes to the card it plays from the hand (so that x or h does what the hint
+        says), and p plays it. Out of turn, why there is no hint."""
+        advice = self.advice()
+        if advice is None:
             return
+        move = advice.move
+        if isinstance(move, Discard | Hit):
+            state = self.table_seat.view()
+            slots = self.hand_slots(state)
+            if move.slot in slots:
+                self.cursor = slots.index(move.slot)
+                self.selected.clear()
         # TRANSLATORS: {advice} is the strong bot's move and its reason: "discard G9: ...".
         self.say(_("Hint: {advice}.").format(advice=advice.reason))
+
+    def play_hint(self) -> None:
+        """Play the move the hint advises (the one ``i`` shows)."""
+        advice = self.advice()
+        if advice is None:
+            return
+        move = advice.move
+        state = self.table_seat.view()
+        if isinstance(move, DrawStock):
+            self.play_move(move, _("You drew from the draw pile."), follow=True)
+        elif isinstance(move, TakeDiscard):
+            self.play_move(move, _("You took the discard."), follow=True)
+        elif isinstance(move, LayDown):
+            melds = "; ".join(meld_text(m) for m in advice.reason_parts.melds)
+            if self.play_move(move, _("You laid down phase {phase}: {melds}.").format(
+                    phase=move.phase, melds=melds)):
+                self.selected.clear()
+        elif isinstance(move, Hit):
+            if self.play_move(move, self.hit_words(state.melds[move.meld], card_text(move.card))):
+                self.selected.clear()
+        elif move.target is not None:
+            self.play_move(move, skip_sentence(self.narrator.voice, self.seat, move.target))
+        else:
+            self.play_move(move, _("You discarded {card}.").format(card=card_text(move.card)))
 
     def change_pace(self, faster: bool) -> None:
         """The bots' pace a step faster or slower (where this machine sets it)."""
@@ -546,18 +586,20 @@ class TableApp(Board):
         except IllegalMove as err:
             self.refuse(str(err))
             return
-        cards = " ".join(card_text(h.card) for h in hits)
-        name = label_text(meld.kind, meld.label, len(meld.cards))
-        voice = self.narrator.voice
-        if voice.is_you(meld.owner):
-            done = _("You hit {cards} on your {meld}.").format(cards=cards, meld=name)
-        else:
-            done = _("You hit {cards} on {owner}'s {meld}.").format(
-                cards=cards, owner=voice.owner(meld.owner), meld=name)
+        done = self.hit_words(meld, " ".join(card_text(h.card) for h in hits))
         for move in hits:
             if not self.play_move(move, done):
                 return
         self.selected.clear()
+
+    def hit_words(self, meld: Meld, cards: str) -> str:
+        """What the status line says after ``cards`` (in notation) were hit on ``meld``."""
+        name = label_text(meld.kind, meld.label, len(meld.cards))
+        voice = self.narrator.voice
+        if voice.is_you(meld.owner):
+            return _("You hit {cards} on your {meld}.").format(cards=cards, meld=name)
+        return _("You hit {cards} on {owner}'s {meld}.").format(
+            cards=cards, owner=voice.owner(meld.owner), meld=name)
 
     def discard(self) -> None:
         """Discard the card under the cursor; a Skip asks whom it is for, a Wild that the next
@@ -597,8 +639,15 @@ class TableApp(Board):
             only = targets[0]
             self.play_move(Discard(self.seat, slot, card, only), skip_sentence(voice, self.seat, only))
             return
-        choices = [Choice(str(t + 1), voice.name(t),  # seats are numbered from 1, as everywhere
-                          partial(self.play_move, Discard(self.seat, slot, card, t),
-                                  skip_sentence(voice, self.seat, t)))
-                   for t in targets]
-        self.prompt = Prompt(_("Skip whom?"), choices)
+        # Numbered 1, 2, ... as they read (not by seat); the player the hint would skip is
+        # the current choice, so that Enter follows the hint.
+        hinted = skip_choice(state, targets)
+        choices = []
+        for number, target in enumerate(targets, start=1):
+            name = voice.name(target)
+            # TRANSLATORS: the player a Skip's hint names, among those to choose from.
+            label = _("{name} (hint)").format(name=name) if target == hinted else name
+            choices.append(Choice(str(number) if number <= 9 else "", label,
+                                  partial(self.play_move, Discard(self.seat, slot, card, target),
+                                          skip_sentence(voice, self.seat, target))))
+        self.prompt = Prompt(_("Skip whom?"), choices, index=targets.index(hinted))

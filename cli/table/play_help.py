@@ -21,11 +21,15 @@ PLAY_HELP: tuple[HelpEntry, ...] = (
     ("Space ↑", N_("select the card under the cursor (Space again, ↓ or Esc unselects)")),
     ("h", N_("hit the selected cards (or the card under the cursor) on a meld: A, B, ... name the "
              "melds; a card that does not fit is refused")),
-    ("x", N_("discard the card under the cursor; for a Skip, a digit chooses whom; a Wild is "
-             "discarded once you confirm (the next player may take it)")),
-    ("i", N_("hint: what the strong bot would play now, and why (nothing is played)")),
+    ("x", N_("discard the card under the cursor; for a Skip, a digit chooses whom (Enter: the "
+             "player the hint names); a Wild is discarded once you confirm (the next player may "
+             "take it)")),
+    ("i", N_("hint: what the strong bot would play now, and why (nothing is played); the cursor "
+             "goes to the card it names")),
+    ("p", N_("play the hint's move")),
     ("+ -", N_("the bots play faster or slower")),
     ("o", N_("sort your hand by number or by colour")),
+    ("m", N_("every meld on the table in full (a small terminal shows some by name only)")),
     ("s", N_("score sheet")),
     ("r", N_("rules in force")),
     ("?", N_("this help")),

@@ -24,6 +24,7 @@ REPLAY_HELP: tuple[HelpEntry, ...] = (
     ("Home End", N_("the start or the end")),
     ("0", N_("watch as a spectator")),
     ("1-6", N_("see the game as that seat")),
+    ("m", N_("every meld on the table in full (a small terminal shows some by name only)")),
     ("s", N_("score sheet")),
     ("r", N_("rules in force")),
     ("?", N_("this help")),
