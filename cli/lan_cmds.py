@@ -290,10 +290,15 @@ def _unfinished_lan_game() -> Path:
     """The log of the only unfinished LAN game in the data folder, or of the one the player
     picks from a numbered list (the most recent first); a :class:`UsageError` that says where
     it looked, and where a game against bots goes on, when there is none."""
+    from protocol import record_store
     from protocol.lan_saved import unfinished_lan_seats
     from protocol.local import data_dir, unfinished_games
 
-    seats = unfinished_lan_seats()
+    try:  # a game in the record has ended: its log need not be folded to know it
+        ended = [Path(game.log_path) for game in record_store.load().games]
+    except P2P10Error:
+        ended = []
+    seats = unfinished_lan_seats(ended=ended)
     if not seats:
         message = _("there is no unfinished LAN game in {folder}: name the seat's log, "
                     "p2p10 resume FILE").format(folder=data_dir())

@@ -393,3 +393,37 @@ def test_resume_given_a_game_against_bots_says_so_and_gives_the_play_command(
     # with no file, and no LAN game, the unfinished game against bots is pointed to
     err = _resume(monkeypatch, capsys)[2]
     assert "(your unfinished game against bots goes on with 'p2p10 play --resume')" in err
+
+
+def test_resume_with_no_file_leaves_out_a_hosts_bot_and_a_game_the_record_says_is_over(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from p2p10.simulate import greedy_player
+    from protocol.memory import make_peers, open_table
+    from protocol.storage import LogWriter, SecretsWriter
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    games = tmp_path / "p2p10" / "games"
+    mine = _as_lan_seat(_stopped_game(games, 5, 4), "20261201-101010-0badcafe")
+    # seat 2 of a table whose host runs it (a bot): its files are this machine's too
+    peers = make_peers([greedy_player] * 3, 3)
+    open_table(peers, ["Ann", "Bot 1", "Bob"], RuleSet.parse(["hands=1"]), 3, run_by=[None, 0, None])
+    assert peers[0].table is not None
+    bot = SeatFiles(games / "20261201-121212-0b0tb0t0-seat2.p2p10")
+    log = LogWriter(bot.log)
+    for entry in peers[0].log:
+        log.add(entry)
+    log.close()
+    secrets = SecretsWriter(bot.secrets)
+    secrets.add_identity(1, peers[1].identity.private_bytes_raw())
+    secrets.close()
+    save_roster(bot.roster, peers[0].table.table_id, peers[0].table.rules,
+                [SeatInfo(n, k, "127.0.0.1", 9 + s) for s, (n, k) in
+                 enumerate(zip(peers[0].table.given_names, peers[0].table.keys, strict=True))],
+                ("127.0.0.1", 10))
+    assert _resume(monkeypatch, capsys)[0] == [mine]  # not the host's bot
+    # a game the record holds has ended: it is not offered (and not folded to find it out)
+    _keep_record(_game("x", won=True, hands=3, score=1, options=(), date="2025-01-01T10:00:00"))
+    record = json.loads(record_path().read_text())
+    record["games"][0]["log_path"] = str(mine.absolute())
+    record_path().write_text(json.dumps(record))
+    assert "there is no unfinished LAN game" in _resume(monkeypatch, capsys)[2]
