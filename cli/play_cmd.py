@@ -100,18 +100,26 @@ def cmd_play(args: argparse.Namespace) -> int:
         notice = None
         if isinstance(choice, Leave):
             return 0
-        if isinstance(choice, Replay):
-            _replay(choice.path, args.ascii)
-            if not from_screen:
-                return 0
-            choice = None
-            continue
-        if not isinstance(choice, Continue):
+        if not isinstance(choice, Replay | Continue):
             settings = choice
             unsaved = game_settings.save(choice)
             if unsaved is not None:
                 print(f"p2p10: {unsaved}", file=sys.stderr)
-        local = _table(choice, args)
+        try:
+            if isinstance(choice, Replay):
+                _replay(choice.path, args.ascii)
+                if not from_screen:
+                    return 0
+                choice = None
+                continue
+            local = _table(choice, args)
+        except P2P10Error as err:
+            if not from_screen:
+                raise
+            # A saved game that cannot be opened (damaged, or over): said on the start screen,
+            # which opens again, rather than the end of the command.
+            choice, notice = None, str(err)
+            continue
         if _play(local, args.ascii):  # the game is over and the player asked for another
             choice = settings = _settings_of(local)
         elif from_screen:

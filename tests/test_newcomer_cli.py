@@ -38,6 +38,8 @@ from protocol.record_store import record_path
 from protocol.storage import LocalSettings, SeatFiles
 from tests.test_start_screen import KEYS, Terminal
 
+REAL_REPLAY = play_cmd._replay
+
 
 class TTY(io.StringIO):
     """A terminal as far as ``p2p10 play`` asks (it refuses a pipe): what it prints is kept."""
@@ -427,3 +429,20 @@ def test_resume_with_no_file_leaves_out_a_hosts_bot_and_a_game_the_record_says_i
     record["games"][0]["log_path"] = str(mine.absolute())
     record_path().write_text(json.dumps(record))
     assert "there is no unfinished LAN game" in _resume(monkeypatch, capsys)[2]
+
+
+def test_a_saved_game_that_cannot_be_opened_is_named_on_the_start_screen_which_opens_again(
+        person: Person, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    garbage = tmp_path / "garbage.p2p10"
+    garbage.write_bytes(b"garbage")
+    recent = [start.Listed(garbage, "won in 4 hands")]
+    monkeypatch.setattr(play_cmd, "_replay", REAL_REPLAY)  # the real one: it reads the file
+
+    def with_a_recent_game(settings: NewGame, ascii_only: bool, notice: str | None = None) -> StartChoice:
+        return person._choose(settings, [], recent, [], ascii_only, notice)
+
+    monkeypatch.setattr(play_cmd, "_start_screen", with_a_recent_game)
+    status, _printed = person.play(screens=[["↑", "↑", "Enter"], ["q"]])
+    assert status == 0
+    reopened = person.screens[-2]  # the second start screen, before its q
+    assert f"{garbage}: this is not a p2p10 game log" in reopened, reopened
