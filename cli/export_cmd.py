@@ -16,11 +16,13 @@ from pathlib import Path
 
 from cli import UsageError
 from cli.audit_cmd import checking_pool
-from cli.log_files import read_bytes
-from p2p10.audit import audit_stream
+from cli.log_files import naming, read_bytes
+from p2p10.audit import AuditReport, audit_stream
+from p2p10.errors import SavedFileError
 from p2p10.export import NotClean, export_game
 from p2p10.i18n import _
 from p2p10.log import read_records
+from protocol.storage import LocalSettings, SeatFiles
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -33,9 +35,10 @@ def cmd_export(args: argparse.Namespace) -> int:
         raise UsageError(_("{path}: the output would overwrite the game log").format(path=output))
     with checking_pool(args.jobs) as pool:
         data = read_bytes(args.file)  # read once: the audit and the export see the same bytes
-        report = audit_stream(io.BytesIO(data), pool)
+        with naming(args.file):
+            report = audit_stream(io.BytesIO(data), pool)
     try:
-        exported = export_game(read_records(data).items, report)
+        exported = export_game(read_records(data).items, report, _local_bots(args.file, report))
     except NotClean as err:
         # The verdict word (VIOLATION, DAMAGED, INCOMPLETE) is a documented token, the same in
         # every language, as in p2p10 audit.
@@ -51,6 +54,24 @@ def cmd_export(args: argparse.Namespace) -> int:
     else:
         _write_atomically(output, text.encode("utf-8"))
     return 0
+
+
+def _local_bots(log: Path, report: AuditReport) -> frozenset[int]:
+    """The seats of a game against bots saved by ``p2p10 play``, as its settings beside the
+    log name them (the log cannot tell: each bot sits down under a key of its own); none for
+    any other log. Settings that cannot be read, or that seat other players than the log, are
+    a :class:`UsageError` naming the file."""
+    settings_path = SeatFiles(log).local
+    if report.table is None or not settings_path.exists():
+        return frozenset()
+    try:
+        settings = LocalSettings.read(settings_path)
+    except SavedFileError as err:
+        raise UsageError(str(err)) from None
+    if [name for name, _policy in settings.seats] != list(report.table.given_names):
+        raise UsageError(_("{settings}: its seats are not the players of {log}").format(
+            settings=settings_path, log=log.name))
+    return frozenset(seat for seat, (_name, policy) in enumerate(settings.seats) if policy is not None)
 
 
 def _same_file(output: Path, log: Path) -> bool:

@@ -9,34 +9,32 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import getpass
 import json
 import sys
 from collections.abc import Callable, Coroutine
-from typing import Any, TypeVar
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from cli import UsageError
+from cli.game_settings import login_name
 from p2p10.bots import POLICIES
 from p2p10.errors import P2P10Error
 from p2p10.i18n import N_, _, ngettext, pgettext
 from p2p10.log import fingerprint
-from p2p10.table import MAX_NAME
 from protocol.discovery import BadAdvertisement, TableAd, TableBrowser, list_tables
 from protocol.lan import Front, GameResult, Host, Joiner, LanError, LanSeat, Resumer, Timing, parse_address
 from protocol.lobby import WrongCode, ask_table
 from protocol.private import BadCode, new_code, parse_code
+from protocol.storage import SeatFiles
+
+if TYPE_CHECKING:
+    from protocol.lan_saved import UnfinishedSeat
 
 
 def _name(given: str | None, fallback: str) -> str:
     """The name given with ``--name``, or else the login name (``fallback`` when there is no
     usable one)."""
-    if given is not None:
-        return given
-    try:
-        login = getpass.getuser().strip()
-    except (KeyError, OSError):  # no passwd entry, as in some containers
-        return fallback
-    return login[:MAX_NAME] if login and login.isprintable() else fallback
+    return given if given is not None else login_name(fallback)
 
 
 EXIT_ALONE = 3
@@ -275,11 +273,75 @@ class CodeRefused(P2P10Error):
 
 
 def cmd_resume(args: argparse.Namespace) -> int:
-    """Start a seat again from its files and play it to the end."""
+    """Start a seat again from its files (the most recent unfinished LAN game's, or the one
+    the player picks, when no file is named) and play it to the end."""
     policy = _check_autoplay(args)
-    resumer = Resumer(args.file, policy, args.interface, front=_front(policy, args.ascii),
+    path = args.file if args.file is not None else _unfinished_lan_game()
+    if SeatFiles(path).local.exists():
+        # TRANSLATORS: 'p2p10 play --resume' is a command: keep it.
+        raise UsageError(_("{path} is a game against bots, not a LAN game: it goes on with\n"
+                           "  p2p10 play --resume {path}").format(path=path))
+    resumer = Resumer(path, policy, args.interface, front=_front(policy, args.ascii),
                       bot_level=args.level, timing=_timing(args))
     return _finish(asyncio.run(resumer.run()), policy is None)
+
+
+def _unfinished_lan_game() -> Path:
+    """The log of the only unfinished LAN game in the data folder, or of the one the player
+    picks from a numbered list (the most recent first); a :class:`UsageError` that says where
+    it looked, and where a game against bots goes on, when there is none."""
+    from protocol import record_store
+    from protocol.lan_saved import unfinished_lan_seats
+    from protocol.local import data_dir, unfinished_games
+
+    try:  # a game in the record has ended: its log need not be folded to know it
+        ended = [Path(game.log_path) for game in record_store.load().games]
+    except P2P10Error:
+        ended = []
+    seats = unfinished_lan_seats(ended=ended)
+    if not seats:
+        message = _("there is no unfinished LAN game in {folder}: name the seat's log, "
+                    "p2p10 resume FILE").format(folder=data_dir())
+        if unfinished_games(limit=1):
+            # TRANSLATORS: follows "there is no unfinished LAN game in FOLDER: ..."; keep the
+            # command.
+            message += "\n" + _("(your unfinished game against bots goes on with 'p2p10 play --resume')")
+        raise UsageError(message)
+    if len(seats) == 1:
+        chosen = seats[0]
+    else:
+        print(ngettext("{n} unfinished LAN game, the most recent first:",
+                       "{n} unfinished LAN games, the most recent first:", len(seats)).format(n=len(seats)))
+        for number, seat in enumerate(seats, 1):
+            print(f"  {number}. {_lan_game(seat)}\n       p2p10 resume {seat.path}")
+        if not sys.stdin.isatty():
+            raise UsageError(_("several unfinished LAN games: name one, p2p10 resume FILE"))
+        chosen = seats[_pick(len(seats)) - 1]
+    print(_("resuming {game}").format(game=_lan_game(chosen)), flush=True)
+    print(f"  {chosen.path}", flush=True)
+    return chosen.path
+
+
+def _pick(count: int) -> int:
+    """The number (1 to ``count``) the player types; Enter is 1."""
+    while True:
+        try:
+            # TRANSLATORS: {n} is always 2 or more.
+            answer = input(_("resume which game (1-{n}, Enter for 1)? ").format(n=count)).strip()
+        except EOFError:
+            raise UsageError(_("no game chosen")) from None
+        if not answer:
+            return 1
+        if answer.isdigit() and 1 <= int(answer) <= count:
+            return int(answer)
+
+
+def _lan_game(seat: UnfinishedSeat) -> str:
+    # TRANSLATORS: an unfinished LAN game: {when} is a date and time, {names} every player's
+    # name ("Ann, Bob, Cy"), {name} and {seat} the player's own.
+    return _("{when}: {names}; hand {hand}; you are {name}, seat {seat}").format(
+        when=seat.when.strftime("%Y-%m-%d %H:%M"), names=", ".join(seat.names), hand=seat.hand,
+        name=seat.names[seat.seat], seat=seat.seat + 1)
 
 
 def asked_table(at: str) -> TableAd:

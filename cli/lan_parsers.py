@@ -137,13 +137,18 @@ def add_parsers(sub: Any, rule_options: argparse.ArgumentParser) -> None:
         description=_("Start a seat again from its saved files (the log, the secrets and the "
                       "roster beside it) after the program was killed or the machine went down: "
                       "it finds the other peers again, fetches what it missed, checks it, and "
-                      "plays on."),
-        epilog=_("example: p2p10 resume "
+                      "plays on. With no FILE, the unfinished LAN game in the data folder "
+                      "($XDG_DATA_HOME/p2p10/games), or the one you pick if there are several. A "
+                      "game against bots goes on with 'p2p10 play --resume'."),
+        epilog=_("examples: p2p10 resume\n"
+                 "          p2p10 resume "
                  "~/.local/share/p2p10/games/20261129-2054-a1b64915-seat2.p2p10 "
                  "--autoplay greedy"),
         formatter_class=HelpFormatter)
     # TRANSLATORS: the metavar of a file argument.
-    resume.add_argument("file", type=Path, metavar=_("FILE"), help=_("the seat's .p2p10 game log"))
+    resume.add_argument("file", type=Path, nargs="?", metavar=_("FILE"),
+                        help=_("the seat's .p2p10 game log (the unfinished LAN game, if there is "
+                               "one)"))
     resume.add_argument("--interface", metavar=_("ADDR"),
                         help=_("the address to listen on (the one the seat had)"))
     resume.add_argument("--level", default="normal", choices=list(POLICIES),

@@ -3,6 +3,10 @@
 With no game option it opens the start screen (:mod:`cli.table.start`): a new game, an unfinished
 one to continue, a recent one to replay, the player's record. Every choice there is also a flag:
 ``--bots --level --name -o`` start a new game at once, ``--resume [LOG]`` continues one.
+
+The start screen opens with the settings of the last new game (:mod:`cli.game_settings`); a
+flag changes one of them. Leaving a game or a replay opened from the start screen comes back to
+it; one started by flags ends the command.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from cli import HelpFormatter
 from p2p10.errors import P2P10Error
-from p2p10.i18n import _, ngettext, pgettext
+from p2p10.i18n import _, ngettext
 from p2p10.narrate import company
 
 if TYPE_CHECKING:
@@ -40,14 +44,20 @@ def add_parser(sub: Any, rule_options: argparse.ArgumentParser) -> None:
                       "and the cards are dealt with the full mental-poker protocol, exactly as on a "
                       "LAN. The game is saved as it goes; at the end the command prints the winner, "
                       "the scores and where the log is, for 'p2p10 replay' and 'p2p10 audit'. "
-                      "Press ? at the table for the keys."),
+                      "Press ? at the table for the keys. The start screen opens with the settings "
+                      "of your last new game (kept in $XDG_CONFIG_HOME/p2p10/settings.json); a "
+                      "flag changes one of them and starts at once. A game or a replay left from "
+                      "the start screen comes back to it; one started by a flag ends the command."),
         epilog=_("examples: p2p10 play\n"
                  "          p2p10 play --bots 2 --level hard -o phases=even\n"
                  "          p2p10 play --resume"),
         formatter_class=HelpFormatter)
-    play.add_argument("--bots", type=int, metavar="N", help=_("bots at the table, 1-5 (3)"))
-    play.add_argument("--name", help=_("your name at the table (You)"))
-    play.add_argument("--level", choices=LEVELS, help=_("how well the bots play (normal)"))
+    play.add_argument("--bots", type=int, metavar="N",
+                      help=_("bots at the table, 1-5 (as in your last game; 3 at first)"))
+    play.add_argument("--name", help=_("your name at the table (as in your last game; your login "
+                                       "name at first)"))
+    play.add_argument("--level", choices=LEVELS,
+                      help=_("how well the bots play (as in your last game; normal at first)"))
     play.add_argument("--resume", nargs="?", const=LATEST, metavar="LOG",
                       help=_("continue the most recent unfinished game, or the one saved in LOG"))
     play.add_argument("--seed", type=int, metavar="S",
@@ -70,47 +80,69 @@ def cmd_play(args: argparse.Namespace) -> int:
     if args.pace < 0:
         raise P2P10Error(_("--pace cannot be negative"))
     # Imported here: prompt_toolkit is a tenth of a second of start-up only the table needs.
-    from cli.table.start import Leave, Replay
+    from cli import game_settings
+    from cli.table.start import Continue, Leave, NewGame, Replay
 
-    settings = _settings(args)
+    remembered, notice = game_settings.load()
+    settings = _settings(args, remembered)
     choice: StartChoice | None = None
     if args.resume is not None:
         choice = _resume_choice(args.resume)
     elif (args.bots, args.name, args.level, args.seed) != (None,) * 4 or args.options:
         choice = settings
+    # A game or a replay left from the start screen comes back to it; one started by flags (or
+    # --resume) ends the command: the screen was never asked for.
+    from_screen = choice is None
     while True:
         if choice is None:
-            choice = _start_screen(settings, args.ascii)
+            choice, notice = _start_screen(settings, args.ascii, notice), None
+        if notice is not None and isinstance(choice, NewGame):  # (the start screen shows it)
+            print(f"p2p10: {notice}", file=sys.stderr)
+        notice = None
         if isinstance(choice, Leave):
             return 0
-        if isinstance(choice, Replay):  # then back to the start screen
-            _replay(choice.path, args.ascii)
-            choice = None
+        if not isinstance(choice, Replay | Continue):
+            settings = choice
+            unsaved = game_settings.save(choice)
+            if unsaved is not None:
+                print(f"p2p10: {unsaved}", file=sys.stderr)
+        try:
+            if isinstance(choice, Replay):
+                _replay(choice.path, args.ascii)
+                if not from_screen:
+                    return 0
+                choice = None
+                continue
+            local = _table(choice, args)
+        except P2P10Error as err:
+            if not from_screen:
+                raise
+            # A saved game that cannot be opened (damaged, or over): said on the start screen,
+            # which opens again, rather than the end of the command.
+            choice, notice = None, str(err)
             continue
-        local = _table(choice, args)
-        if not _play(local, args.ascii):  # left, or the game is over and not played again
+        if _play(local, args.ascii):  # the game is over and the player asked for another
+            choice = settings = _settings_of(local)
+        elif from_screen:
+            choice = None
+        else:
             return 0
-        choice = settings = _settings_of(local)
 
 
-def _settings(args: argparse.Namespace) -> NewGame:
-    """The new game the flags describe (checked as the start screen checks it)."""
-    from cli.table.start import NewGame
+def _settings(args: argparse.Namespace, last: NewGame) -> NewGame:
+    """The new game the flags describe, each setting not given as in ``last`` (the last new
+    game's, :mod:`cli.game_settings`); checked as the start screen checks it."""
+    from cli.game_settings import NewGame, valid_name
     from p2p10.table import MAX_NAME
 
-    # The default name is the word for "you" in the player's language (the narrator tells a seat
-    # named so as "Seat 1 (Du)" to anybody else, p2p10.narrate); once chosen it is just a name,
-    # written into the signed sit-down like any other.
-    # TRANSLATORS: the player's name at the table when none is given: the word for "you", as in
-    # the narrator's "you" (subject), capitalised (at most 32 characters).
-    default = pgettext("default name", "You")
-    name = (args.name if args.name is not None else default).strip()
-    if not 0 < len(name) <= MAX_NAME or not name.isprintable():
+    name = (args.name if args.name is not None else last.name).strip()
+    if not valid_name(name):
         raise P2P10Error(_("--name takes 1 to {n} printable characters").format(n=MAX_NAME))
-    bots = 3 if args.bots is None else args.bots
+    bots = last.bots if args.bots is None else args.bots
     if not 1 <= bots <= 5:
         raise P2P10Error(_("--bots must be 1 to 5, not {n}").format(n=bots))
-    return NewGame(name, bots, args.level or "normal", tuple(args.rules.options()))
+    options = tuple(args.rules.options()) if args.options else last.options
+    return NewGame(name, bots, args.level or last.level, options)
 
 
 def _resume_choice(named: str) -> StartChoice:
@@ -125,8 +157,9 @@ def _resume_choice(named: str) -> StartChoice:
     return Continue(games[0].path)
 
 
-def _start_screen(settings: NewGame, ascii_only: bool) -> StartChoice:
-    """Show the start screen, with the unfinished games, the recent ones and the record."""
+def _start_screen(settings: NewGame, ascii_only: bool, notice: str | None = None) -> StartChoice:
+    """Show the start screen, with the unfinished games, the recent ones and the record (and
+    ``notice`` under the menu until the first key)."""
     from cli.table.start import SHOWN, Listed, choose
     from protocol import record_store
     from protocol.local import unfinished_games
@@ -143,7 +176,7 @@ def _start_screen(settings: NewGame, ascii_only: bool) -> StartChoice:
                   if Path(g.log_path).exists()]
     except P2P10Error as err:
         lines, recent = [str(err)], []
-    return choose(settings, unfinished, recent, lines, ascii_only)
+    return choose(settings, unfinished, recent, lines, ascii_only, notice=notice)
 
 
 def _unfinished_label(game: SavedGame) -> str:
@@ -235,9 +268,8 @@ def _replay(path: Path, ascii_only: bool) -> None:
     """Watch a saved game in the replay viewer, as 'p2p10 replay' does."""
     import asyncio
 
-    from cli.log_files import read_bytes
+    from cli.log_files import read_log_file
     from cli.table.replay_view import ReplayApp
-    from p2p10.log import read_records
 
-    records = read_records(read_bytes(path))
+    records = read_log_file(path)
     asyncio.run(ReplayApp(records.items, None, ascii_only).run())

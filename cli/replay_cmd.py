@@ -11,10 +11,10 @@ import sys
 from collections.abc import Sequence
 
 from cli import UsageError
-from cli.log_files import read_bytes
+from cli.log_files import read_log_file
 from p2p10.errors import ProtocolError
 from p2p10.i18n import _, ngettext
-from p2p10.log import parse_entry, read_records
+from p2p10.log import parse_entry
 from p2p10.replay import transcript
 from p2p10.table import TableState, fold
 
@@ -45,7 +45,7 @@ def _check_hand(records: Sequence[bytes], hand: int) -> None:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     """Step through a game at the table (on a terminal), or print its transcript."""
-    records = read_records(read_bytes(args.file))
+    records = read_log_file(args.file)
     viewer = None if args.seat is None else args.seat - 1
     if viewer is not None and viewer < 0:
         raise UsageError(_("--as takes a seat number from 1"))

@@ -17,11 +17,13 @@ def add_parser(sub: Any) -> None:
     stats = sub.add_parser(
         "stats", help=_("your record: wins, losses, phases made, best and latest games"),
         description=_("Show your record of finished games (against bots with 'p2p10 play', or "
-                      "on the LAN): games won and lost by opponent level and by table size (a "
-                      "game against several levels counts under each), phases made per hand, "
-                      "your best game (of your wins, the fewest hands, then the lowest score) and "
-                      "your latest games. The record is kept in $XDG_DATA_HOME/p2p10/record.json "
-                      "(~/.local/share/p2p10/record.json by default)."),
+                      "on the LAN): games won and lost, then each kind of game apart (the "
+                      "standard rules, hands=3, ...): won and lost by opponent level and by table "
+                      "size (a game against several levels counts under each), phases made per "
+                      "hand and your best game (of your wins, the fewest hands, then the lowest "
+                      "score); then your latest games. The record is kept in "
+                      "$XDG_DATA_HOME/p2p10/record.json (~/.local/share/p2p10/record.json by "
+                      "default)."),
         epilog=_("examples: p2p10 stats\n"
                  "          p2p10 stats --json"),
         formatter_class=HelpFormatter)

@@ -6,7 +6,7 @@ only) of the format :data:`FORMAT`. The format is specified by ``specs/export.sc
 
 * the table (``game`` and ``table`` ids in hex, the ``protocol``, the number of ``entries``),
   the ``players`` (seat numbers from 1, index from 0, names, identity keys and their
-  fingerprints, who runs a bot) and the ``rules``;
+  fingerprints, which seats are bots and who runs them) and the ``rules``;
 * ``hands``, in log order: each hand's deal (every seat's ten cards and the first discard, as
   the end-of-hand reveal shows them), every move in order with the cards it shows, the
   reshuffles, the melds at the end, who went out, and per seat the phase, whether it was made,
@@ -30,7 +30,7 @@ at each hand's end, every card left in a hand), so the export says what the audi
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -56,13 +56,17 @@ class NotClean(P2P10Error):
         self.report = report
 
 
-def export_game(records: Sequence[bytes], report: AuditReport | None = None) -> dict[str, Any]:
+def export_game(records: Sequence[bytes], report: AuditReport | None = None,
+                bots: Collection[int] = ()) -> dict[str, Any]:
     """The game in ``records`` (the raw entries of a ``.p2p10`` log, as
     :func:`p2p10.log.read_records` gives them) as one JSON-ready object of the format
     :data:`FORMAT` (see the module docstring and ``specs/export.schema.json``).
 
     ``report`` is the audit of these very records (:func:`p2p10.audit.audit_stream`), if the
     caller has made it; without it they are audited here (:func:`p2p10.audit.audit_records`).
+    ``bots`` are the seats (from 0) known to be bots from outside the log: a game against bots
+    saved by ``p2p10 play``, whose bots sit down under keys of their own like people (its
+    settings beside the log name them); a bot that another seat's machine runs is one anyway.
     Raises :class:`NotClean` for a log that does not audit clean, and ``ValueError`` for a
     report that is not of these records."""
     if report is None:
@@ -86,7 +90,7 @@ def export_game(records: Sequence[bytes], report: AuditReport | None = None) -> 
         table = after
     if exporter is None or table is None or table.last_hash != report.table.last_hash:
         raise ValueError("the audit report is not of these records")
-    return exporter.result(table, len(records))
+    return exporter.result(table, len(records), frozenset(bots))
 
 
 def card_json(card: int | None) -> str | None:
@@ -285,8 +289,9 @@ class _Exporter:
         return {"event": "return", "entry": back.seq, "person": back.person + 1,
                 "seats": [s + 1 for s in back.seats], "undoes": back.away, "hand": back.hand + 1}
 
-    def result(self, table: TableState, entries: int) -> dict[str, Any]:
-        """The export of the game folded into ``table`` (its last state), of ``entries`` entries."""
+    def result(self, table: TableState, entries: int, bots: frozenset[int]) -> dict[str, Any]:
+        """The export of the game folded into ``table`` (its last state), of ``entries`` entries,
+        in which the seats ``bots`` are bots whatever the log says."""
         engine = table.engine
         assert engine.winner is not None  # a clean log is a finished game
         players = [{
@@ -296,7 +301,7 @@ class _Exporter:
             "key": table.keys[s].hex(),
             "fingerprint": fingerprint(table.keys[s]),
             "run_by": _seat(sat.run_by),
-            "bot": sat.run_by is not None,
+            "bot": sat.run_by is not None or s in bots,
         } for s, sat in enumerate(table.sit_downs)]
         standings = [{"seat": s + 1, "total": engine.totals[s], "phases_made": list(engine.made[s]),
                       "last_phase": engine.last_phase[s]} for s in range(table.players)]

@@ -13,8 +13,10 @@ is computed from the results:
 * phases made per hand (:meth:`Record.phases_per_hand`): the phases you laid down, divided by
   the hands you were dealt into, over every game;
 * the best game (:meth:`Record.best`): of your wins, the one won in the fewest hands; among
-  those, the one with the lowest score; among those, the earliest. Short games (``hands=N``,
-  ``goal=N``) compete too: a result keeps its rule options, so a screen can tell them apart;
+  those, the one with the lowest score; among those, the earliest;
+* the kinds of game (:meth:`Record.by_kind`): the games of each set of rule options apart, so
+  that a three-hand game (``hands=3``) is compared with three-hand games only, and the best
+  full game is a full game. The screens show every figure above for each kind;
 * the latest games (:meth:`Record.latest`), newest first.
 
 The record is stored as JSON with a version number (:meth:`Record.to_json`,
@@ -121,13 +123,19 @@ class GameResult:
         return _in_level_order({p.level for p in self.opponents})
 
     @property
+    def kind(self) -> tuple[str, ...]:
+        """The kind of game: its rule options, in a fixed order (none: the standard rules)."""
+        return tuple(sorted(self.options))
+
+    @property
     def made_count(self) -> int:
         """How many phases you laid down."""
         return sum(phase is not None for phase in self.phases_made)
 
-    def describe(self) -> str:
-        """One line for a person: when, won or lost, against whom, how long, your score (in the
-        current language)."""
+    def describe(self, rules: bool = True) -> str:
+        """One line for a person: when, won or lost, against whom, how long, your score, and
+        the rule options unless ``rules`` is false (a line under its kind of game already says
+        them), in the current language."""
         # TRANSLATORS: part of a game's line in your record: "in 3 hands" (a hand: a deal).
         hands = ngettext("in {n} hand", "in {n} hands", self.hands).format(n=self.hands)
         # TRANSLATORS: part of a game's line in your record: "with 45 points" (your final score).
@@ -144,9 +152,8 @@ class GameResult:
         if len(self.opponents) > 1 and not self.won:
             # TRANSLATORS: after a lost game in your record, who won it.
             clauses.append(_("{name} won").format(name=shown_name(self.players[self.winner].name)))
-        if self.options:
-            # TRANSLATORS: after a game in your record, its rule options as written (skip=next).
-            clauses.append(_("rules {options}").format(options=", ".join(self.options)))
+        if self.options and rules:
+            clauses.append(kind_text(self.options))
         return "; ".join(clauses)
 
     def row(self) -> str:
@@ -288,54 +295,89 @@ class Record:
         wins = [game for game in self.games if game.won]
         return min(wins, key=lambda g: (g.hands, g.score, g.date), default=None)
 
+    def by_kind(self) -> dict[tuple[str, ...], Record]:
+        """The games of each kind (:attr:`GameResult.kind`), each kind a record of its own: the
+        standard rules first, then the others by their options."""
+        kinds = sorted({game.kind for game in self.games}, key=lambda kind: (kind != (), kind))
+        return {kind: Record(tuple(g for g in self.games if g.kind == kind)) for kind in kinds}
+
     def latest(self, count: int = LATEST) -> tuple[GameResult, ...]:
         """The ``count`` latest games by date, newest first (of one date, the last added first)."""
         newest_first = sorted(reversed(self.games), key=lambda g: g.date, reverse=True)
         return tuple(newest_first[:max(count, 0)])
 
-    def summary(self, count: int = LATEST) -> dict[str, Any]:
-        """Everything the record adds up to, as a JSON object: ``games``, ``won``, ``lost``,
+    def figures(self) -> dict[str, Any]:
+        """What the games add up to, as a JSON object: ``games``, ``won``, ``lost``,
         ``by_level`` and ``by_table_size`` (``{key: {"won", "lost"}}``), ``phases_made``,
-        ``hands_dealt``, ``phases_per_hand``, ``best`` and the ``count`` ``latest`` games (each
-        as stored, with ``won``)."""
+        ``hands_dealt``, ``phases_per_hand`` and ``best`` (as stored, with ``won``)."""
         total = self.total()
         made, hands = self.phases_made()
         best = self.best()
-        return {"version": RECORD_VERSION, "games": total.games, "won": total.won, "lost": total.lost,
+        return {"games": total.games, "won": total.won, "lost": total.lost,
                 "by_level": {level: t.to_dict() for level, t in self.by_level().items()},
                 "by_table_size": {str(size): t.to_dict() for size, t in self.by_table_size().items()},
                 "phases_made": made, "hands_dealt": hands, "phases_per_hand": self.phases_per_hand(),
-                "best": None if best is None else _with_outcome(best),
+                "best": None if best is None else _with_outcome(best)}
+
+    def summary(self, count: int = LATEST) -> dict[str, Any]:
+        """Everything the record adds up to, as a JSON object: the :meth:`figures` of every
+        game, ``by_kind`` (a list, in :meth:`by_kind`'s order, of each kind's ``options`` and
+        :meth:`figures`) and the ``count`` ``latest`` games (each as stored, with ``won``)."""
+        return {"version": RECORD_VERSION, **self.figures(),
+                "by_kind": [{"options": list(kind), **games.figures()}
+                            for kind, games in self.by_kind().items()],
                 "latest": [_with_outcome(game) for game in self.latest(count)]}
 
     def summary_lines(self) -> list[str]:
-        """A few short lines for the start screen (in the current language)."""
+        """A few short lines for the start screen, under its heading "Your record" (in the
+        current language): the games won and lost, the phases made a hand, the last game and
+        the best game of its kind."""
         if not self.games:
             return [_("No finished games yet.")]
         total = self.total()
-        # TRANSLATORS: {percent} is a share of the games, "57%".
-        lines = [_("Your record: {won} won, {lost} lost ({percent} won)").format(
+        # TRANSLATORS: the first line under the start screen's heading "Your record"; {percent}
+        # is a share of the games, "57%".
+        lines = [_("{won} won, {lost} lost ({percent} won)").format(
             won=total.won, lost=total.lost, percent=percent(total.rate))]
         per_hand = self.phases_per_hand()
         if per_hand is not None:
             # TRANSLATORS: phases laid down per hand dealt, on average: "0.67 a hand".
             lines.append(_("Phases made: {rate} a hand").format(rate=f"{per_hand:.2f}"))
-        lines.append(_("Last game: {game}").format(game=self.latest(1)[0].describe()))
-        best = self.best()
+        last = self.latest(1)[0]
+        lines.append(_("Last game: {game}").format(game=last.describe()))
+        best = self.by_kind()[last.kind].best()
         if best is not None:
-            lines.append(_("Best game: {game}").format(game=best.describe()))
+            # TRANSLATORS: the best game of one kind; {kind} is "standard rules" or "rules
+            # hands=3" (as after a game in your record).
+            lines.append(_("Best game ({kind}): {game}").format(kind=kind_text(last.kind),
+                                                                game=best.describe(rules=False)))
         return lines
 
     def report_lines(self, count: int = LATEST) -> list[str]:
-        """The whole record as text (``p2p10 stats``): totals, won and lost by opponent level
-        and by table size, phases made, the best game and the ``count`` latest games."""
+        """The whole record as text (``p2p10 stats``): the totals, then for each kind of game
+        (:meth:`by_kind`) won and lost by opponent level and by table size, phases made and the
+        best game, then the ``count`` latest games."""
+        total = self.total()
+        # TRANSLATORS: the first line of `p2p10 stats`; {percent} is a share of the games, "57%".
+        head = ngettext("Your record: {n} game, {won} won, {lost} lost ({percent} won)",
+                        "Your record: {n} games, {won} won, {lost} lost ({percent} won)", total.games)
+        lines = [head.format(n=total.games, won=total.won, lost=total.lost, percent=percent(total.rate))]
+        for kind, games in self.by_kind().items():
+            lines += ["", *games._kind_lines(kind)]
+        return [*lines, _("(a game against several levels counts under each)"), "",
+                _("Latest games"), *(f"  {game.row()}" for game in self.latest(count))]
+
+    def _kind_lines(self, kind: tuple[str, ...]) -> list[str]:
+        """The figures of these games, all of ``kind``, as text."""
         total = self.total()
         made, hands = self.phases_made()
         per_hand = self.phases_per_hand()
         best = self.best()
-        # TRANSLATORS: the first line of `p2p10 stats`; {percent} is a share of the games, "57%".
-        head = ngettext("Your record: {n} game, {won} won, {lost} lost ({percent} won)",
-                        "Your record: {n} games, {won} won, {lost} lost ({percent} won)", total.games)
+        # TRANSLATORS: the heading of one kind of game in `p2p10 stats`; {kind} is "standard
+        # rules" or "rules hands=3" (as after a game in your record), {percent} a share, "57%".
+        head = ngettext("Games with {kind}: {n} game, {won} won, {lost} lost ({percent} won)",
+                        "Games with {kind}: {n} games, {won} won, {lost} lost ({percent} won)",
+                        total.games)
         if per_hand is None:
             phases = ngettext("Phases made: {made} in {n} hand", "Phases made: {made} in {n} hands", hands)
         else:
@@ -345,18 +387,18 @@ class Record:
         if best is None:
             best_line = _("Best game (fewest hands, then lowest score): no win yet")
         else:
-            best_line = _("Best game (fewest hands, then lowest score): {game}").format(game=best.describe())
+            best_line = _("Best game (fewest hands, then lowest score): {game}").format(
+                game=best.describe(rules=False))
         levels = {_level_text(level): t for level, t in self.by_level().items()}
-        return [head.format(n=total.games, won=total.won, lost=total.lost, percent=percent(total.rate)), "",
+        return [head.format(kind=kind_text(kind), n=total.games, won=total.won, lost=total.lost,
+                            percent=percent(total.rate)),
                 # TRANSLATORS: the title of a column of opponent levels (easy, hard, person, ...).
                 *_tally_table(pgettext("stats column", "Against"), levels),
-                _("(a game against several levels counts under each)"), "",
                 # TRANSLATORS: the title of a column of table sizes (2, 3, 4 players).
                 *_tally_table(pgettext("stats column", "Players"),
-                              {str(size): t for size, t in self.by_table_size().items()}), "",
-                phases.format(made=made, n=hands, rate=f"{per_hand:.2f}" if per_hand is not None else ""),
-                best_line,
-                "", _("Latest games"), *(f"  {game.row()}" for game in self.latest(count))]
+                              {str(size): t for size, t in self.by_table_size().items()}),
+                "  " + phases.format(made=made, n=hands, rate="" if per_hand is None else f"{per_hand:.2f}"),
+                "  " + best_line]
 
     def to_json(self) -> str:
         """The record as JSON, with its version."""
@@ -393,6 +435,15 @@ class Record:
                 raise RecordError(_("the record is damaged: game {number}: {reason}").format(
                     number=number, reason=err)) from None
         return record
+
+
+def kind_text(kind: tuple[str, ...]) -> str:
+    """A kind of game for a person: "standard rules", or its rule options ("rules hands=3")."""
+    if not kind:
+        # TRANSLATORS: a kind of game in your record: the one with no rule option.
+        return _("standard rules")
+    # TRANSLATORS: after a game in your record, its rule options as written (skip=next).
+    return _("rules {options}").format(options=", ".join(kind))
 
 
 def short_date(date: str) -> str:

@@ -315,9 +315,10 @@ class LocalTable(PeerSeat):
 
     def close(self) -> None:
         """Close the files (the log stays where it is). Once the game has a winner, the bots'
-        secrets and the settings go: they serve only a resume, and the log holds all the game
-        needs of them by then (every hand's reveals). So :func:`unfinished_games` need not fold
-        the logs of finished games to leave them out."""
+        secrets go: they serve only a resume, and the log holds all the game needs of them by
+        then (every hand's reveals). So :func:`unfinished_games` need not fold the logs of
+        finished games to leave them out. The settings stay: they are what tells the bots from
+        the person (each bot sits down under a key of its own), for ``p2p10 export``."""
         self._log.close()
         for writer in self._secrets:
             writer.close()
@@ -325,7 +326,6 @@ class LocalTable(PeerSeat):
             files = SeatFiles(self.log_path)
             for seat in range(USER + 1, len(self.peers)):
                 files.bot_secrets(seat).unlink(missing_ok=True)
-            files.local.unlink(missing_ok=True)
 
     # ------------------------------------------------------------------ internals
 

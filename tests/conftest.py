@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 
 import pytest
 
@@ -13,6 +14,8 @@ LIVENESS = "tests/test_lan_liveness.py"
 # the variables p2p10.i18n reads, here and in every process the tests start. The tests of the
 # translations set their own.
 os.environ["LANGUAGE"] = "en"
+# p2p10 play remembers its last settings in $XDG_CONFIG_HOME/p2p10: never the developer's own.
+os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="p2p10-test-config-")
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

@@ -413,7 +413,7 @@ def test_a_tampered_or_unfinished_log_is_refused_with_its_verdict_and_nothing_is
 @pytest.mark.parametrize("content,message", [
     (None, "{path}: no such file"),
     (b"", "{path} is empty (0 bytes), not a game log"),
-    (b"{\"not\": \"a log\"}\n", "this is not a p2p10 game log (it does not start with P2P10LOG)"),
+    (b"{\"not\": \"a log\"}\n", "{path}: this is not a p2p10 game log (it does not start with P2P10LOG)"),
 ])
 def test_a_file_that_is_not_a_log_is_exit_2_as_for_the_audit(
         content: bytes | None, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -49,13 +49,14 @@ async def test_n_at_the_end_of_a_game_asks_for_another(tmp_path: Path) -> None:
 
 
 def test_the_flags_give_the_new_game_and_check_it() -> None:
-    assert play_cmd._settings(args()) == NewGame("You", 3, "normal", ())
-    chosen = args(bots=2, level="hard", name=" Zoë ", rules=RuleSet.parse(["phases=even"]))
-    assert play_cmd._settings(chosen) == NewGame("Zoë", 2, "hard", ("phases=even",))
+    assert play_cmd._settings(args(), NewGame("You")) == NewGame("You", 3, "normal", ())
+    chosen = args(bots=2, level="hard", name=" Zoë ", options=["phases=even"],
+                  rules=RuleSet.parse(["phases=even"]))
+    assert play_cmd._settings(chosen, NewGame("You")) == NewGame("Zoë", 2, "hard", ("phases=even",))
     with pytest.raises(P2P10Error, match="--bots must be 1 to 5, not 6"):
-        play_cmd._settings(args(bots=6))
+        play_cmd._settings(args(bots=6), NewGame())
     with pytest.raises(P2P10Error, match="--name takes 1 to"):
-        play_cmd._settings(args(name="  "))
+        play_cmd._settings(args(name="  "), NewGame())
 
 
 def test_resume_with_no_game_named_takes_the_newest_unfinished_one(
@@ -111,14 +112,21 @@ def test_a_lan_game_played_by_hand_goes_into_the_record_and_an_autoplayed_one_do
 @pytest.mark.parametrize(("lang", "word", "seat_word"), [("en", "You", "Seat"), ("de", "Du", "Platz"),
                                                          ("es", "Tú", "Asiento")])
 def test_the_default_name_is_you_in_the_players_language_and_others_read_it_as_a_seat(
-        lang: str, word: str, seat_word: str) -> None:
+        lang: str, word: str, seat_word: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    import getpass
+
+    from cli import game_settings
     from p2p10.i18n import current_language, set_language
     from p2p10.narrate import Voice
 
+    def no_login() -> str:
+        raise KeyError("no passwd entry")
+
+    monkeypatch.setattr(getpass, "getuser", no_login)  # else the login name is the default
     before = current_language()
     set_language(lang)
     try:
-        assert play_cmd._settings(args()).name == word
+        assert game_settings.default_name() == word
         # seen by anybody else (a replay as seat 2), the seat named "you" is told as a seat
         told = Voice([word, "Bob"], me=1, second_person=False).name(0)
         assert told.startswith(seat_word) and f"({word})" in told, told
@@ -134,11 +142,11 @@ def test_the_looking_line_is_wiped_before_the_start_screen_opens(
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
     seen: list[str] = []
 
-    def choose(*_args: object) -> Leave:
+    def choose(*_args: object, **_options: object) -> Leave:
         seen.append(capsys.readouterr().out)  # what the terminal holds as the screen opens
         return Leave()
 
     monkeypatch.setattr(start, "choose", choose)
-    assert play_cmd._start_screen(play_cmd._settings(args()), False) == Leave()
+    assert play_cmd._start_screen(NewGame(), False) == Leave()
     looking = "Looking for your saved games..."
     assert seen == [f"{looking}\r{' ' * len(looking)}\r"]

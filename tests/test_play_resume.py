@@ -171,7 +171,8 @@ def test_a_finished_game_cannot_be_resumed(tmp_path: Path) -> None:
     winner = local.table.engine.winner if local.table else None
     assert winner is not None
     files = SeatFiles(local.log_path)
-    assert not files.local.exists() and not files.bot_secrets(1).exists()  # they serve a resume only
+    assert not files.bot_secrets(1).exists()  # they serve a resume only
+    assert files.local.exists()  # it names the bots, for the export (issue 25)
     assert files.secrets.exists()
     with pytest.raises(GameOver, match=f"^{re.escape(f'that game is over ({local.names[winner]} won)')}$"):
         LocalTable.resume(local.log_path)

@@ -148,7 +148,8 @@ def test_start_screen_quit_resume_finish_play_again_and_the_record_in_each_langu
     data = tmp_path / "data"
     python = f"{sys.executable} -m p2p10"
     go = tmp_path / "go"  # the second command waits for it: the test reads the first one's words
-    command = (f"cd {ROOT} && export XDG_DATA_HOME={data} LANGUAGE= LC_ALL= LC_MESSAGES= "
+    command = (f"cd {ROOT} && export XDG_DATA_HOME={data} XDG_CONFIG_HOME={tmp_path / 'config'} "
+               "LANGUAGE= LC_ALL= LC_MESSAGES= "
                f"LANG={LOCALES[lang]}; {python} play --pace 0; echo FIRST=$?; "
                f"while [ ! -e {go} ]; do sleep 0.1; done; "
                f"{python} play --resume --pace 0; echo SECOND=$?; {python} stats; echo STATS=$?; sleep 60")
@@ -190,7 +191,15 @@ def test_start_screen_quit_resume_finish_play_again_and_the_record_in_each_langu
         quitting = wait_for_change(tmux, screen)
         assert quitting != screen, f"q asked nothing:\n{screen}"
         tmux.keys("y")
+        # the game was opened from the start screen: leaving it comes back there, with the
+        # settings just played; q there leaves to the shell
         screen = quitting
+        deadline = time.monotonic() + 30
+        while not words.seen(screen, *START):
+            assert time.monotonic() < deadline, f"no start screen after the game:\n{screen}"
+            screen = wait_for_change(tmux, screen, 0.5)
+        assert "phases=even hands=1" in screen, screen
+        tmux.keys("q")
         deadline = time.monotonic() + 30
         while "FIRST=" not in screen:
             assert time.monotonic() < deadline, screen

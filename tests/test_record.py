@@ -26,6 +26,7 @@ from p2p10.record import (
     Record,
     RecordError,
     game_result,
+    kind_text,
     seat_level,
 )
 from p2p10.rules import RuleSet
@@ -276,17 +277,19 @@ def test_stats_prints_the_record(games: list[Played], xdg: Path) -> None:
     out = stats().stdout
     assert out.startswith(f"Your record: 2 games, {total.won} won, {total.lost} lost")
     assert "  easy  " in out and "  hard  " in out and "Latest games" in out
-    made, hands = record.phases_made()
-    assert f"Phases made: {made} in {hands} hands" in out
+    for kind, games in record.by_kind().items():  # each kind of game apart (issue 25 point 15)
+        made, hands = games.phases_made()
+        assert f"Games with {kind_text(kind)}: {len(games.games)} game" in out
+        assert f"Phases made: {made} in {hands} hand" in out
     assert out.count("  vs ") == 2 and "Bot 1" in out and f"Record: {record_path()}" in out
-    assert ("no win yet" in out) == (total.won == 0)
+    assert ("no win yet" in out) == any(not games.total().won for games in record.by_kind().values())
     summary = json.loads(stats("--json").stdout)
     assert summary == {"file": str(record_path()), **json.loads(json.dumps(record.summary()))}
     assert summary["games"] == 2 and summary["won"] == total.won
     assert set(summary["by_level"]) == {"easy", "hard"} and set(summary["by_table_size"]) == {"2", "3"}
     assert [g["game_id"] for g in summary["latest"]] == [g.game_id for g in record.latest()]
     lines = record.summary_lines()
-    assert lines[0] == f"Your record: {total.won} won, {total.lost} lost ({round(50 * total.won)}% won)"
+    assert lines[0] == f"{total.won} won, {total.lost} lost ({round(50 * total.won)}% won)"
     assert any(line.startswith("Last game: ") for line in lines)
 
 

@@ -222,28 +222,49 @@ def fit_words(line: Line, limit: int, ellipsis: str = ELLIPSIS) -> Line:
 
 
 def flow(line: Line, limit: int, rows: int, indent: str = " ", ellipsis: str = ELLIPSIS) -> list[Line]:
-    """The line flowed at its spaces into at most ``rows`` lines of ``limit`` columns, styles and
-    mouse handlers kept, the lines after the first indented; the last shortened at a word (see
-    :func:`fit_words`) if the words do not all fit."""
-    lead = line[0][1][:len(line[0][1]) - len(line[0][1].lstrip(" "))] if line else ""
-    words: list[Line] = [[]]  # the line split after each space, every piece keeping its style
-    for fragment in line:
-        parts = fragment[1].split(" ")
-        for index, part in enumerate(parts):
-            if part:
-                words[-1].append((fragment[0], part, *fragment[2:]))
-            if index < len(parts) - 1:
-                words.append([])
-    lines: list[Line] = [[("", lead)] if lead else []]
-    for word in (w for w in words if w):
-        gap: Line = [("", " ")] if width(lines[-1]) > len(lead) else []
-        if lines[-1] and width(lines[-1]) + 1 + width(word) > limit and len(lines) < rows:
-            lines.append([])
-            gap = [("", indent)]
-        lines[-1] += gap + word
-    lines = [_merged(each) for each in lines]
+    """The line flowed at its spaces into at most ``rows`` lines of ``limit`` columns, styles,
+    spacing and mouse handlers kept, the lines after the first indented; a word wider than a
+    line (a file's path) is broken; the last line shortened at a word (see :func:`fit_words`)
+    if the words do not all fit."""
+    text = "".join(f[1] for f in line)
+    if get_cwidth(text) <= limit or rows <= 1:
+        return [fit_words(line, limit, ellipsis)]
+    if get_cwidth(indent) + 1 >= limit:
+        indent = ""
+    spans: list[tuple[int, int]] = []  # each line's part of the text
+    start = 0
+    for word in re.finditer(r"\S+", text):
+        head = indent if spans else ""
+        while len(spans) < rows - 1 and get_cwidth(head + text[start:word.end()]) > limit:
+            if word.start() > start and text[start:word.start()].strip():
+                spans.append((start, word.start()))  # the line ends before this word
+            else:  # a word wider than a line, broken
+                piece = cut(text[start:word.end()], limit - get_cwidth(head)) or text[start]
+                spans.append((start, start + len(piece)))
+            start = spans[-1][1]
+            while start < len(text) and text[start] == " ":
+                start += 1
+            head = indent
+    spans.append((start, len(text)))
+    lines = [[("", indent), *_sliced(line, a, b)] if index else _sliced(line, a, b)
+             for index, (a, b) in enumerate(spans)]
+    lines = [_merged([f for f in each if f[1]]) for each in lines]
     lines[-1] = fit_words(lines[-1], limit, ellipsis)
     return lines
+
+
+def _sliced(line: Line, start: int, end: int) -> Line:
+    """The fragments of the line's text from ``start`` to ``end`` (offsets in its characters)."""
+    out: Line = []
+    at = 0
+    for fragment in line:
+        size = len(fragment[1])
+        low, high = max(start, at), min(end, at + size)
+        if low < high:
+            out.append((fragment[0], fragment[1][low - at:high - at], *fragment[2:]))
+        at += size
+    return [(f[0], f[1].rstrip(" "), *f[2:]) if i == len(out) - 1 else f
+            for i, f in enumerate(out)]
 
 
 def _merged(line: Line) -> Line:

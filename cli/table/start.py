@@ -28,6 +28,9 @@ from prompt_toolkit.layout import (
     Window,
 )
 
+# The settings live in cli.game_settings (read and kept without the screen); named here too.
+from cli.game_settings import LEVELS as LEVELS
+from cli.game_settings import NewGame as NewGame
 from cli.table.drawing import ASCII, ASCII_ELLIPSIS, ELLIPSIS, STYLE, Line, clip, flow, join, plain
 from cli.table.drawing import columns as columns_of
 from p2p10.errors import P2P10Error
@@ -36,7 +39,6 @@ from p2p10.narrate import level_name
 from p2p10.rules import RuleSet
 from p2p10.table import MAX_NAME
 
-LEVELS = ("easy", "normal", "hard")
 # The kinds of game offered by name; any other rule options are typed in the "Rule options" row.
 GAMES: tuple[tuple[str, tuple[str, ...]], ...] = (
     (N_("full game: phases 1 to 10"), ()),
@@ -49,16 +51,6 @@ SHOWN = 3  # unfinished and recent games listed
 # prompt_toolkit's key names as the table's screens name them (cli.table.board does the same).
 KEY_NAMES = {"c-m": "Enter", "c-j": "Enter", " ": "Space", "c-i": "Tab", "s-tab": "BackTab",
              "escape": "Esc", "left": "←", "right": "→", "up": "↑", "down": "↓"}
-
-
-@dataclass(frozen=True, slots=True)
-class NewGame:
-    """Start a new game with these settings (the flags ``--name --bots --level -o``)."""
-
-    name: str = "You"
-    bots: int = 3
-    level: str = "normal"
-    options: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,7 +97,7 @@ class StartScreen:
 
     def __init__(self, settings: NewGame, unfinished: Sequence[Listed] = (),
                  recent: Sequence[Listed] = (), record: Sequence[str] = (),
-                 ascii_only: bool = False) -> None:
+                 ascii_only: bool = False, notice: str | None = None) -> None:
         self.settings = settings
         self.unfinished = list(unfinished)[:SHOWN]
         self.recent = list(recent)[:SHOWN]
@@ -113,7 +105,8 @@ class StartScreen:
         self.ascii_only = ascii_only
         self.game = next((i for i, (_text, opts) in enumerate(GAMES) if opts == settings.options), None)
         self.cursor = 0
-        self.message: tuple[str, str] | None = None
+        # A line under the menu until the next key: an error, or a notice (settings not read).
+        self.message: tuple[str, str] | None = None if notice is None else ("class:error", notice)
         self.editing: str | None = None  # "name" or "options" while a line is typed
         self.choice: StartChoice = Leave()
         self.editor = Buffer(multiline=False)
@@ -176,6 +169,9 @@ class StartScreen:
             self._choose(rows[0])
         elif key == "c" and self.unfinished:
             self._choose(Row("continue", "", self.unfinished[0].path))
+        elif key == "c":
+            self.message = ("class:error", _("There is no unfinished game to continue: "
+                                             "n starts a new one."))
         elif key in ("q", "Esc", "c-c"):
             self._finish(Leave())
 
@@ -268,14 +264,19 @@ class StartScreen:
             out.append([("", lead), *parts[0]])
             out += [[("", " " * columns_of(lead)), *part] for part in parts[1:]]
         tail: list[Line] = [plain("")]
-        if self.message is not None:
-            tail += flow(plain(self.message[1], self.message[0]), columns, 2, "  ", ellipsis)
+        if self.message is not None:  # a notice names a file, whose path may be long
+            tail += flow(plain(self.message[1], self.message[0]), columns, 5, "  ", ellipsis)
+        else:
+            tail += flow(plain(_("Leave a game or a replay and you come back here; q here leaves."),
+                               "class:dim"), columns, 2, "  ", ellipsis)
         # TRANSLATORS: the keys (↑/↓ ←/→ Enter n c q) are what the player presses: keep them.
         tail += flow(plain(_("↑/↓ choose  ←/→ change  Enter select  n new game  c continue  q leave"),
                            "class:dim"), columns, 2, "  ", ellipsis)
-        record = [flow(plain(line), columns, 1, "", ellipsis)[0] for line in self.record] or [
-            plain(_("No finished game yet."), "class:dim")]
         room = height - len(out) - len(tail) - 2  # a blank line and the heading before the record
+        record = [part for line in self.record for part in flow(plain(line), columns, 2, "  ", ellipsis)]
+        if len(record) > room:  # each of the record's lines on one line, then
+            record = [flow(plain(line), columns, 1, "", ellipsis)[0] for line in self.record]
+        record = record or [plain(_("No finished game yet."), "class:dim")]
         if len(record) > room:
             # TRANSLATORS: under the start screen's record, when not all of it fits the terminal.
             record = [*record[:max(room - 1, 0)], plain(_("(the whole record: p2p10 stats)"), "class:dim")]
@@ -309,9 +310,11 @@ class StartScreen:
 
 def choose(settings: NewGame, unfinished: Sequence[Listed], recent: Sequence[Listed],
            record: Sequence[str], ascii_only: bool = False,
-           runner: Callable[[StartScreen], StartChoice] | None = None) -> StartChoice:
-    """Show the start screen and return the choice (``runner`` runs it; asyncio by default)."""
-    screen = StartScreen(settings, unfinished, recent, record, ascii_only)
+           runner: Callable[[StartScreen], StartChoice] | None = None,
+           notice: str | None = None) -> StartChoice:
+    """Show the start screen and return the choice (``runner`` runs it; asyncio by default);
+    ``notice`` is shown under the menu until the first key."""
+    screen = StartScreen(settings, unfinished, recent, record, ascii_only, notice)
     if runner is not None:
         return runner(screen)
     import asyncio
