@@ -925,15 +925,23 @@ class Host:
         """Announce the table with Zeroconf. Discovery is a convenience, never needed: a
         network without multicast still joins by address."""
         interfaces = None if self.interface in WILDCARD else [self.interface]
+        # Once the table has started (it may fill before the announcement is made), a person's
+        # play screen may be up: a line printed under it would garble it, so nothing is said.
         try:
             self._ad = await advertise(self._table_ad(port), interfaces)
         except (OSError, ValueError, ProtocolError) as err:
-            self.say(_("not announced on the network ({reason}); players join with the address "
-                       "above").format(reason=err))
+            if not self._screen_may_be_up():
+                self.say(_("not announced on the network ({reason}); players join with the "
+                           "address above").format(reason=err))
             return
-        # TRANSLATORS: keep the command 'p2p10 tables' as it is.
-        self.say(_("announced as {title!r}: 'p2p10 tables' lists it").format(title=self.title))
-        await self._update_ad()  # seats taken while it was being announced
+        if not self._screen_may_be_up():
+            # TRANSLATORS: keep the command 'p2p10 tables' as it is.
+            self.say(_("announced as {title!r}: 'p2p10 tables' lists it").format(title=self.title))
+        await self._update_ad()  # seats taken, or the start, while it was being announced
+
+    def _screen_may_be_up(self) -> bool:
+        """Whether a person's play screen may be drawn now (the table has started)."""
+        return self.lobby.started and self.front is not None
 
     async def _update_ad(self) -> None:
         if self._ad is not None:
