@@ -58,11 +58,11 @@ Hosting = tuple[Host, "asyncio.Future[GameResult]", int, list[str]]
 
 
 async def slow_host(tmp_path: Path, title: str | None = None, **options: object) -> Hosting:
-    """Ann's table on 127.0.0.1 for two: her bot-played seat thinks a while over each move
-    (so that the game goes on for a while) and her own bot fills the other seat: it starts at
-    once. Its task, port and lines."""
+    """Ann's table on 127.0.0.1 for two: a whole game, her bot-played seat thinking a while
+    over each move (so that the game goes on well past the test) and her own bot in the other
+    seat: it starts at once. Its task, port and lines."""
     said: list[str] = []
-    host = Host("Ann", 2, RuleSet.parse(["hands=1"]), "greedy", "127.0.0.1", save_dir=tmp_path / "ann",
+    host = Host("Ann", 2, RuleSet.parse([]), "greedy", "127.0.0.1", save_dir=tmp_path / "ann",
                 say=said.append, title=title, bots=1, timing=Timing(think=0.4),
                 **options)  # type: ignore[arg-type]
     hosting = asyncio.ensure_future(host.run())
