@@ -308,3 +308,18 @@ async def test_a_search_for_a_table_not_there_ends_once_the_network_is_quiet() -
                                                         3600), TIMEOUT)
     message = str(none.value)
     assert "heard in 3600 s" not in message and repr(other.table) in message, message
+
+
+def test_a_spectator_sees_who_watches_as_a_notice_too() -> None:
+    """On the watch screen, the host's notice of who watches is a notice too (before: "Ann:
+    (watching: Eve)", as if Ann had said it)."""
+    from cli.table.watch_view import WatchApp
+    from tests.test_watch import records_of, the_game
+
+    records = records_of(the_game())
+    with create_pipe_input() as pipe, create_app_session(input=pipe, output=Terminal(100, 30)):
+        screen = WatchApp(records[:1])
+        screen.heard(0, "/watching 2: Eve, Sam")  # as PROTOCOL 6.1.4 words it
+        text = screen.screen_text()
+    assert "Watching the table now (2): Eve, Sam" in text, text
+    assert "Ann:" not in text and "/watching" not in text, text
