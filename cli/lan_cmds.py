@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import shlex
 import sys
 from collections.abc import Callable, Coroutine
 from pathlib import Path
@@ -203,8 +204,7 @@ def cmd_join(args: argparse.Namespace) -> int:
     if address is None:
         looking = _("looking for tables on the network (up to {seconds} s)...").format(
             seconds=f"{args.timeout:g}")
-        found = _choose_table(asyncio.run(_listen(args.interface, args.timeout, looking, _open)),
-                              args.timeout)
+        found = _choose_table(*asyncio.run(_listen(args.interface, args.timeout, looking, _open)))
     elif not _looks_like_address(address):
         found = asyncio.run(_find_table(address, args.interface, args.timeout))
     if found is not None:
@@ -375,11 +375,15 @@ def _interfaces(interface: str | None) -> list[str] | None:
 
 
 JOIN_SETTLE = 1.0  # once the table is heard, how long to listen for others before choosing
+# With no table wanted heard yet: once every table that answered is resolved and nothing new
+# has come for this long, the network's tables have been heard (multicast DNS answers within
+# a fraction of a second, and the browser asks again after 1 s), and the search ends.
+QUIET_AFTER = 3.0
 NAMED_AT_MOST = 6  # tables named when the one wanted is not among those heard
 
 
 def _open(table: TableAd) -> bool:
-    return table.seats_free > 0 and table.compatible
+    return table.seats_free > 0 and table.compatible and not table.started
 
 
 class _Progress:
@@ -411,10 +415,12 @@ class _Progress:
 
 
 async def _listen(interface: str | None, timeout: float, looking: str,
-                  wanted: Callable[[TableAd], bool]) -> list[TableAd]:
-    """Every table heard, by name: as soon as a ``wanted`` one is, and a moment more for any
-    others (not the whole ``timeout``, which is how long to wait when there is none).
-    ``looking`` is said first, on a line of its own."""
+                  wanted: Callable[[TableAd], bool]) -> tuple[list[TableAd], float]:
+    """Every table heard, by name, and the seconds it took: as soon as a ``wanted`` one is
+    heard, a moment more for any others; when none is, until the network has gone quiet
+    (every table that answered resolved, and nothing new for :data:`QUIET_AFTER` seconds:
+    the tables there are have all been heard), or at the latest ``timeout``. ``looking`` is
+    said first, on a line of its own."""
     progress = _Progress(looking)
     loop = asyncio.get_running_loop()
     start = loop.time()
@@ -426,16 +432,29 @@ async def _listen(interface: str | None, timeout: float, looking: str,
                 if not heard_one and any(wanted(t) for t in browser.tables.values()):
                     heard_one = True
                     until = min(until, now + JOIN_SETTLE)
+                quiet_since = browser.changed_at if browser.changed_at is not None else start
+                if not heard_one and browser.settled and now - quiet_since >= QUIET_AFTER:
+                    break  # (a busy announcer keeps it listening, up to the timeout at most)
                 progress.tick(int(now - start), len(browser.tables))
                 await asyncio.sleep(0.05)
-            return sorted(browser.tables.values(), key=lambda t: (t.table.casefold(), t.host, t.address))
+            tables = sorted(browser.tables.values(), key=lambda t: (t.table.casefold(), t.host, t.address))
+            return tables, min(loop.time(), until) - start
     finally:
         progress.end()
+
+
+def _seconds(seconds: float) -> str:
+    """Seconds as a message says them: ``3``, ``2.5``."""
+    return f"{round(seconds, 1):g}"
 
 
 def _heard(table: TableAd) -> str:
     if not table.compatible:
         state = _("protocol {version}, not this version").format(version=table.version)
+    elif table.started:
+        # TRANSLATORS: a table heard on the network whose game is being played (it can be
+        # watched, not joined).
+        state = _("game under way")
     elif table.seats_free == 0:
         # TRANSLATORS: a table heard on the network with no seat free.
         state = pgettext("table", "full")
@@ -474,14 +493,15 @@ def _describe(table: TableAd) -> str:
         taken=table.seats_taken, seats=table.seats_taken + table.seats_free, rules=_rules(table))
 
 
-def _choose_table(heard: list[TableAd], timeout: float) -> TableAd:
-    """The only open table heard, or the one the player picks from a numbered list."""
+def _choose_table(heard: list[TableAd], waited: float) -> TableAd:
+    """The only open table heard (in ``waited`` seconds), or the one the player picks from a
+    numbered list."""
     tables = [t for t in heard if _open(t)]
     if not tables:
         # TRANSLATORS: {heard} is a clause of its own, "heard 'Ann's table' (full)" or "no table
         # at all was heard: ..."
         raise UsageError(_("no open table heard in {seconds} s; {heard}").format(
-            seconds=f"{timeout:g}", heard=_what_was_heard(heard)))
+            seconds=_seconds(waited), heard=_what_was_heard(heard)) + _watch_hint(heard))
     if len(tables) > 1 and not sys.stdin.isatty():
         listing = "; ".join(_describe(t) for t in tables)
         # TRANSLATORS: {n} is always 2 or more; TABLE stands for a table's name.
@@ -507,20 +527,26 @@ def _choose_table(heard: list[TableAd], timeout: float) -> TableAd:
 async def _find_table(title: str, interface: str | None, timeout: float,
                       seats_free: bool = True) -> TableAd:
     """The one table called ``title`` heard on the network (with a seat free, unless only to
-    watch it: ``seats_free`` False)."""
+    watch it: ``seats_free`` False, when a game under way will do)."""
+    def called(table: TableAd) -> bool:
+        return table.compatible and table.table.casefold() == title.casefold()
+
     def wanted(table: TableAd) -> bool:
-        return ((_open(table) if seats_free else table.compatible)
-                and table.table.casefold() == title.casefold())
+        return called(table) and (_open(table) or not seats_free)
 
     looking = _("looking for table {title} on the network (up to {seconds} s)...").format(
         title=repr(title), seconds=f"{timeout:g}")
-    tables = await _listen(interface, timeout, looking, wanted)
+    tables, waited = await _listen(interface, timeout, looking, wanted)
     matches = [t for t in tables if wanted(t)]
+    if not matches and any(called(t) and t.started for t in tables):
+        # TRANSLATORS: {title} is a table's name, quoted; keep "p2p10 watch" as it is.
+        raise UsageError(_("the game at table {title} has started: no seat is free now; "
+                           "watch it with p2p10 watch {title}").format(title=_quoted(title)))
     if not matches:
         # TRANSLATORS: {heard} is a clause of its own, "heard 'Ann's table' (full)" or "no table
         # at all was heard: ..."
         raise UsageError(_("no open table called {title} heard in {seconds} s; {heard}").format(
-            title=repr(title), seconds=f"{timeout:g}", heard=_what_was_heard(tables)))
+            title=repr(title), seconds=_seconds(waited), heard=_what_was_heard(tables)))
     if len(matches) > 1:
         # TRANSLATORS: {n} is always 2 or more.
         raise UsageError(ngettext("{n} table is called {title}: join one by HOST:PORT "
@@ -529,6 +555,22 @@ async def _find_table(title: str, interface: str | None, timeout: float,
                                   "('p2p10 tables' lists the addresses)",
                                   len(matches)).format(n=len(matches), title=repr(title)))
     return matches[0]
+
+
+def _quoted(title: str) -> str:
+    """A table's name as it is typed in a shell command line (in single quotes unless it is
+    one plain word)."""
+    return shlex.quote(title)
+
+
+def _watch_hint(heard: list[TableAd]) -> str:
+    """After "no open table": how to watch the games under way among those ``heard``."""
+    playing = [t for t in heard if t.started and t.compatible]
+    if not playing:
+        return ""
+    # TRANSLATORS: {title} is a table's name as typed in a shell; keep "p2p10 watch" as it is.
+    return "; " + _("a game under way can be watched: p2p10 watch {title}").format(
+        title=_quoted(playing[0].table))
 
 
 def cmd_tables(args: argparse.Namespace) -> int:
@@ -547,7 +589,13 @@ def cmd_tables(args: argparse.Namespace) -> int:
         return 0
     for t in tables:
         private = ("  " + _("(private: join with its code)")) if t.private else ""
-        seats = _("{taken}/{seats} seats").format(taken=t.seats_taken, seats=t.seats_taken + t.seats_free)
+        if t.started:
+            # TRANSLATORS: in the list of tables, a table whose game is being played (it can
+            # be watched, not joined); {n} is always 2 or more.
+            seats = ngettext("game under way, {n} player", "game under way, {n} players",
+                             t.seats).format(n=t.seats)
+        else:
+            seats = _("{taken}/{seats} seats").format(taken=t.seats_taken, seats=t.seats)
         # TRANSLATORS: in the list of tables: the host's name and its key's fingerprint.
         host = _("host {host} [{fingerprint}]").format(host=t.host, fingerprint=t.fingerprint)
         line = f"{t.table:<24} {t.address[0]}:{t.address[1]:<6} {seats}  {host}  {_rules(t)}{private}"
@@ -556,4 +604,7 @@ def cmd_tables(args: argparse.Namespace) -> int:
         print(line)
     # TRANSLATORS: TABLE NAME stands for a table's name, HOST:PORT for its address.
     print(_("join with: p2p10 join 'TABLE NAME' (or HOST:PORT)"))
+    if any(t.started for t in tables):
+        # TRANSLATORS: TABLE NAME stands for a table's name, HOST:PORT for its address.
+        print(_("watch a game under way: p2p10 watch 'TABLE NAME' (or HOST:PORT)"))
     return 0

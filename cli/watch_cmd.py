@@ -1,17 +1,21 @@
 """``p2p10 watch``: follow a LAN table without a seat, checking every entry as it comes
 (:mod:`protocol.watch`). On a terminal the table is drawn live, as the replay viewer draws a
 saved game; otherwise a line for whatever goes wrong as it happens, and one at the end with the
-verdict and where the log is. Exit status 0 for a whole game that audits clean, 1 otherwise."""
+verdict and where the log is. Leaving before the end (q on the screen, Ctrl-C) stops at once
+with the same line on what came. Exit status 0 for a whole game that audits clean (or a watch
+left early with nothing wrong seen), 1 otherwise."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import signal
 import sys
 from pathlib import Path
 
 from cli import UsageError
-from cli.lan_cmds import _find_table, _listen, _looks_like_address, _name, given_code, with_code
+from cli.lan_cmds import _find_table, _listen, _looks_like_address, _name, _seconds, given_code, with_code
 from p2p10.audit import Damage, LiveAudit, one_history
 from p2p10.errors import ProtocolViolation
 from p2p10.i18n import _, ngettext, pgettext
@@ -35,15 +39,23 @@ def failure_line(failure: ProtocolViolation | Damage) -> str:
 
 
 async def _watch_plain(address: tuple[str, int], name: str, save: Path, announced: str | None,
-                       code: str | None) -> WatchResult:
+                       code: str | None, leave: asyncio.Event) -> WatchResult:
     """No terminal: say what happens, line by line."""
     events = WatchEvents(failure=lambda failure: _say(failure_line(failure)), note=_say)
-    return await watch(address, name, save_dir=save, events=events, announced=announced, code=code)
+    return await watch(address, name, save_dir=save, events=events, announced=announced, code=code,
+                       leave=leave)
+
+
+def _leave_on_interrupt(leave: asyncio.Event) -> None:
+    """Ctrl-C (SIGINT) leaves as ``q`` does: the watch stops and says where its log is."""
+    with contextlib.suppress(NotImplementedError, RuntimeError):  # (no signals: Windows)
+        asyncio.get_running_loop().add_signal_handler(signal.SIGINT, leave.set)
 
 
 async def _watch_screen(address: tuple[str, int], name: str, save: Path, announced: str | None,
-                        code: str | None, ascii_only: bool) -> WatchResult:
-    """A terminal: the live table, which stays up after the game until the user leaves."""
+                        code: str | None, ascii_only: bool, leave: asyncio.Event) -> WatchResult:
+    """A terminal: the live table, which stays up after the game until the user leaves; a
+    user who leaves (q) before the end stops the watch."""
     from cli.table.watch_view import WatchApp  # prompt_toolkit loads only for a screen
 
     screen: list[WatchApp] = []
@@ -54,6 +66,7 @@ async def _watch_screen(address: tuple[str, int], name: str, save: Path, announc
         if not screen:
             screen.append(WatchApp(audit.records, ascii_only))
             shown.append(asyncio.ensure_future(screen[0].run()))
+            shown[0].add_done_callback(lambda _shown: leave.set())
             for line in waiting:
                 screen[0].say(line)
         elif audit.table is not None:
@@ -74,9 +87,11 @@ async def _watch_screen(address: tuple[str, int], name: str, save: Path, announc
 
     events = WatchEvents(entry=entry, failure=failure, note=note,
                          chat=lambda seat, text: screen[0].heard(seat, text) if screen else None)
-    result = await watch(address, name, save_dir=save, events=events, announced=announced, code=code)
+    result = await watch(address, name, save_dir=save, events=events, announced=announced, code=code,
+                         leave=leave)
     if screen:
-        screen[0].over(result.summary())
+        if not shown[0].done():
+            screen[0].over(result.summary())
         await shown[0]
     return result
 
@@ -89,12 +104,12 @@ def cmd_watch(args: argparse.Namespace) -> int:
     if args.address is None:
         looking = _("looking for tables on the network (up to {seconds} s)...").format(
             seconds=f"{args.timeout:g}")
-        heard = asyncio.run(_listen(args.interface, args.timeout, looking, lambda t: t.compatible))
+        heard, waited = asyncio.run(_listen(args.interface, args.timeout, looking, lambda t: t.compatible))
         tables = [t for t in heard if t.compatible]
         if not tables:
             raise UsageError(_("no table heard in {seconds} s: is a host running on this network? "
                                "(watch by HOST:PORT where multicast does not reach)").format(
-                                   seconds=f"{args.timeout:g}"))
+                                   seconds=_seconds(waited)))
         if len(tables) > 1:
             # TRANSLATORS: {n} is always 2 or more; TABLE stands for a table's name, HOST:PORT
             # for its address.
@@ -124,14 +139,16 @@ def cmd_watch(args: argparse.Namespace) -> int:
     compared: list[str | None] = []
 
     async def run(code: str | None) -> WatchResult:
+        leave = asyncio.Event()
+        _leave_on_interrupt(leave)
         second = None if also is None else asyncio.ensure_future(
-            watch(also, name, code=code, any_seat=True))
+            watch(also, name, code=code, any_seat=True, leave=leave))
         try:
             if screen:
-                result = await _watch_screen(address, name, save, announced, code, args.ascii)
+                result = await _watch_screen(address, name, save, announced, code, args.ascii, leave)
             else:
-                result = await _watch_plain(address, name, save, announced, code)
-            if second is not None:
+                result = await _watch_plain(address, name, save, announced, code, leave)
+            if second is not None and also is not None and not result.left:
                 compared.append(await _compare(result, second, also))
             return result
         finally:
@@ -143,6 +160,9 @@ def cmd_watch(args: argparse.Namespace) -> int:
     if compared and compared[0] is not None:
         print(compared[0], flush=True)
         return 1
+    if result.left and not result.ended:
+        # Leaving is the user's choice, not a failure: 1 only if something wrong was seen.
+        return 0 if result.report.violation is None and result.report.damage is None else 1
     return 0 if result.report.clean and result.ended else 1
 
 

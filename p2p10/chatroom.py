@@ -8,11 +8,13 @@ wire against the table; :func:`sign_chat` makes this seat's own. Pure.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p10.errors import IllegalMove, ProtocolError
+from p2p10.i18n import _
 from p2p10.signing import Domain, sign, verify
 from p2p10.table import TableState
 from p2p10.wire import MAX_CHAT, Chat, WireError
@@ -28,6 +30,60 @@ class ChatLine:
     seat: int
     text: str
     signed: bytes = field(default=b"", compare=False, repr=False)
+
+
+# A seat's machine tells the players who watches it (``p2p10 watch``) with a chat line of its
+# seat in this form, "/watching N: NAMES" ("/watching 0" for nobody): a notice, shown as one in
+# each player's language and attributed to nobody. A person's typed line may not take this form
+# (:func:`typed_text`), so only a machine's gallery writes it.
+NOTICE_PREFIX = "/watching"
+_SEPARATOR = ", "
+
+
+def spectators_notice(names: Sequence[str]) -> str:
+    """The chat text that says who watches now: every name that fits in a chat line, and how
+    many watch in all."""
+    head = f"{NOTICE_PREFIX} {len(names)}"
+    if not names:
+        return head
+    text = f"{head}: "
+    for number, name in enumerate(names):
+        piece = (_SEPARATOR if number else "") + name
+        if len(text) + len(piece) > MAX_CHAT:
+            break
+        text += piece
+    return text
+
+
+@dataclass(frozen=True, slots=True)
+class Spectators:
+    """A notice of who watches: ``count`` spectators, ``names`` those named (all of them, or
+    as many as a chat line holds)."""
+
+    count: int
+    names: str
+
+
+def spectators_in(text: str) -> Spectators | None:
+    """The notice a chat line's text carries, or None for a line somebody said."""
+    head, colon, names = text.partition(": ")
+    word, _space, count = head.partition(" ")
+    if word != NOTICE_PREFIX or not (count.isascii() and count.isdigit()) or len(count) > 3:
+        return None
+    if (int(count) == 0) != (not colon):
+        return None
+    return Spectators(int(count), names)
+
+
+def typed_text(text: str) -> str:
+    """A line a person typed, as :func:`chat_text`; :class:`IllegalMove` too for one in the
+    form of a notice (which would show as the table's word, not theirs)."""
+    text = chat_text(text)
+    if text.split(" ", 1)[0] == NOTICE_PREFIX:
+        # TRANSLATORS: {prefix} is "/watching", as it is.
+        raise IllegalMove(_("a chat line may not start with {prefix}: the table's notices "
+                            "do").format(prefix=NOTICE_PREFIX))
+    return text
 
 
 class ChatRefused(ProtocolError):

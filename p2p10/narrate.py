@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Literal
 
 from p2p10.bots import POLICIES
 from p2p10.cards import card_text, is_skip, sort_key
+from p2p10.chatroom import Spectators, spectators_in
 from p2p10.engine import GameState, HandResult, PublicMove
 from p2p10.i18n import N_, _, ngettext, pgettext
 from p2p10.melds import label_text
@@ -315,7 +316,12 @@ class Narrator:
         return summary
 
     def said(self, seat: int, text: str) -> None:
-        """A line of table chat (a note: chat is not in the log)."""
+        """A line of table chat (a note: chat is not in the log); a machine's notice of who
+        watches (:func:`~p2p10.chatroom.spectators_in`) is told as a notice, nobody's words."""
+        notice = spectators_in(text)
+        if notice is not None:
+            self._tell("note", spectators_text(notice))
+            return
         # TRANSLATORS: a line of table chat in the move log; {text} is what was typed.
         self._tell("note", self.voice.say(seat, N_("You said: {text}"), N_("{name} said: {text}"), text=text))
 
@@ -545,6 +551,16 @@ class Narrator:
                 names=voice.all(sorted(view.tie))), hand)
         self.summaries.append(summary)
         return summary
+
+
+def spectators_text(notice: Spectators) -> str:
+    """A notice of who watches the table, in the user's language."""
+    if notice.count == 0:
+        return _("Nobody is watching the table now.")
+    # TRANSLATORS: a notice, not chat: who watches the table now (p2p10 watch); {names} lists
+    # their names (some may be left out when there are many).
+    return ngettext("Watching the table now ({n}): {names}", "Watching the table now ({n}): {names}",
+                    notice.count).format(n=notice.count, names=notice.names)
 
 
 def skip_sentence(voice: Voice, seat: int, target: int) -> str:

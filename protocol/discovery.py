@@ -109,6 +109,7 @@ class TableAd:
     address: tuple[str, int]
     version: str = PROTOCOL_NAME
     private: bool = False  # only who has the host's code sits down or watches
+    started: bool = False  # the game is under way: no seat to take, but spectators may watch
 
     def __post_init__(self) -> None:
         # TRANSLATORS: the name of a table announced on the network.
@@ -140,6 +141,12 @@ class TableAd:
                                      "0123:4567:89ab:cdef:0123:4567:89ab:cdef (128 bits)"))
         if not isinstance(self.private, bool):
             raise BadAdvertisement(_("private must be true or false"))
+        if not isinstance(self.started, bool):
+            raise BadAdvertisement(_("started must be true or false"))
+        if self.started and self.seats_free:
+            # A game under way has every seat taken: an announcement that says otherwise
+            # contradicts itself (and could lure joiners into a refusal), so it is skipped.
+            raise BadAdvertisement(_("a table whose game has started has no seat free"))
         _check_address(self.address)
 
     @property
@@ -167,6 +174,8 @@ class TableAd:
         }
         if self.private:
             txt[b"p"] = b"1"
+        if self.started:
+            txt[b"g"] = b"1"
         for key, value in txt.items():
             if len(key) + 1 + len(value) > MAX_TXT_STRING:
                 # TRANSLATORS: a TXT field is a part of the table's announcement on the network;
@@ -205,6 +214,7 @@ class TableAd:
             address=address,
             version=text(b"v"),
             private=txt.get(b"p") == b"1",
+            started=txt.get(b"g") == b"1",
         )
 
     def as_json(self) -> dict[str, object]:
@@ -212,7 +222,8 @@ class TableAd:
         return {"table": self.table, "host": self.host, "address": f"{self.address[0]}:{self.address[1]}",
                 "seats_taken": self.seats_taken, "seats_free": self.seats_free,
                 "options": list(self.options), "fingerprint": self.fingerprint,
-                "version": self.version, "compatible": self.compatible, "private": self.private}
+                "version": self.version, "compatible": self.compatible, "private": self.private,
+                "started": self.started}
 
     @classmethod
     def from_json(cls, item: object, address: tuple[str, int]) -> TableAd:
@@ -228,7 +239,8 @@ class TableAd:
                        options=tuple(options) if isinstance(options, list) else (),
                        fingerprint=item.get("fingerprint"),  # type: ignore[arg-type]
                        address=address, version=item.get("version"),  # type: ignore[arg-type]
-                       private=item.get("private", False))  # type: ignore[arg-type]
+                       private=item.get("private", False),
+                       started=item.get("started", False))
         except TypeError as exc:
             raise BadAdvertisement(f"the table's description is malformed: {exc}") from None
 
@@ -281,9 +293,16 @@ def _published_addresses(host: str, interfaces: Interfaces) -> list[str]:
     addresses = interface_addresses(interfaces)
     if addresses is not None:
         return addresses
-    found = sorted({str(ip.ip) for adapter in ifaddr.get_adapters() for ip in adapter.ips
-                    if ip.is_IPv4 and not ipaddress.ip_address(str(ip.ip)).is_loopback})
-    return found or ["127.0.0.1"]
+    return network_addresses() or ["127.0.0.1"]
+
+
+def network_addresses() -> list[str]:
+    """This machine's IPv4 addresses but loopback (and link-local), private ones first: those
+    that others on its networks can dial."""
+    found = {ipaddress.ip_address(str(ip.ip)) for adapter in ifaddr.get_adapters() for ip in adapter.ips
+             if ip.is_IPv4}
+    usable = [a for a in found if not (a.is_loopback or a.is_link_local or a.is_unspecified)]
+    return [str(a) for a in sorted(usable, key=lambda a: (not a.is_private, a))]
 
 
 def _instance_name(ad: TableAd) -> str:
@@ -414,10 +433,18 @@ class TableBrowser:
         self._browser: AsyncServiceBrowser | None = None
         self._rechecking: asyncio.Task[None] | None = None
         self._resolving: dict[str, asyncio.Task[None]] = {}
+        self.changed_at: float | None = None  # the event loop's time of the last news heard
+
+    @property
+    def settled(self) -> bool:
+        """True when every service heard of has been resolved (or dropped): what
+        :attr:`tables` holds is all the browser knows so far."""
+        return not self._resolving
 
     async def start(self) -> None:
         if self._zeroconf is None:
             self._zeroconf = open_zeroconf(self._interfaces)
+        self.changed_at = asyncio.get_running_loop().time()
         self._browser = AsyncServiceBrowser(self._zeroconf.zeroconf, SERVICE_TYPE,
                                             handlers=[self._on_service], question_type=MULTICAST_ANSWERS)
         self._rechecking = asyncio.create_task(self._recheck_forever(self._zeroconf.zeroconf))
@@ -451,6 +478,7 @@ class TableBrowser:
         pending = self._resolving.pop(name, None)
         if pending is not None:
             pending.cancel()
+        self.changed_at = asyncio.get_running_loop().time()
         if state_change is ServiceStateChange.Removed:
             self._known.discard(name)
             self._forget(name)
@@ -490,6 +518,7 @@ class TableBrowser:
             self._notify(name, None)
 
     def _notify(self, name: str, ad: TableAd | None) -> None:
+        self.changed_at = asyncio.get_running_loop().time()
         if self._on_change is not None:
             self._on_change(name, ad)
 

@@ -40,6 +40,7 @@ from aiohttp import web
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p10.bots import POLICIES
+from p2p10.chatroom import typed_text
 from p2p10.engine import MAX_PLAYERS, MIN_PLAYERS
 from p2p10.errors import IllegalMove, ProtocolError
 from p2p10.events import SeatEvent
@@ -50,7 +51,7 @@ from p2p10.peer import AWAY_AFTER, ChatLine, Peer, Player, Waiting
 from p2p10.rules import RuleSet
 from p2p10.sitdown import SitDown
 from p2p10.table import TableState
-from protocol.discovery import TABLE_PATH, Advertisement, TableAd, advertise
+from protocol.discovery import TABLE_PATH, Advertisement, TableAd, advertise, network_addresses
 from protocol.listener import Door, Handler, listen
 from protocol.lobby import (
     JOIN_TIMEOUT,
@@ -181,6 +182,31 @@ def log_path_for(save_dir: Path | None, table_id: bytes, seat: int) -> Path:
     return SeatFiles.new(folder, table_id, seat).log
 
 
+DIALLED_AT_MOST = 3  # a machine's addresses named in the host's first line
+
+
+def listening_line(interface: str, port: int, reachable_at: tuple[str, int] | None) -> str:
+    """The host's first line: where it listens, as addresses the others can dial. On every
+    interface that is the machine's network (IPv4) addresses with the port, not "0.0.0.0";
+    with none but loopback, that only this machine can dial it; behind a forwarded port
+    (``reachable_at``), that address. It ends in ``:PORT``, the port listened on, unless
+    ``reachable_at`` says another."""
+    if reachable_at is not None:
+        # TRANSLATORS: the host's first line behind a forwarded port; {address} is HOST:PORT.
+        return _("listening on port {port}; others dial {address}").format(
+            port=port, address=f"{reachable_at[0]}:{reachable_at[1]}")
+    if interface not in WILDCARD:
+        return _("listening on {interface}:{port}").format(interface=interface, port=port)
+    found = network_addresses()
+    if not found:
+        # TRANSLATORS: the host's first line when the machine has no network address.
+        return _("listening on port {port}; no network address found: only this machine can "
+                 "dial 127.0.0.1:{port}").format(port=port)
+    # TRANSLATORS: the host's first line; {addresses} lists HOST:PORT, "192.168.1.20:41234".
+    return _("listening on port {port}; others dial {addresses}").format(
+        port=port, addresses=", ".join(f"{a}:{port}" for a in found[:DIALLED_AT_MOST]))
+
+
 def _say(line: str) -> None:
     print(line, flush=True)  # flushed: a parent process may be waiting for the line
 
@@ -307,8 +333,9 @@ class LanSeat(PeerSeat):
         return self.user.agreed()
 
     def say(self, text: str) -> ChatLine:
-        """A line of table chat; raises :class:`IllegalMove` for an empty or overlong line."""
-        line = self.user.say(text)
+        """A line of table chat; raises :class:`IllegalMove` for an empty or overlong line, or
+        one in the form of the table's notices."""
+        line = self.user.say(typed_text(text))
         self.mesh.pump()
         return line
 
@@ -718,6 +745,8 @@ class Host:
         self.lobby = Lobby(self.table_id, rules, own_seat, seats - bots, bots, say, self._update_ad,
                            start_when_full, self.gate)
         self._closing_ad: asyncio.Future[None] | None = None
+        self._updating: asyncio.Future[None] | None = None
+        self._bots_seated = False
         self.slot = MeshSlot()
         if spectators < 0:
             # TRANSLATORS: keep the option "--spectators" as it is.
@@ -771,27 +800,37 @@ class Host:
         own_host, own_port = self.reachable_at or (self.roster[0].host, port)
         self.roster[0] = SeatInfo(self.name, self.roster[0].key, own_host, own_port)
         runners: list[web.AppRunner] = []
+        advertising: asyncio.Future[None] | None = None
         try:
-            self.say(_("listening on {interface}:{port}").format(interface=self.interface, port=port))
+            self.say(listening_line(self.interface, port, self.reachable_at))
             if self.gate.code is not None:
                 # TRANSLATORS: {code} is the private table's code, "7-orbit-tulip".
                 self.say(_("private table: its code is {code} (players join with --code {code})").format(
                     code=self.gate.code))
+            # TRANSLATORS: {table} is the table's name, quoted.
             self.say(_("table {table}: {seats} seats, rules: {rules}").format(
-                table=self.table_id.hex(), seats=self.seats, rules=self.rules.describe()))
+                table=repr(self.title), seats=self.seats, rules=self.rules.describe()))
             # Zeroconf's probing takes over a second: the lobby is open meanwhile, and a table
             # that fills (players who joined by address) starts without waiting for it.
             advertising = asyncio.ensure_future(self._advertise(port)) if self.advertised else None
             await self.lobby.wait_full()
-            if advertising is not None:
-                advertising.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await advertising
-            if self._ad is not None:
-                # The goodbye goes out in the background: the dealing does not wait for it.
-                self._closing_ad = asyncio.ensure_future(self._ad.close())
-                self._ad = None
+            if self.gallery.cap == 0:
+                # Nobody may watch: nothing to announce once no seat is free.
+                if advertising is not None:
+                    advertising.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await advertising
+                    advertising = None
+                if self._ad is not None:
+                    # The goodbye goes out in the background: the dealing does not wait for it.
+                    self._closing_ad = asyncio.ensure_future(self._ad.close())
+                    self._ad = None
             bots = await self._seat_bots(runners)
+            self._bots_seated = True
+            # A game under way stays announced, as started, for spectators to find it by
+            # name (an announcement still being made publishes it so once made). In the
+            # background: the dealing does not wait for it.
+            self._updating = asyncio.ensure_future(self._update_ad())
             away_after = self.timing.away_after
             peer = Peer(0, self.identity, player=player_for(self.policy), away_after=away_after)
             machine = Machine(self.bot_level)
@@ -824,6 +863,11 @@ class Host:
             forget_gallery(result, own_log)
             return result
         finally:
+            for pending in (advertising, self._updating):
+                if pending is not None and not pending.done():
+                    pending.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await pending
             if self._ad is not None:
                 await self._ad.close()
             if self._closing_ad is not None:
@@ -860,10 +904,17 @@ class Host:
         return bots
 
     def _table_ad(self, port: int) -> TableAd:
-        return TableAd(self.title, self.name, len(self.roster) + self.bots, self.people - len(self.roster),
+        """The table as announced: the seats taken and free while the lobby is open; once the
+        game has started, every seat taken (its bots seated) and ``started``."""
+        if self.lobby.started:
+            seated = len(self.roster)  # with its bots, once they are seated
+            taken, free = (seated if self._bots_seated else seated + self.bots), 0
+        else:
+            taken, free = len(self.roster) + self.bots, self.people - len(self.roster)
+        return TableAd(self.title, self.name, min(taken, self.seats), free,
                        tuple(self.rules.options()), fingerprint(self.roster[0].key),
                        (self.interface if self.interface not in WILDCARD else "0.0.0.0", port),
-                       private=self.gate.private)
+                       private=self.gate.private, started=self.lobby.started)
 
     async def _describe(self, request: web.Request) -> web.StreamResponse:
         """``GET /table``: what the announcement says, for ``p2p10 tables --at HOST:PORT``
@@ -874,18 +925,26 @@ class Host:
         """Announce the table with Zeroconf. Discovery is a convenience, never needed: a
         network without multicast still joins by address."""
         interfaces = None if self.interface in WILDCARD else [self.interface]
+        # Once the table has started (it may fill before the announcement is made), a person's
+        # play screen may be up: a line printed under it would garble it, so nothing is said.
         try:
             self._ad = await advertise(self._table_ad(port), interfaces)
         except (OSError, ValueError, ProtocolError) as err:
-            self.say(_("not announced on the network ({reason}); players join with the address "
-                       "above").format(reason=err))
+            if not self._screen_may_be_up():
+                self.say(_("not announced on the network ({reason}); players join with the "
+                           "address above").format(reason=err))
             return
-        # TRANSLATORS: keep the command 'p2p10 tables' as it is.
-        self.say(_("announced as {title!r}: 'p2p10 tables' lists it").format(title=self.title))
-        await self._update_ad()  # seats taken while it was being announced
+        if not self._screen_may_be_up():
+            # TRANSLATORS: keep the command 'p2p10 tables' as it is.
+            self.say(_("announced as {title!r}: 'p2p10 tables' lists it").format(title=self.title))
+        await self._update_ad()  # seats taken, or the start, while it was being announced
+
+    def _screen_may_be_up(self) -> bool:
+        """Whether a person's play screen may be drawn now (the table has started)."""
+        return self.lobby.started and self.front is not None
 
     async def _update_ad(self) -> None:
-        if self._ad is not None and not self.lobby.started:
+        if self._ad is not None:
             # A stale seat count in an announcement is harmless: the lobby has the truth.
             with contextlib.suppress(OSError, ProtocolError):
                 await self._ad.update(self._table_ad(self.roster[0].port))

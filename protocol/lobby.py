@@ -23,9 +23,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import http.client
 import json
 import math
+import os
 import re
 import time
 from collections import Counter, OrderedDict
@@ -84,11 +86,30 @@ class CodeBusy(LanError):
         self.wait = wait
 
 
+class GameStarted(LanError):
+    """The host refused the seat because its game has started (it may still be watched)."""
+
+
+def unreachable(host: str, port: int, error: OSError) -> LanError:
+    """Why nothing could be reached at ``host``:``port``, in plain words: nobody answering
+    there (a refused connection: no program listens on that port) is said as such, anything
+    else with the system's own words for it (not the event loop's "Connect call failed")."""
+    if error.errno == errno.ECONNREFUSED:
+        # TRANSLATORS: nothing listens at this address (the connection was refused).
+        return LanError(_("nobody answers at {host}:{port}: no table is open at that address "
+                          "(is the host's program running, and are the address and port "
+                          "right?)").format(host=host, port=port))
+    reason = (os.strerror(error.errno) if error.errno else "") or str(error) or type(error).__name__
+    return LanError(_("cannot reach a table at {host}:{port}: {reason}").format(
+        host=host, port=port, reason=reason))
+
+
 # What a private table's host answers, in English on the wire (the guest matches them).
 CODE_NEEDED = "this table is private: its code is needed"
 CODE_WRONG = "wrong code"
 CODE_NOT_PRIVATE = "this table is not private: join without a code"
 CODE_TIMEOUT = 10.0
+GAME_STARTED = "the game has started"
 CODE_BUSY = re.compile(r"too many wrong codes: try again in ([0-9]{1,5}) s")
 PROVEN_KEPT = 1024  # TLS keys a door remembers as having proven the code (and sources it counts)
 NOTICE_EVERY = 60.0
@@ -290,6 +311,8 @@ def refused(item: list[Any]) -> None:
                           "--code CODE"), needed=True)
     if reason == CODE_NOT_PRIVATE:
         raise LanError(_("this table is not private: join it without --code"))
+    if reason == GAME_STARTED:
+        raise GameStarted(_("the game at this table has started: no seat is free now"))
     busy = CODE_BUSY.fullmatch(reason)
     if busy is not None:
         wait = max(1, int(busy.group(1)))
@@ -579,7 +602,7 @@ class Lobby:
             return socket
         refusal = None
         if self.started or len(self.roster) >= self.people:
-            refusal = "the table is full" if not self.started else "the game has started"
+            refusal = "the table is full" if not self.started else GAME_STARTED
         elif any(s.key == seat.key for s in self.roster):
             refusal = "that key is already seated"
         if refusal is not None:
@@ -603,6 +626,10 @@ class Lobby:
         if len(self.roster) == self.people and self.start_when_full:
             self._full.set()
         else:
+            if len(self.roster) == self.people:
+                # The host said so once, before anybody came: said again now that it is time
+                # (a table that starts by itself does not wait for Enter).
+                self.say(_("every seat is taken: press Enter to start"))
             await self.changed()
         async for message in socket:
             # Before the roster a joiner has nothing to say; after it, its sit-down.
@@ -676,10 +703,15 @@ async def _take_seat(address: tuple[str, int], name: str, identity: Ed25519Priva
                 table_id, rules, roster = proposed
                 sat = sign(table_id, rules, roster, [s.key for s in roster].index(key))
                 await socket.send_bytes(signed(identity, ["sit-down", sat.raw]))
+    except GameStarted as started:
+        # TRANSLATORS: {message} is the sentence before; keep "p2p10 watch" as it is.
+        raise GameStarted(_("{message}; watch it with p2p10 watch {host}:{port}").format(
+            message=started, host=host, port=port)) from None
+    except aiohttp.ClientConnectorError as err:
+        raise unreachable(host, port, err.os_error) from None
     except (aiohttp.ClientError, OSError) as err:
-        reason = err.os_error.strerror if isinstance(err, aiohttp.ClientConnectorError) else str(err)
         raise LanError(_("cannot reach a table at {host}:{port}: {reason}").format(
-            host=host, port=port, reason=reason)) from None
+            host=host, port=port, reason=err)) from None
     except (ProtocolError, TimeoutError) as err:
         raise LanError(_("the host sent a bad lobby message: {reason}").format(
             reason=err or "none in time")) from None
@@ -748,6 +780,8 @@ def _ask_table(address: tuple[str, int]) -> tuple[Any, bytes]:
         return json.loads(response.read(64 * 1024)), key
     except BadCertificate as err:
         raise LanError(_("the host's link is not secured: {reason}").format(reason=err)) from None
+    except ConnectionRefusedError as err:
+        raise unreachable(host, port, err) from None
     except (OSError, http.client.HTTPException, ValueError) as err:
         reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err) or type(err).__name__
         raise LanError(_("cannot reach a table at {host}:{port}: {reason}").format(

@@ -45,7 +45,7 @@ from aiohttp import web
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p10.audit import AuditReport, Damage, LiveAudit
-from p2p10.chatroom import ChatRefused, check_chat
+from p2p10.chatroom import ChatRefused, check_chat, spectators_notice
 from p2p10.errors import ProtocolError, ProtocolViolation
 from p2p10.i18n import _
 from p2p10.log import Entry, fingerprint, parse_entry, public_bytes
@@ -63,6 +63,7 @@ from protocol.lobby import (
     refused,
     shown,
     unpack,
+    unreachable,
     valid_name,
 )
 from protocol.mesh import url_for
@@ -80,7 +81,7 @@ QUEUE_LIMIT = 4096
 QUEUE_BYTES = 8 * 1024 * 1024
 WATCH_MAX_BYTES = 1024  # what a spectator sends: its name, and a private table's exchange
 END_DRAIN = 10.0  # how long the host waits for its spectators to take the end of the game
-TELL_EVERY = 2.0  # at most one "(watching: ...)" line for the players in this many seconds
+TELL_EVERY = 2.0  # at most one "/watching" notice for the players in this many seconds
 # An entry is at most p2p10.log.MAX_ENTRY_BYTES; its message adds a few bytes.
 MESSAGE_MAX_BYTES = 1 << 20
 HEARTBEAT = 5.0  # the spectator's side, as on the mesh: a vanished host is noticed in seconds
@@ -143,7 +144,7 @@ class Spectator:
 
     name: str
     socket: web.WebSocketResponse
-    transport: asyncio.BaseTransport | None
+    transport: asyncio.Transport | None
     queue: asyncio.Queue[bytes | None]
     dropped: bool = False
     limit: int = QUEUE_BYTES  # the most bytes that may wait for it
@@ -174,7 +175,7 @@ class Gallery:
         self.lost = 0
         self.closing = False  # finish() has begun: the players are told nothing more
         self.told = False  # the players have been told who watches, once the deal was done
-        self._telling: asyncio.TimerHandle | None = None  # the next "(watching: ...)", when due
+        self._telling: asyncio.TimerHandle | None = None  # the next "/watching" notice, when due
         self._told_at = -TELL_EVERY  # when the last one was said (the event loop's time)
 
     @property
@@ -296,8 +297,10 @@ class Gallery:
             self.say(line)
 
     def _tell_players(self) -> None:
-        """The players see who watches: the host's peer says it at the table (a chat line,
-        signed by the host's seat like every other), at most once every :data:`TELL_EVERY`
+        """The players see who watches: the host's peer says it at the table (a notice: a
+        chat line of :func:`~p2p10.chatroom.spectators_notice`'s form, signed by the host's
+        seat like every other, which each player's screen shows as a notice in its own
+        language, not as chat), at most once every :data:`TELL_EVERY`
         seconds: spectators that come and go faster (on purpose, to flood the players' chat)
         are told of in one line, who watches by then."""
         if self._telling is not None:
@@ -312,9 +315,8 @@ class Gallery:
         if peer is None or peer.table is None or peer.finished or peer.stopped or self.closing:
             return
         self._told_at = asyncio.get_running_loop().time()
-        watching = ", ".join(self.names) or "nobody"
         with contextlib.suppress(Exception):
-            peer.say(f"(watching: {watching})"[:200])
+            peer.say(spectators_notice(self.names))
 
     # ----------------------------------------------------------------- the link
 
@@ -412,10 +414,16 @@ class WatchResult:
     host_stopped: str | None
     ended: bool  # the game reached its end: the host said so, or the log received holds it all
     records: tuple[bytes, ...] = ()  # the entries received, checked, in order
+    left: bool = False  # the spectator left before the end (q, or Ctrl-C)
 
     def summary(self) -> str:
         """One line: the verdict on the log watched, and where it is."""
         saved = _("; log {log}").format(log=self.log_path) if self.log_path is not None else ""
+        if self.left and not self.ended:
+            # TRANSLATORS: {verdict} is the audit's verdict on the entries received so far
+            # (in English: "INCOMPLETE: ...").
+            return _("you stopped watching before the game ended: {verdict}").format(
+                verdict=self.report.verdict()) + saved
         if not self.ended and self.report.violation is None and self.report.damage is None:
             return _("the host's link closed before the game ended: {verdict}").format(
                 verdict=self.report.verdict()) + saved
@@ -424,7 +432,8 @@ class WatchResult:
 
 async def watch(address: tuple[str, int], name: str, *, save_dir: Path | None = None,
                 events: WatchEvents | None = None, announced: str | None = None,
-                code: str | None = None, any_seat: bool = False) -> WatchResult:
+                code: str | None = None, any_seat: bool = False,
+                leave: asyncio.Event | None = None) -> WatchResult:
     """Follow the table whose host listens at ``address`` as ``name``, to the game's end,
     checking every entry. ``save_dir``: where to write the log as the entries come (a file
     named like a seat's, ``...-watch.p2p10``). ``announced``: the host key's fingerprint the
@@ -434,11 +443,25 @@ async def watch(address: tuple[str, int], name: str, *, save_dir: Path | None = 
     going on from the entries already held. Raises :class:`LanError` if the host refuses or
     cannot be reached at first (:class:`~protocol.lobby.WrongCode` for the code).
     ``any_seat``: the machine at ``address`` may be any seat's, not only the host's (a second
-    seat, ``p2p10 watch --also``, whose feed is compared with the host's)."""
+    seat, ``p2p10 watch --also``, whose feed is compared with the host's). ``leave``: once
+    set, the spectator stops at once (the result says it left, with what came by then)."""
     watcher = _Watcher(address, name, save_dir, events or WatchEvents(), announced, code, any_seat)
+    running = asyncio.ensure_future(watcher.run())
+    leaving = asyncio.ensure_future(leave.wait() if leave is not None else asyncio.Event().wait())
     try:
-        return await watcher.run()
+        await asyncio.wait({running, leaving}, return_when=asyncio.FIRST_COMPLETED)
+        if running.done():
+            return running.result()
+        running.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await running
+        return watcher.result(left=True)
     finally:
+        for task in (running, leaving):
+            if not task.done():
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
         watcher.close()
 
 
@@ -499,9 +522,13 @@ class _Watcher:
                     raise
                 self.events.note(str(err))
                 break  # refused, or another machine answers: what came stands
+        return self.result(ended)
+
+    def result(self, ended: bool = False, left: bool = False) -> WatchResult:
+        """How watching ended (``ended``: the host said the game is over), with what came."""
         # A link that broke after the last entry of the game lost only the host's "end".
         return WatchResult(self.audit.report(), self.saved, self.host_stopped, ended or self._complete(),
-                           tuple(self.audit.records))
+                           tuple(self.audit.records), left)
 
     def _redial_window(self) -> float:
         """How long to dial a host that is gone: long once the game has started (the host may
@@ -562,8 +589,7 @@ class _Watcher:
         except aiohttp.ClientConnectorError as err:
             if not first:
                 raise _LinkLost from None  # the host's machine is down: it may come back
-            raise LanError(_("cannot reach a table at {host}:{port}: {reason}").format(
-                host=host, port=port, reason=err.os_error.strerror)) from None
+            raise unreachable(host, port, err.os_error) from None
         except (aiohttp.ClientError, OSError, ConnectionError):
             raise _LinkLost from None
         except (ProtocolError, TimeoutError) as err:
@@ -630,7 +656,7 @@ class _Watcher:
             else:
                 self.events.note(_("the host's peer stopped: {reason} (its evidence proves nothing "
                                    "here)").format(reason=self.host_stopped))
-        return kind == "end"
+        return bool(kind == "end")
 
 
 # What each message from the host must look like (after the welcome), and what is said when

@@ -87,7 +87,7 @@ def play(nets: Networks, tmp_path: Path, host_args: list[str], address: str, *, 
         "host", "--name", "Ann", "--quiet-network", "--seats", str(2 + bots), "--bots", str(bots),
         "--autoplay", "greedy", "--start-when-full", "-o", "hands=1", "--save", str(tmp_path / "ann"),
         *host_args), env)
-    port = nets.wait_for(host, r"^listening on 0\.0\.0\.0:(\d+)$", START_TIMEOUT).group(1)
+    port = nets.wait_for(host, r"^listening on port (\d+); ", START_TIMEOUT).group(1)
     joiner = nets.spawn("joiner", nets.b, p2p10(
         "join", address.format(port=port), "--autoplay", "greedy", "--save", str(tmp_path / "bob"),
         "--name", "Bob", *join_args), env)

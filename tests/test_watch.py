@@ -96,8 +96,8 @@ async def test_spectators_before_and_mid_game_end_with_the_players_clean_log(tmp
     # The players were told who watches, Early from the start: a chat line from the host's
     # seat, at every seat; and the spectators with them, its signature checked.
     heard = [line.text for line in played[1].peer.chat]
-    assert "(watching: Early)" in heard, heard
-    assert (0, "(watching: Early)") in early_chat, early_chat
+    assert "/watching 1: Early" in heard, heard  # a notice (each screen shows it as one)
+    assert (0, "/watching 1: Early") in early_chat, early_chat
 
 
 async def test_a_spectator_whose_link_breaks_dials_again_and_goes_on(tmp_path: Path) -> None:
@@ -586,7 +586,7 @@ class TalkingPeer:
 async def test_spectators_coming_and_going_fast_do_not_flood_the_players_chat(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """Attack: a machine that connects and leaves as a spectator over and over, so that the
-    host's seat says "(watching: ...)" to every player each time. The players hear at most
+    host's seat says who watches ("/watching ...") to every player each time. The players hear at most
     one such line every TELL_EVERY seconds, saying who watches by then."""
     monkeypatch.setattr(protocol.watch, "TELL_EVERY", 1.0)
     peer = TalkingPeer()
@@ -611,7 +611,7 @@ async def test_spectators_coming_and_going_fast_do_not_flood_the_players_chat(
     # 40 comings and goings: one line at once, then at most one a second (however long the
     # machine took over them), the last saying nobody is left.
     assert 2 <= len(peer.said) <= 1 + took / 1.0 + 1, (peer.said, took)
-    assert len(peer.said) < 40 and peer.said[-1] == "(watching: nobody)"
+    assert len(peer.said) < 40 and peer.said[-1] == "/watching 0"
 
 
 def test_words_from_another_machine_are_made_safe_to_show() -> None:

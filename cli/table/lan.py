@@ -4,6 +4,7 @@ agreed to go on without it)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import partial
 
 from prompt_toolkit.buffer import Buffer
@@ -40,6 +41,8 @@ LAN_HELP: tuple[HelpEntry, ...] = (
     N_("The game goes on while a hand's summary is open: the others do not wait."),
     N_("Quit leaves the table; 'p2p10 resume LOG' takes you back to it."),
 )
+
+PACE_KEYS = ("+", "-")  # the bots' pace, in the key bar
 
 # TRANSLATORS: the chat line being typed starts with this.
 CHAT_PROMPT = N_("Say:")
@@ -219,6 +222,13 @@ class LanTableApp(TableApp):
             name = self.narrator.voice.name(waiting.person)
             extra.append(("g", pgettext("key", "go on without {name}").format(name=name), True))
         return [*lines[:-1], *self.keys_lines(extra), lines[-1]]
+
+    def keys_lines(self, items: Sequence[tuple[str, str, bool]]) -> list[Line]:
+        """The keys, less the bots' pace (+ -) where this screen does not set it (at a LAN
+        table, never: a key that can do nothing is not offered)."""
+        if self.table_seat.pace is None:
+            items = [item for item in items if item[0] not in PACE_KEYS]
+        return super().keys_lines(items)
 
     def table_keys(self, key: str) -> None:
         """The table's keys; c: chat; g: go on without the player whose machine is away."""

@@ -11,8 +11,10 @@ from collections.abc import Sequence
 
 from cli.table.drawing import Line
 from cli.table.replay_view import ReplayApp
+from p2p10.chatroom import spectators_in
 from p2p10.i18n import _
 from p2p10.log import fingerprint
+from p2p10.narrate import spectators_text
 from p2p10.replay import revealed_secrets
 from p2p10.table import TableState
 
@@ -68,10 +70,15 @@ class WatchApp(ReplayApp):
         self.app.invalidate()
 
     def heard(self, seat: int, text: str) -> None:
-        """A line of table chat, as the host showed it."""
-        names = self.frames[0].names
-        who = names[seat] if 0 <= seat < len(names) else "?"
-        self.say(f"{who}: {text}")
+        """A line of table chat, as the host showed it; a notice of who watches as a notice
+        (nobody's words)."""
+        notice = spectators_in(text)
+        if notice is not None:
+            self.say(spectators_text(notice), "class:dim")
+        else:
+            names = self.frames[0].names
+            who = names[seat] if 0 <= seat < len(names) else "?"
+            self.say(f"{who}: {text}")
         self.app.invalidate()
 
     def over(self, verdict: str) -> None:
