@@ -31,6 +31,7 @@ from cli.table.play import TableApp
 from cli.table.start import Listed, NewGame, StartScreen
 from p2p10 import i18n
 from p2p10.bots import POLICIES
+from p2p10.errors import BadRules
 from p2p10.events import Hit, LayDown, SeatEvent
 from p2p10.rules import RuleSet
 from protocol.local import USER, LocalTable
@@ -211,7 +212,7 @@ async def play_hand_by_keys(kb: Keyboard, reader: Reader, side_screens: bool) ->
         await kb.keys("i")
         look(kb, reader, f"turn {turn}: hint")
         if side_screens and turn == 0:
-            for key in ("?", "r", "s"):
+            for key in ("?", "r", "s", "m"):
                 await kb.keys(key)
                 look(kb, reader, f"side screen {key}")
                 while app.screen != "table":
@@ -305,7 +306,7 @@ def test_the_start_screen(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reade
         with create_pipe_input() as pipe, create_app_session(input=pipe, output=Terminal(COLUMNS, ROWS)):
             screen = StartScreen(NewGame(NAME), unfinished, recent, record.summary_lines())
             task = asyncio.create_task(screen.run())
-            for key in ["↓", "↓", "→", "→", "↓", "→", "→", "↓", "↓", "↓", "↓", "↓", "↓", "↓", "c"]:
+            for key in ["↓", "↓", "→", "→", "↓", "→", "→", "↓", "↓", "↓", "↓", "↓", "↓", "↓"]:
                 await asyncio.sleep(0.02)
                 shown = screen.screen_text()
                 reader.read(shown, f"start screen row {screen.cursor}", listed=True)
@@ -313,6 +314,20 @@ def test_the_start_screen(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reade
                 if " ".join(whole.split()) not in " ".join(shown.split()):
                     reader.found.append(f"[{reader.lang}] start screen: the row chosen is not whole: {whole}")
                 pipe.send_text(KEYS.get(key, key))
+            # A rule option that does not exist: the error, which lists every option, whole.
+            await asyncio.sleep(0.05)
+            while screen.rows()[screen.cursor].key != "options":
+                pipe.send_text(KEYS["↓"])
+                await asyncio.sleep(0.02)
+            pipe.send_text("\r nonsense=1\r")  # after the options the row has
+            await asyncio.sleep(0.05)
+            shown = screen.screen_text()
+            reader.read(shown, "start screen, an unknown rule option", listed=True)
+            with pytest.raises(BadRules) as refused:
+                RuleSet.parse([*screen.settings.options, "nonsense=1"])
+            error = str(refused.value)
+            if "".join(error.split()) not in "".join(shown.split()):
+                reader.found.append(f"[{reader.lang}] start screen: the error is not whole: {error}")
             pipe.send_text("q")
             await asyncio.wait_for(task, 10)
 
