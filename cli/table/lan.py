@@ -4,6 +4,7 @@ agreed to go on without it)."""
 
 from __future__ import annotations
 
+import math
 from functools import partial
 
 from prompt_toolkit.buffer import Buffer
@@ -15,7 +16,7 @@ from prompt_toolkit.layout.containers import Container
 from prompt_toolkit.layout.controls import BufferControl
 from prompt_toolkit.layout.processors import BeforeInput
 
-from cli.table.drawing import Line, clip, columns, plain, shorten, width
+from cli.table.drawing import BOX_BOTTOM, BOX_SIDE, BOX_TOP, Line, clip, columns, plain, shorten, width
 from cli.table.panels import HelpEntry, prose
 from cli.table.play import TableApp
 from cli.table.play_help import PLAY_HELP
@@ -129,11 +130,6 @@ class LanTableApp(TableApp):
         self.narrator.said(line.seat, line.text)
         self.app.invalidate()
 
-    def _status_text(self) -> StyleAndTextTuples:
-        if not self.chatting:
-            return super()._status_text()
-        return clip([("class:warn", _chat_prompt()), ("", self.chat.text)], self.size()[0])
-
     # ------------------------------------------------------------------- the table
 
     def _changed(self) -> None:
@@ -196,6 +192,120 @@ class LanTableApp(TableApp):
         if width(line) + width([("", rules)]) <= self.left_width():
             line.append(("class:dim", rules))
         return line
+
+    def _title_status(self, state: GameState | None) -> tuple[str, tuple[str, str], str]:
+        """As at home; and while the card the user drew waits for another machine's key, it
+        is still the user's turn (the title says so: nothing else can happen meanwhile)."""
+        if self._card_from() is None:
+            return super()._title_status(state)
+        # TRANSLATORS: the title while the card the user drew is being opened by the others'
+        # keys, and its short form.
+        doing = (_("Your turn: your card is on its way"), pgettext("title", "Your turn: card coming"))
+        return "class:myturn", (" " + doing[0] + " ", " " + doing[1] + " "), ""
+
+    # ------------------------------------------------------ a card on its way
+
+    def _card_from(self) -> int | None:
+        """The seat whose share of the key the user's drawn card waits for now, if it waits."""
+        coming = self.lan.card_coming()
+        return coming[0] if coming and not self.lan.over else None
+
+    def card_note(self) -> str | None:
+        """While the user's drawn card waits for another seat's key: which (None otherwise)."""
+        seat = self._card_from()
+        if seat is None:
+            return None
+        # TRANSLATORS: {name} is the player whose share of the key opens the card just drawn.
+        return _("your card is waiting for {name}'s key").format(name=self.narrator.voice.name(seat))
+
+    def _going_on(self) -> tuple[str, str | None] | None:
+        """While the table waits for a machine out of reach: its player's name, and how long
+        until the others may go on without it (None: they may now); None otherwise."""
+        waiting = self.lan.waiting()
+        if waiting is None or waiting.away is None:
+            return None
+        name = self.narrator.voice.name(waiting.person)
+        if waiting.offer:
+            return name, None
+        left = self.lan.user.away_after - waiting.away
+        if left <= 0:
+            return None  # (agreed already: the title says who agreed)
+        # Counted down, so rounded up: "in 2 min" never comes sooner than it says.
+        return name, _duration(math.ceil(left) if left < 60 else 60 * math.ceil(left / 60))
+
+    def going_on_note(self) -> str | None:
+        """While the table waits for a machine out of reach: when the others may go on
+        without it, or that they may now and what it costs; None otherwise."""
+        going = self._going_on()
+        if going is None:
+            return None
+        name, time = going
+        if time is None:
+            return _("g goes on without {name}: the hand is dealt again.").format(name=name)
+        return _("The table can go on without {name} in {time}.").format(name=name, time=time)
+
+    def waiting_for(self) -> str | None:
+        """Why the user cannot move now: their own card on its way too."""
+        return self.card_note() or super().waiting_for()
+
+    def hint(self) -> None:
+        """As at home; while the user's card is on its way, that there is no hint yet and why."""
+        note = self.card_note()
+        if note is None:
+            super().hint()
+        else:
+            self.say(_("No hint yet: {reason}.").format(reason=note), "class:dim")
+
+    def hand_hint(self, state: GameState) -> str:
+        """The line under the hand: whose key a card on its way waits for, if one does, and
+        when the table may go on without that machine (if that fits the pane too)."""
+        seat = self._card_from()
+        if seat is None:
+            return super().hand_hint(state)
+        key = self.narrator.voice.name(seat)
+        going = self._going_on()
+        if going is not None:
+            name, time = going
+            if time is None:
+                both = _("Your card is waiting for {key}'s key; g goes on without {name}.").format(
+                    key=key, name=name)
+            else:
+                both = _("Your card is waiting for {key}'s key; the table can go on without {name} "
+                         "in {time}.").format(key=key, name=name, time=time)
+            if columns(both) <= self.left_width():
+                return both
+        return _("Your card is waiting for {key}'s key.").format(key=key)
+
+    def hand_lines(self, state: GameState, limit: int) -> list[Line]:
+        """The shown hand, with the card on its way after it, face down and dim: the hand is
+        as many cards as the seat line counts."""
+        lines = super().hand_lines(state, limit)
+        if not lines or self._card_from() is None:
+            return lines
+        *rows, marks = lines
+        if len(rows) == 4 and width(rows[1]) + 5 <= limit:  # in frames
+            pieces: list[Line] = [[("", " " * 5)], [("class:dim", BOX_TOP)],
+                                  [("class:dim", BOX_SIDE + " ? " + BOX_SIDE)], [("class:dim", BOX_BOTTOM)]]
+            rows = [row + piece for row, piece in zip(rows, pieces, strict=True)]
+            marks = [*marks, ("", " " * 5)]
+        else:
+            rows = [*rows[:-1], [*rows[-1], ("class:dim", "?   ")]]
+        return [*rows, marks]
+
+    def _status_text(self) -> StyleAndTextTuples:
+        """The status line; when it has nothing to say (no answer to a key, no question), what
+        the table is waiting for and when it may go on without an away machine."""
+        if self.chatting or self.status or self.prompt is not None:
+            return self._chat_or_status()
+        note = self.going_on_note()
+        if note is None:
+            return self._chat_or_status()
+        return clip([("", " "), ("class:warn", note)], self.size()[0])
+
+    def _chat_or_status(self) -> StyleAndTextTuples:
+        if not self.chatting:
+            return super()._status_text()
+        return clip([("class:warn", _chat_prompt()), ("", self.chat.text)], self.size()[0])
 
     def _news(self, template: str, name: str, room: int, **values: str) -> str:
         """A part of the title, ``template`` said of ``name``, in ``room`` columns if a shorter
