@@ -50,6 +50,7 @@ from p2p10.peer import AWAY_AFTER, ChatLine, Peer, Player, Waiting
 from p2p10.rules import RuleSet
 from p2p10.sitdown import SitDown
 from p2p10.table import TableState
+from p2p10.wire import AT_TABLE, LEFT, READING
 from protocol.discovery import TABLE_PATH, Advertisement, TableAd, advertise
 from protocol.listener import Door, Handler, listen
 from protocol.lobby import (
@@ -76,6 +77,7 @@ from protocol.storage import LogWriter, SeatFiles, SecretsWriter, resume_peer, w
 from protocol.watch import DEFAULT_SPECTATORS, WATCH_PATH, Gallery, read_gallery, save_gallery
 
 WILDCARD = ("", "0.0.0.0", "::")
+LEAVING_FLUSH = 1.0  # seconds a player who quits waits at most for the goodbye to go out
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,6 +223,7 @@ class LanSeat(PeerSeat):
         self.names = list(peer.table.names)
         self._listeners: list[Callable[[], None]] = []
         self.chat_listeners: list[Callable[[ChatLine], None]] = []
+        self.presence_listeners: list[Callable[[int, int], None]] = []
 
     @property
     def user(self) -> Peer:
@@ -266,7 +269,21 @@ class LanSeat(PeerSeat):
         self.mesh.pump()
 
     def hold(self, held: bool) -> None:
-        """Nothing: the other machines do not wait while this player reads."""
+        """The other machines do not wait while this player reads a hand's summary; they are
+        told, so that their screens say so rather than that this player is thinking
+        (PROTOCOL 6.2.2)."""
+        self.user.tell(READING if held else AT_TABLE)
+        self.mesh.pump()
+
+    def presence(self, person: int) -> int:
+        """Where ``person``'s player is, as their machine said: at the table, reading the
+        last hand's summary, or gone (they quit)."""
+        return self.user.presence_of(person)
+
+    def leave(self) -> None:
+        """Tell the others that this player leaves the table (quits) before the links close."""
+        self.user.tell(LEFT)
+        self.mesh.pump()
 
     @property
     def pace(self) -> None:
@@ -321,6 +338,11 @@ class LanSeat(PeerSeat):
         """Tell the screen of a line of chat."""
         for listener in self.chat_listeners:
             listener(line)
+
+    def presence_heard(self, seat: int, state: int) -> None:
+        """Tell the screen that the machine at ``seat`` said where its player is."""
+        for listener in self.presence_listeners:
+            listener(seat, state)
 
 
 Front = Callable[[LanSeat], Awaitable[None]]
@@ -448,7 +470,7 @@ class SeatRunner:
         self._overdue_said: object = None  # the overdue seat last named on standard error
         for bot, bot_path in taken_over:
             self._take_over(bot, bot_path, restored=True)
-        peer.hooks.listen(entry=self._entry_added, chat=self._chat_heard)
+        peer.hooks.listen(entry=self._entry_added, chat=self._chat_heard, presence=self._presence_heard)
         if peer.seat == 0 and not peer.log and sit_downs is not None:
             peer.open_table(sit_downs)
         if peer.table is not None:
@@ -467,6 +489,9 @@ class SeatRunner:
                                           self.machine, alone=lambda: self.alone)
                     await self.front(self.screen)
                 if not playing.done():
+                    if self.screen is not None and not (self.peer.finished or self.peer.stopped):
+                        self.screen.leave()  # a quit is said as a quit, not left to look like a crash
+                        await self.mesh.flush(LEAVING_FLUSH)
                     playing.cancel()  # the player left mid-game: the files stay for resume
             with contextlib.suppress(asyncio.CancelledError):
                 await playing
@@ -501,6 +526,10 @@ class SeatRunner:
     def _chat_heard(self, line: ChatLine) -> None:
         if self.screen is not None:
             self.screen.chat_heard(line)
+
+    def _presence_heard(self, seat: int, state: int) -> None:
+        if self.screen is not None:
+            self.screen.presence_heard(seat, state)
 
     def _take_over(self, bot: Peer, bot_path: Path, restored: bool) -> None:
         self.closers.extend(attach_files(bot, bot_path, identity_saved=restored))

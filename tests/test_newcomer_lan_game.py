@@ -5,15 +5,21 @@ going on without a player (said before it is agreed, and a quit said as a quit).
 from __future__ import annotations
 
 import asyncio
+import random
 from pathlib import Path
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from prompt_toolkit.application import create_app_session
 from prompt_toolkit.input import create_pipe_input
 
 from cli.table.drawing import BOX_BOTTOM, HEAVY_BOTTOM
-from protocol.lan import Joiner, Timing
+from p2p10.bots import POLICIES
+from p2p10.peer import Peer
+from p2p10.rules import RuleSet
+from p2p10.wire import AT_TABLE, LEFT, PRESENCE, READING, encode_presence, pack
+from protocol.lan import Host, Joiner, Timing
 from tests.test_lan_screen import TIMEOUT, Screens, open_host
-from tests.test_play_app import Keyboard, Terminal
+from tests.test_play_app import Keyboard, Terminal, type_move
 
 
 def one_line(text: str) -> str:
@@ -62,3 +68,90 @@ async def test_a_card_waiting_for_an_away_players_key_is_shown_as_pending(tmp_pa
 async def _until_apps(apps: list[object]) -> None:
     while not apps:
         await asyncio.sleep(0.01)
+
+
+async def _play_hand_by_keys(kb: Keyboard, seat: int) -> None:
+    """Type the seat's moves (a greedy bot's) until the hand's summary opens."""
+    rng = random.Random(5)
+    app, local = kb.app, kb.local
+    while True:
+        await kb.until(lambda: kb.my_turn() or app.screen == "hand", TIMEOUT)
+        if app.screen == "hand":
+            return
+        before = kb.entries()
+        await type_move(kb, POLICIES["greedy"](local.view(), seat, rng), [])
+        await kb.until(lambda: kb.entries() > before, TIMEOUT)  # noqa: B023 - awaited at once
+
+
+async def test_a_player_reading_the_summary_is_told_the_turn_and_the_others_are_told_why(
+        tmp_path: Path) -> None:
+    """Points 2 and 8: Bob plays hand 1 by keys and stays on its summary while the table goes
+    on. His summary says that it is his turn in hand 2 and how to get there; Ann's title says
+    that Bob is reading the summary (not that he is thinking). Then Bob quits: Ann reads that
+    Bob left the table, in the title and in the move log, not that he is out of reach."""
+    with (create_pipe_input() as ann_keys, create_pipe_input() as bob_keys,
+          create_app_session(input=ann_keys, output=Terminal(120, 30))):
+        screens = Screens()
+        said: list[str] = []
+        host = Host("Ann", 2, RuleSet.parse(["hands=2"]), "greedy", "127.0.0.1",
+                    save_dir=tmp_path / "ann", say=said.append, advertised=False, front=screens.front)
+        tasks = [asyncio.ensure_future(host.run())]
+        try:
+            await asyncio.wait_for(_until_apps(said), TIMEOUT)
+            address = said[0].removeprefix("listening on ")
+            bob = Joiner(address, "Bob", None, "127.0.0.1", tmp_path / "bob", say=lambda _: None,
+                         front=screens.front)
+            with create_app_session(input=bob_keys, output=Terminal(120, 30)):
+                tasks.append(asyncio.ensure_future(bob.run()))  # his screen reads his own keys
+            await asyncio.wait_for(_until_count(screens.apps, 2), TIMEOUT)
+            ann_app, bob_app = sorted(screens.apps, key=lambda app: app.seat)
+            ann, bob_kb = Keyboard(ann_app, ann_keys), Keyboard(bob_app, bob_keys)
+            await _play_hand_by_keys(bob_kb, 1)
+            assert "Hand 1 is over" in bob_kb.screen()
+            await ann.until(lambda: ann_app.screen == "hand", TIMEOUT)
+            await ann.keys("Enter")  # Ann goes back to the table; Bob reads on
+            await bob_kb.until(lambda: bob_app.lan.my_turn(), TIMEOUT)
+            words = one_line(bob_kb.screen())
+            assert "Hand 1 is over" in words and "Your turn in hand 2" in words, words
+            await ann.until(lambda: "Bob is reading the last hand's summary" in ann.screen(), TIMEOUT)
+            assert "Bob is thinking" not in ann.screen()
+            await bob_kb.keys("Enter")  # back at the table: no longer reading
+            await ann.until(lambda: "reading the last hand's summary" not in ann.screen(), TIMEOUT)
+            await bob_kb.keys("q", "y")  # Bob quits
+            await asyncio.wait_for(tasks[1], TIMEOUT)
+            await ann.until(lambda: "Bob left the table (" in ann.screen(), TIMEOUT)
+            screen = ann.screen()
+            assert "out of reach" not in screen, screen
+            assert "Bob left the table." in ann_app.narrator.lines, ann_app.narrator.lines
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+
+async def _until_count(items: list[object], count: int) -> None:
+    while len(items) < count:
+        await asyncio.sleep(0.01)
+
+
+def test_a_machine_says_where_its_own_player_is_and_nothing_more() -> None:
+    """A64: the presence message ([5, state], PROTOCOL 6.2.2) speaks for the seat of the link it
+    came on only; a reader whose link goes is no longer shown reading, a machine that left and
+    links again is back; any other state is a fault against the sender; and it is never passed
+    on (so a seat cannot make another look gone or reading)."""
+    peer = Peer(0, Ed25519PrivateKey.generate())
+    peer.receive(encode_presence(LEFT), 1, 1.0)
+    peer.receive(encode_presence(READING), 2, 1.0)
+    assert (peer.presence_of(1), peer.presence_of(2)) == (LEFT, READING)
+    assert peer.take_outbox() == []  # not relayed
+    peer.linked(2, False, 2.0)
+    assert peer.presence_of(2) == AT_TABLE
+    peer.linked(1, True, 3.0)
+    assert peer.presence_of(1) == AT_TABLE
+    peer.receive(pack([PRESENCE, 7]), 2, 4.0)
+    assert peer.faults[-1].seat == 2 and peer.presence_of(2) == AT_TABLE
+    peer.take_outbox()
+    peer.tell(READING)  # said once, and again first on every new link
+    assert [data for _dest, data in peer.take_outbox()] == [encode_presence(READING)]
+    peer.linked(3, True, 5.0)
+    assert (3, encode_presence(READING)) in peer.take_outbox()

@@ -25,7 +25,7 @@ from p2p10.engine import GameState
 from p2p10.errors import IllegalMove
 from p2p10.i18n import N_, _, pgettext
 from p2p10.peer import ChatLine
-from p2p10.wire import MAX_CHAT
+from p2p10.wire import LEFT, MAX_CHAT, READING
 from protocol.lan import LanSeat
 from protocol.storage import evidence_path
 
@@ -39,7 +39,10 @@ LAN_HELP: tuple[HelpEntry, ...] = (
              "them, and a bot run by the lowest other seat's machine plays their seat until their machine "
              "comes back, at the start of a hand")),
     N_("Every player's lines are signed with their key; chat is not in the log."),
-    N_("The game goes on while a hand's summary is open: the others do not wait."),
+    N_("The game goes on while a hand's summary is open: the others do not wait (they see that you "
+       "are reading it), and the summary says when your turn has come."),
+    N_("Quitting is said to the others: they read that you left, not that your machine is out of "
+       "reach."),
     N_("Quit leaves the table; 'p2p10 resume LOG' takes you back to it."),
 )
 
@@ -76,6 +79,7 @@ class LanTableApp(TableApp):
         self._taken_said: str | None = None
         super().__init__(seat, ascii_only)
         seat.chat_listeners.append(self._heard)
+        seat.presence_listeners.append(self._presence)
         self.app.refresh_interval = 1.0  # the "waiting for" line changes with no new entry
 
     # ------------------------------------------------------------------------ chat
@@ -130,6 +134,15 @@ class LanTableApp(TableApp):
         self.narrator.said(line.seat, line.text)
         self.app.invalidate()
 
+    def _presence(self, seat: int, state: int) -> None:
+        """Another machine said where its player is: a player who quit is told in the move
+        log (the title says who the table waits for)."""
+        if state == LEFT:
+            # TRANSLATORS: a player quit the game on their machine (they may come back with
+            # 'p2p10 resume').
+            self.narrator.note(_("{name} left the table.").format(name=self.narrator.voice.name(seat)))
+        self.app.invalidate()
+
     # ------------------------------------------------------------------- the table
 
     def _changed(self) -> None:
@@ -176,13 +189,23 @@ class LanTableApp(TableApp):
         news: Line = []
         if waiting is not None:
             who = voice.name(waiting.person)
-            if waiting.away is None:
+            presence = self.lan.presence(waiting.person)
+            if waiting.away is None and presence == READING:
+                # TRANSLATORS: in the title: the player the table waits for has the last hand's
+                # summary open on their screen.
+                reading = self._news(_("{name} is reading the last hand's summary"), who, room)
+                news.append(("class:dim", reading))
+            elif waiting.away is None:
                 if waiting.waited >= self.thinking_shown:
                     thinking = self._news(_("{name} is thinking ({time})"), who, room,
                                           time=_duration(waiting.waited))
                     news.append(("class:dim", thinking))
             else:
-                away = _("{name} is out of reach ({time})")
+                if presence == LEFT:
+                    # TRANSLATORS: in the title: the player quit ({time} ago, "25 s").
+                    away = _("{name} left the table ({time})")
+                else:
+                    away = _("{name} is out of reach ({time})")
                 news.append(("class:error", self._news(away, who, room, time=_duration(waiting.away))))
         for person, signers in self.lan.agreed().items():
             agreed = _("{names} agreed to go on without {name}")
@@ -293,14 +316,28 @@ class LanTableApp(TableApp):
         return [*rows, marks]
 
     def _status_text(self) -> StyleAndTextTuples:
-        """The status line; when it has nothing to say (no answer to a key, no question), what
-        the table is waiting for and when it may go on without an away machine."""
-        if self.chatting or self.status or self.prompt is not None:
+        """The status line; on a hand's summary, that the next hand has come to the user's
+        turn; when it has nothing else to say (no answer to a key, no question), when the
+        table may go on without a machine out of reach."""
+        if self.chatting or self.prompt is not None:
             return self._chat_or_status()
-        note = self.going_on_note()
+        if self.screen == "hand":
+            note = self.summary_turn_note()  # before anything else: the table is not waiting
+        else:
+            note = None if self.status else self.going_on_note()
         if note is None:
             return self._chat_or_status()
         return clip([("", " "), ("class:warn", note)], self.size()[0])
+
+    def summary_turn_note(self) -> str | None:
+        """On a hand's summary, once the next hand has reached the user's turn (the others do
+        not wait while the user reads): that it has, and how to get to it."""
+        if not (self.lan.my_turn() or self._card_from() is not None):
+            return None
+        state = self.state()
+        if state is None or state.hand_no < 0:
+            return None
+        return _("Your turn in hand {number}: Enter takes you to the table.").format(number=state.hand_no + 1)
 
     def _chat_or_status(self) -> StyleAndTextTuples:
         if not self.chatting:
@@ -344,8 +381,11 @@ class LanTableApp(TableApp):
         voice = self.narrator.voice
         if waiting is None or not waiting.offer:
             if waiting is not None and waiting.away is None:
-                self.refuse(_("{name} is connected and thinking: the table waits for them").format(
-                    name=voice.name(waiting.person)))
+                if self.lan.presence(waiting.person) == READING:
+                    why = _("{name} is reading the last hand's summary: the table waits for them")
+                else:
+                    why = _("{name} is connected and thinking: the table waits for them")
+                self.refuse(why.format(name=voice.name(waiting.person)))
             else:
                 self.refuse(_("nobody's machine has been out of reach long enough to go on without them"))
             return
