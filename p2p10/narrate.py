@@ -302,8 +302,9 @@ class Narrator:
                 # TRANSLATORS: the table went on without a machine's seats (PROTOCOL 4.13). {agreed}
                 # are the players who agreed ("Ann and Bob", may hold "you"); {gone} the seat(s)
                 # gone and {bots} the same seat(s) as named from then on ("Cy (Ann's bot)").
+                # (What becomes of the viewer's own seat is said once, by the screen's note.)
                 N_("At entry {seq} {agreed} went on without you: the hand under way is void and is dealt "
-                   "again without that seat; from the next hand you play as a bot."),
+                   "again without you."),
                 N_("At entry {seq} {agreed} went on without {gone}: the hand under way is void and is dealt "
                    "again without that seat; from the next hand {bots} plays as a bot."),
                 N_("At entry {seq} {agreed} went on without {gone}: the hand under way is void and is dealt "
@@ -312,8 +313,7 @@ class Narrator:
             text = after.several(
                 gone,
                 # TRANSLATORS: as above, between two hands.
-                N_("At entry {seq} {agreed} went on without you: the next hand is dealt without that seat; "
-                   "from the next hand you play as a bot."),
+                N_("At entry {seq} {agreed} went on without you: the next hand is dealt without you."),
                 N_("At entry {seq} {agreed} went on without {gone}: the next hand is dealt without that "
                    "seat; from the next hand {bots} plays as a bot."),
                 N_("At entry {seq} {agreed} went on without {gone}: the next hand is dealt without them; "

@@ -188,9 +188,12 @@ def _say(line: str) -> None:
 
 
 def taken_note(table: TableState, seat: int) -> str | None:
-    """For the player at ``seat``, if the table went on without their machine: a bot plays the
-    seat until the next hand, or (after their ``back`` entry) it is theirs again. None if it
-    never did."""
+    """For the player at ``seat``, if the table went on without their machine: what becomes of
+    the seat, said once and as this machine will make it happen (it asks for the seat back, and
+    gets it when the next hand starts, PROTOCOL 4.14): the hand is dealt again without them or
+    a bot plays it meanwhile, and it is theirs again from the next hand; or, after their
+    ``back`` entry, from which hand it is theirs again. None if the table never went on
+    without them."""
     taken = next((t for t in reversed(table.takeovers) if seat in t.seats), None)
     if taken is None:
         return None
@@ -198,10 +201,18 @@ def taken_note(table: TableState, seat: int) -> str | None:
     if back is not None:
         return _("The table went on without you at hand {hand}; your seat is yours again from hand "
                  "{back}.").format(hand=taken.hand + 1, back=back.hand + 1)
-    if table.taken_from(seat) is not None:
-        return _("The table went on without you at hand {hand}; a bot plays your seat until you "
-                 "take it back at the next hand.").format(hand=taken.hand + 1)
-    return None
+    if table.taken_from(seat) is None:
+        return None
+    if seat in table.engine.sitting_out:
+        # TRANSLATORS: the hand went on without this player's machine and is played again
+        # without them; their machine asks for the seat back, which it gets as the next starts.
+        return _("The table went on without you at hand {hand}: it is dealt again without you, "
+                 "and your seat is yours again from the next hand.").format(hand=taken.hand + 1)
+    if table.hand is None:  # between hands: the seat comes back as the next one starts
+        return _("The table went on without you at hand {hand}; your seat is yours again from the "
+                 "next hand.").format(hand=taken.hand + 1)
+    return _("The table went on without you at hand {hand}: a bot plays your seat until the next "
+             "hand, when it is yours again.").format(hand=taken.hand + 1)
 
 
 class LanSeat(PeerSeat):

@@ -14,10 +14,14 @@ from prompt_toolkit.input import create_pipe_input
 
 from cli.table.drawing import BOX_BOTTOM, HEAVY_BOTTOM
 from p2p10.bots import POLICIES
+from p2p10.narrate import Narrator
 from p2p10.peer import Peer
 from p2p10.rules import RuleSet
+from p2p10.table import fold
 from p2p10.wire import AT_TABLE, LEFT, PRESENCE, READING, encode_presence, pack
-from protocol.lan import Host, Joiner, Timing
+from protocol.lan import Host, Joiner, Timing, taken_note
+from tests.test_away import AWAY
+from tests.test_away import Table as AwayTable
 from tests.test_lan_screen import TIMEOUT, Screens, open_host
 from tests.test_play_app import Keyboard, Terminal, type_move
 
@@ -155,3 +159,26 @@ def test_a_machine_says_where_its_own_player_is_and_nothing_more() -> None:
     assert [data for _dest, data in peer.take_outbox()] == [encode_presence(READING)]
     peer.linked(3, True, 5.0)
     assert (3, encode_presence(READING)) in peer.take_outbox()
+
+
+def test_the_player_left_behind_reads_one_true_message_about_their_seat() -> None:
+    """Point 8: the others went on without Cyd mid-hand. What Cyd's screen tells him (the move
+    log told from his log, as after ``p2p10 resume``, then the note about his seat) says once
+    what happens to his seat, and truly: the hand is dealt again without him, and the seat is
+    his again from the next hand (his machine, running again, asks for it back); not also that
+    from the next hand he plays as a bot."""
+    t = AwayTable(11)
+    t.stuck_mid_hand()
+    t.go_on()
+    narrator = Narrator(["Ann", "Bob", "Cyd"], AWAY, second_person=True)
+    table = None
+    for entry in t.log():
+        table = fold(None, entry) if table is None else table.apply(entry)
+        narrator.update(table.engine, table)
+    assert table is not None
+    note = taken_note(table, AWAY)
+    assert note is not None
+    told = [*narrator.lines, note]
+    about_the_seat = [line for line in told if "next hand" in line or "as a bot" in line]
+    assert about_the_seat == [note], told
+    assert "dealt again without you" in note and "yours again from the next hand" in note, note
