@@ -491,6 +491,30 @@ class Narrator:
         return summary
 
 
+def going_on_cost(voice: Voice, state: GameState, gone: Sequence[int], name: str) -> tuple[str, str]:
+    """What going on without the machine whose seats are ``gone`` (its player ``name``) costs
+    the others, asked before they agree (PROTOCOL 4.13): the question, and what is lost. The
+    hand under way is dealt again from its start without those seats, so whoever laid down
+    their phase in it loses it; between hands, nothing is ("")."""
+    if state.stage in ("deal", "over"):
+        # TRANSLATORS: asked before the others agree to go on without a player's machine,
+        # between two hands.
+        return _("Deal the next hand without {name}?").format(name=name), ""
+    laid = [s for s in state.seats_in_hand if s not in gone and state.down[s] is not None]
+    # TRANSLATORS: asked before the others agree to go on without a player's machine: the
+    # hand under way is voided and dealt again from its start.
+    ask = _("Deal hand {number} again without {name}?").format(number=state.hand_no + 1, name=name)
+    if not laid:
+        # TRANSLATORS: after "Deal hand 3 again without Cy?": nobody laid down in it yet.
+        return ask, _("Its moves so far are lost.")
+    lost = voice.several(laid,
+                         # TRANSLATORS: after "Deal hand 3 again without Cy?".
+                         N_("You lose the phase you laid down."),
+                         N_("{name} loses the phase laid down."),
+                         N_("{names} lose the phases laid down."))
+    return ask, lost[:1].upper() + lost[1:]
+
+
 def skip_sentence(voice: Voice, seat: int, target: int) -> str:
     """``seat`` skipped ``target``, as ``voice`` says it: "You skipped Ann.", "Bot 2 skipped
     you.", "Bot 2 skipped Ann." (the move log, and a play screen's status line)."""

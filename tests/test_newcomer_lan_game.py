@@ -10,11 +10,12 @@ from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from prompt_toolkit.application import create_app_session
+from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import create_pipe_input
 
 from cli.table.drawing import BOX_BOTTOM, HEAVY_BOTTOM
 from p2p10.bots import POLICIES
-from p2p10.narrate import Narrator
+from p2p10.narrate import Narrator, Voice, going_on_cost
 from p2p10.peer import Peer
 from p2p10.rules import RuleSet
 from p2p10.table import fold
@@ -182,3 +183,74 @@ def test_the_player_left_behind_reads_one_true_message_about_their_seat() -> Non
     about_the_seat = [line for line in told if "next hand" in line or "as a bot" in line]
     assert about_the_seat == [note], told
     assert "dealt again without you" in note and "yours again from the next hand" in note, note
+
+
+def test_going_on_says_who_loses_the_phase_they_laid_down() -> None:
+    """Point 8: asked before agreeing, the question says the hand under way is dealt again
+    without the missing player and names who loses the phase they laid down in it (as Ann
+    hears it: "you" for her)."""
+    t = AwayTable(11)
+
+    def laid_and_waiting() -> bool:
+        table = t.peers[0].table
+        expect = table.expected() if table else None
+        return (table is not None and expect is not None and expect.seat == AWAY
+                and expect.kind == "move" and any(table.engine.down[s] is not None for s in (0, 1)))
+
+    t.network.run(laid_and_waiting)
+    table = t.peers[0].table
+    assert table is not None
+    state = table.engine
+    voice = Voice(table.names, 0, second_person=True)
+    question = " ".join(going_on_cost(voice, state, table.away_group(AWAY), "Cyd"))
+    laid = [s for s in (0, 1) if state.down[s] is not None]
+    expected = {(0,): "You lose the phase you laid down.", (1,): "Bob loses the phase laid down.",
+                (0, 1): "You and Bob lose the phases laid down."}[tuple(laid)]
+    assert question == f"Deal hand {state.hand_no + 1} again without Cyd? {expected}"
+
+
+async def test_before_going_on_the_screen_says_what_it_costs_and_the_rules_say_why(tmp_path: Path) -> None:
+    """Point 8: Cy's machine is gone while Ann's drawn card waits for Cy's key. Pressing g asks
+    whether to deal the hand again without Cy and says what is lost; the line under the hand
+    says why; the rules screen explains going on, what it costs and why."""
+    with create_pipe_input() as pipe, create_app_session(input=pipe, output=Terminal(120, 30)):
+        screens = Screens()
+        apps = screens.apps
+        _host, hosting, address, _said = await open_host(tmp_path, 3, None, front=screens.front,
+                                                         timing=Timing(away_after=1.0))
+        bob = Joiner(address, "Bob", "greedy", "127.0.0.1", tmp_path / "bob", say=lambda _: None)
+        cy = Joiner(address, "Cy", "greedy", "127.0.0.1", tmp_path / "cy", say=lambda _: None)
+        tasks = [hosting, asyncio.ensure_future(bob.run()), asyncio.ensure_future(cy.run())]
+        try:
+            await asyncio.wait_for(_until_apps(apps), TIMEOUT)
+            app = apps[0]
+            kb = Keyboard(app, pipe)
+            await kb.until(kb.my_turn, TIMEOUT)
+            tasks[2].cancel()  # Cy's machine is gone
+            await asyncio.gather(tasks[2], return_exceptions=True)
+            await kb.keys("d")
+            await kb.until(lambda: "g  go on without Cy" in kb.screen(), TIMEOUT)  # the key, offered
+            await kb.keys("g")
+            state = app.lan.view()
+            assert app.prompt is not None, kb.screen()
+            question = app.prompt.question
+            assert question.startswith(f"Deal hand {state.hand_no + 1} again without Cy? "), question
+            laid = [s for s in (0, 1) if state.down[s] is not None]
+            assert ("lose" in question) == bool(laid) and ("lost" in question) == (not laid), question
+            words = one_line(kb.screen())
+            assert question in words, words  # the status line has room for it all
+            assert "Without Cy's key no card of this hand can be opened." in words, words
+            terminal = app.app.output
+            assert isinstance(terminal, Terminal)
+            terminal.size = Size(rows=24, columns=80)  # the question may lose its second sentence
+            lost = question.split("? ", 1)[1]
+            assert lost in one_line(kb.screen()), kb.screen()  # said under the hand, whole
+            await kb.keys("n")
+            await kb.keys("r", *["↓"] * 40)  # its last lines: the rules at a LAN table
+            words = one_line(kb.screen())
+            assert "Going on without a player" in words, words
+            assert "dealt again from its start without them" in words and "phases too, is lost" in words
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)

@@ -17,13 +17,14 @@ from prompt_toolkit.layout.controls import BufferControl
 from prompt_toolkit.layout.processors import BeforeInput
 
 from cli.table.drawing import BOX_BOTTOM, BOX_SIDE, BOX_TOP, Line, clip, columns, plain, shorten, width
-from cli.table.panels import HelpEntry, prose
+from cli.table.panels import HelpEntry, heading, prose
 from cli.table.play import TableApp
 from cli.table.play_help import PLAY_HELP
 from cli.table.prompts import Choice, Prompt
 from p2p10.engine import GameState
 from p2p10.errors import IllegalMove
 from p2p10.i18n import N_, _, pgettext
+from p2p10.narrate import going_on_cost
 from p2p10.peer import ChatLine
 from p2p10.wire import LEFT, MAX_CHAT, READING
 from protocol.lan import LanSeat
@@ -77,6 +78,8 @@ class LanTableApp(TableApp):
         self.chatting = False
         self.chat = Buffer(multiline=False, on_text_changed=_at_most_a_chat_line)
         self._taken_said: str | None = None
+        self._go_on_prompt: Prompt | None = None  # the last "Deal hand 3 again without Cy?" asked
+        self._go_on_lost = ""  # what it said is lost ("You lose the phase you laid down.")
         super().__init__(seat, ascii_only)
         seat.chat_listeners.append(self._heard)
         seat.presence_listeners.append(self._presence)
@@ -282,6 +285,16 @@ class LanTableApp(TableApp):
     def hand_hint(self, state: GameState) -> str:
         """The line under the hand: whose key a card on its way waits for, if one does, and
         when the table may go on without that machine (if that fits the pane too)."""
+        waiting = self.lan.waiting()
+        if self.prompt is not None and self.prompt is self._go_on_prompt and waiting is not None:
+            # Under the question (which a narrow status line may cut to its first sentence):
+            # what is lost, and why, as much as fits.
+            why = _("Without {name}'s key no card of this hand can be opened.").format(
+                name=self.narrator.voice.name(waiting.person))
+            for line in (f"{self._go_on_lost} {why}", self._go_on_lost, why):
+                if line.strip() and columns(line) <= self.left_width():
+                    return line.strip()
+            return ""
         seat = self._card_from()
         if seat is None:
             return super().hand_hint(state)
@@ -344,6 +357,19 @@ class LanTableApp(TableApp):
             return super()._status_text()
         return clip([("class:warn", _chat_prompt()), ("", self.chat.text)], self.size()[0])
 
+    def rules_lines(self, limit: int) -> list[Line]:
+        """The rules, and going on without a player at a LAN table: when, and what it costs."""
+        after = self.lan.user.away_after
+        text = _("If a player's machine stays out of reach for {time}, the others may go on without "
+                 "it (g), if every one of them agrees. Every card of a hand is locked with every "
+                 "player's key: without theirs, no card can be opened, so the hand under way is dealt "
+                 "again from its start without them, and whatever was laid down in it, phases too, is "
+                 "lost (earlier hands' scores stand). From the next hand a bot run by another player's "
+                 "machine plays their seat, until their machine is back (p2p10 resume), at the start "
+                 "of a hand.").format(time=_duration(after))
+        return [*super().rules_lines(limit), plain(""), *heading(_("Going on without a player"), limit),
+                plain(""), *prose(text, limit)]
+
     def _news(self, template: str, name: str, room: int, **values: str) -> str:
         """A part of the title, ``template`` said of ``name``, in ``room`` columns if a shorter
         name (its first words) makes it fit; two spaces after it."""
@@ -390,10 +416,13 @@ class LanTableApp(TableApp):
                 self.refuse(_("nobody's machine has been out of reach long enough to go on without them"))
             return
         person = waiting.person
-        question = _("Go on without {name}? The hand is dealt again without them.").format(
-            name=voice.name(person))
-        self.prompt = Prompt(question, [Choice("y", _("yes, go on"), partial(self._go_on, person)),
-                                        Choice("n", _("no, wait"), self.cancel)], index=1)
+        table, state = self.lan.table, self.state()
+        assert table is not None and state is not None  # (the table waits for somebody)
+        ask, lost = going_on_cost(voice, state, table.away_group(person), voice.name(person))
+        self._go_on_lost = lost
+        self.prompt = self._go_on_prompt = Prompt(
+            f"{ask} {lost}".strip(), [Choice("y", _("yes, go on"), partial(self._go_on, person)),
+                                      Choice("n", _("no, wait"), self.cancel)], index=1)
 
     def _go_on(self, person: int) -> None:
         self.prompt = None
