@@ -291,7 +291,10 @@ class LanTableApp(TableApp):
             # what is lost, and why, as much as fits.
             why = _("Without {name}'s key no card of this hand can be opened.").format(
                 name=self.narrator.voice.name(waiting.person))
-            for line in (f"{self._go_on_lost} {why}", self._go_on_lost, why):
+            asked = "".join(part[1] for part in self.prompt_line(self.prompt, self.size()[0]))
+            lost = self._go_on_lost
+            lines = [why] if lost in asked else [f"{lost} {why}", lost, why]  # the question was cut
+            for line in lines:
                 if line.strip() and columns(line) <= self.left_width():
                     return line.strip()
             return ""
