@@ -499,7 +499,7 @@ class Peer:
         if self.presence.get(seat) == (READING if not up else LEFT):
             # A reader whose link went has no screen we know of; a machine that left and
             # links again is back.
-            self._heard_presence(AT_TABLE, seat)
+            self._heard_presence(AT_TABLE, seat, link_up=up)
         if up:
             if self._presence != AT_TABLE:
                 self._outbox.insert(0, (seat, encode_presence(self._presence)))
@@ -555,10 +555,14 @@ class Peer:
         """Where ``person``'s player is, as their machine said (``AT_TABLE`` if it said nothing)."""
         return self.presence.get(person, AT_TABLE)
 
-    def _heard_presence(self, state: int, sender: int | None) -> None:
+    def _heard_presence(self, state: int, sender: int | None, link_up: bool = False) -> None:
         """A machine says where its player is: kept for the seat of the link it came on (a
-        machine speaks for its own player only; it is not passed on)."""
+        machine speaks for its own player only; it is not passed on). Having left, it stays
+        gone until a link to it comes up again (``link_up``): a machine that toggled "left"
+        on one link could otherwise fill the others' move logs with departures."""
         if sender is None or sender == self.seat or self.presence_of(sender) == state:
+            return
+        if self.presence_of(sender) == LEFT and not link_up:
             return
         if state == AT_TABLE:
             del self.presence[sender]

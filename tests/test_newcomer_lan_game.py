@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+from collections.abc import Callable
 from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -121,13 +122,15 @@ async def test_a_player_reading_the_summary_is_told_the_turn_and_the_others_are_
             number = bob_app.lan.view().hand_no + 1
             assert f"Hand {number - 1} is over" in words, words
             assert f"Your turn in hand {number}: Enter takes you to the table." in words, words
-            await ann.until(lambda: "Bob is reading the last hand's summary" in ann.screen(), TIMEOUT)
+            reading = "Bob is reading the last hand's summary"
+            await _back_to_the_table_until(ann, lambda: reading in ann.screen())
             assert "Bob is thinking" not in ann.screen()
             await bob_kb.keys("Enter")  # back at the table: no longer reading
-            await ann.until(lambda: "reading the last hand's summary" not in ann.screen(), TIMEOUT)
+            await _back_to_the_table_until(
+                ann, lambda: ann_app.screen == "table" and reading not in ann.screen())
             await bob_kb.keys("q", "y")  # Bob quits
             await asyncio.wait_for(tasks[1], TIMEOUT)
-            await ann.until(lambda: "Bob left the table (" in ann.screen(), TIMEOUT)
+            await _back_to_the_table_until(ann, lambda: "Bob left the table (" in ann.screen())
             screen = ann.screen()
             assert "out of reach" not in screen, screen
             assert "Bob left the table." in ann_app.narrator.lines, ann_app.narrator.lines
@@ -137,6 +140,17 @@ async def test_a_player_reading_the_summary_is_told_the_turn_and_the_others_are_
             await asyncio.gather(*tasks, return_exceptions=True)
 
 
+async def _back_to_the_table_until(kb: Keyboard, condition: Callable[[], bool]) -> None:
+    """Close every hand's summary on ``kb``'s screen until ``condition`` holds (a hand may end
+    while the other player reads: Ann may skip Bob to its end, two players being at the table)."""
+    deadline = asyncio.get_running_loop().time() + TIMEOUT
+    while not condition():
+        assert asyncio.get_running_loop().time() < deadline, f"timed out; the screen:\n{kb.screen()}"
+        if kb.app.screen == "hand":
+            await kb.keys("Enter")
+        await asyncio.sleep(0.01)
+
+
 async def _until_count(items: list[object], count: int) -> None:
     while len(items) < count:
         await asyncio.sleep(0.01)
@@ -144,9 +158,10 @@ async def _until_count(items: list[object], count: int) -> None:
 
 def test_a_machine_says_where_its_own_player_is_and_nothing_more() -> None:
     """A64: the presence message ([5, state], PROTOCOL 6.2.2) speaks for the seat of the link it
-    came on only; a reader whose link goes is no longer shown reading, a machine that left and
-    links again is back; any other state is a fault against the sender; and it is never passed
-    on (so a seat cannot make another look gone or reading)."""
+    came on only; a reader whose link goes is no longer shown reading, a machine that left is
+    back only once it links again (not by saying so: no flood of departures in the move log);
+    any other state is a fault against the sender; and it is never passed on (so a seat cannot
+    make another look gone or reading)."""
     peer = Peer(0, Ed25519PrivateKey.generate())
     peer.receive(encode_presence(LEFT), 1, 1.0)
     peer.receive(encode_presence(READING), 2, 1.0)
@@ -154,6 +169,8 @@ def test_a_machine_says_where_its_own_player_is_and_nothing_more() -> None:
     assert peer.take_outbox() == []  # not relayed
     peer.linked(2, False, 2.0)
     assert peer.presence_of(2) == AT_TABLE
+    peer.receive(encode_presence(AT_TABLE), 1, 2.5)  # gone stays gone on the link it said so
+    assert peer.presence_of(1) == LEFT
     peer.linked(1, True, 3.0)
     assert peer.presence_of(1) == AT_TABLE
     peer.receive(pack([PRESENCE, 7]), 2, 4.0)
