@@ -298,9 +298,16 @@ class LanTableApp(TableApp):
                 if line.strip() and columns(line) <= self.left_width():
                     return line.strip()
             return ""
+        card = self._card_line()
+        return super().hand_hint(state) if card is None else card[0]
+
+    def _card_line(self) -> tuple[str, bool] | None:
+        """While the user's drawn card is on its way, the line under the hand: whose key it
+        waits for, and when the table may go on without that machine if that fits the pane
+        too (True then: the status line need not say it again)."""
         seat = self._card_from()
         if seat is None:
-            return super().hand_hint(state)
+            return None
         key = self.narrator.voice.name(seat)
         going = self._going_on()
         if going is not None:
@@ -312,8 +319,8 @@ class LanTableApp(TableApp):
                 both = _("Your card is waiting for {key}'s key; the table can go on without {name} "
                          "in {time}.").format(key=key, name=name, time=time)
             if columns(both) <= self.left_width():
-                return both
-        return _("Your card is waiting for {key}'s key.").format(key=key)
+                return both, True
+        return _("Your card is waiting for {key}'s key.").format(key=key), False
 
     def hand_lines(self, state: GameState, limit: int) -> list[Line]:
         """The shown hand, with the card on its way after it, face down and dim: the hand is
@@ -340,7 +347,9 @@ class LanTableApp(TableApp):
         if self.screen == "hand":
             note = self.summary_turn_note()  # before anything else: the table is not waiting
         else:
-            note = None if self.status else self.going_on_note()
+            card = self._card_line()
+            said = card is not None and card[1]  # under the hand already
+            note = None if self.status or said else self.going_on_note()
         if note is None:
             return self._chat_or_status()
         return clip([("", " "), ("class:warn", note)], self.size()[0])
