@@ -364,8 +364,9 @@ class Narrator:
                 # TRANSLATORS: the table went on without a machine's seats (PROTOCOL 4.13). {agreed}
                 # are the players who agreed ("Ann and Bob", may hold "you"); {gone} the seat(s)
                 # gone and {bots} the same seat(s) as named from then on ("Cy (Ann's bot)").
+                # (What becomes of the viewer's own seat is said once, by the screen's note.)
                 N_("At entry {seq} {agreed} went on without you: the hand under way is void and is dealt "
-                   "again without that seat; from the next hand you play as a bot."),
+                   "again without you."),
                 N_("At entry {seq} {agreed} went on without {gone}: the hand under way is void and is dealt "
                    "again without that seat; from the next hand {bots} plays as a bot."),
                 N_("At entry {seq} {agreed} went on without {gone}: the hand under way is void and is dealt "
@@ -374,8 +375,7 @@ class Narrator:
             text = after.several(
                 gone,
                 # TRANSLATORS: as above, between two hands.
-                N_("At entry {seq} {agreed} went on without you: the next hand is dealt without that seat; "
-                   "from the next hand you play as a bot."),
+                N_("At entry {seq} {agreed} went on without you: the next hand is dealt without you."),
                 N_("At entry {seq} {agreed} went on without {gone}: the next hand is dealt without that "
                    "seat; from the next hand {bots} plays as a bot."),
                 N_("At entry {seq} {agreed} went on without {gone}: the next hand is dealt without them; "
@@ -561,6 +561,30 @@ def spectators_text(notice: Spectators) -> str:
     # their names (some may be left out when there are many).
     return ngettext("Watching the table now ({n}): {names}", "Watching the table now ({n}): {names}",
                     notice.count).format(n=notice.count, names=notice.names)
+
+
+def going_on_cost(voice: Voice, state: GameState, gone: Sequence[int], name: str) -> tuple[str, str]:
+    """What going on without the machine whose seats are ``gone`` (its player ``name``) costs
+    the others, asked before they agree (PROTOCOL 4.13): the question, and what is lost. The
+    hand under way is dealt again from its start without those seats, so whoever laid down
+    their phase in it loses it; between hands, nothing is ("")."""
+    if state.stage in ("deal", "over"):
+        # TRANSLATORS: asked before the others agree to go on without a player's machine,
+        # between two hands.
+        return _("Deal the next hand without {name}?").format(name=name), ""
+    laid = [s for s in state.seats_in_hand if s not in gone and state.down[s] is not None]
+    # TRANSLATORS: asked before the others agree to go on without a player's machine: the
+    # hand under way is voided and dealt again from its start.
+    ask = _("Deal hand {number} again without {name}?").format(number=state.hand_no + 1, name=name)
+    if not laid:
+        # TRANSLATORS: after "Deal hand 3 again without Cy?": nobody laid down in it yet.
+        return ask, _("Its moves so far are lost.")
+    lost = voice.several(laid,
+                         # TRANSLATORS: after "Deal hand 3 again without Cy?".
+                         N_("You lose the phase you laid down."),
+                         N_("{name} loses the phase laid down."),
+                         N_("{names} lose the phases laid down."))
+    return ask, lost[:1].upper() + lost[1:]
 
 
 def skip_sentence(voice: Voice, seat: int, target: int) -> str:

@@ -17,8 +17,10 @@ by one author for one position freeze the peer with both kept as evidence (:attr
 Messages: msgpack ``[0, envelope]`` (an entry), ``[1, seq]`` (want entries from ``seq``),
 ``[2, chat]`` (a line of table chat: signed by its seat like an entry, relayed once, shown to
 the players, and never part of the log; see :meth:`Peer.say`), ``[3, agreement]`` (to go on
-without a machine) or ``[4, request]`` (a machine that was away asks for its seats back). Every
-message and every body is read and written through :mod:`p2p10.wire`.
+without a machine), ``[4, request]`` (a machine that was away asks for its seats back) or
+``[5, state]`` (where the sender's player is: at the table, reading a hand's summary, or gone;
+only shown, see :meth:`Peer.tell`). Every message and every body is read and written through
+:mod:`p2p10.wire`.
 
 The peer is the front of small state machines, each in a module of its own: which machines it
 can reach (:class:`~p2p10.liveness.Links`: slow is not gone), going on without a machine and its
@@ -70,14 +72,11 @@ from p2p10.table import (
     token_context,
 )
 from p2p10.wire import AGREE as AGREE
-from p2p10.wire import BACK as BACK
-from p2p10.wire import CHAT as CHAT
-from p2p10.wire import CHAT_LABEL as CHAT_LABEL
-from p2p10.wire import CHAT_NONCE_BYTES as CHAT_NONCE_BYTES
-from p2p10.wire import ENTRY as ENTRY
-from p2p10.wire import MAX_MESSAGE_BYTES as MAX_MESSAGE_BYTES
-from p2p10.wire import WANT as WANT
 from p2p10.wire import (
+    AT_TABLE,
+    LEFT,
+    PRESENCE,
+    READING,
     Agreement,
     AwayBody,
     BackBody,
@@ -92,7 +91,15 @@ from p2p10.wire import (
     encode_agreement,
     encode_back,
     encode_chat,
+    encode_presence,
 )
+from p2p10.wire import BACK as BACK
+from p2p10.wire import CHAT as CHAT
+from p2p10.wire import CHAT_LABEL as CHAT_LABEL
+from p2p10.wire import CHAT_NONCE_BYTES as CHAT_NONCE_BYTES
+from p2p10.wire import ENTRY as ENTRY
+from p2p10.wire import MAX_MESSAGE_BYTES as MAX_MESSAGE_BYTES
+from p2p10.wire import WANT as WANT
 from p2p10.wire import decode_message as decode_message
 from p2p10.wire import encode_entry_message as encode_entry_message
 from p2p10.wire import encode_want as encode_want
@@ -153,22 +160,26 @@ class PeerHooks:
     added. A driver adds its files first, so that an entry or a secret is saved before a screen
     sees it, and always before the peer sends anything that depends on it."""
 
-    __slots__ = ("_chat", "_entry", "_rollback", "_secret")
+    __slots__ = ("_chat", "_entry", "_presence", "_rollback", "_secret")
 
     def __init__(self) -> None:
         self._entry: list[Callable[[Entry], None]] = []
         self._secret: list[Callable[[HandSecrets], None]] = []
         self._chat: list[Callable[[ChatLine], None]] = []
         self._rollback: list[Callable[[int], None]] = []
+        self._presence: list[Callable[[int, int], None]] = []
 
     def listen(self, *, entry: Callable[[Entry], None] | None = None,
                secret: Callable[[HandSecrets], None] | None = None,
                chat: Callable[[ChatLine], None] | None = None,
-               rollback: Callable[[int], None] | None = None) -> None:
+               rollback: Callable[[int], None] | None = None,
+               presence: Callable[[int, int], None] | None = None) -> None:
         """Add listeners: ``entry`` for every entry the log takes (the peer's own and the
         others'), ``secret`` for every new hand secret, ``chat`` for every chat line shown,
         ``rollback`` with a count when the log is cut back to that many entries (only when the
-        others went on without this machine, over entries nobody else ever accepted)."""
+        others went on without this machine, over entries nobody else ever accepted),
+        ``presence`` with a seat and its new state when another machine says where its player
+        is (:meth:`Peer.tell`)."""
         if entry is not None:
             self._entry.append(entry)
         if secret is not None:
@@ -177,6 +188,8 @@ class PeerHooks:
             self._chat.append(chat)
         if rollback is not None:
             self._rollback.append(rollback)
+        if presence is not None:
+            self._presence.append(presence)
 
     def entry_added(self, entry: Entry) -> None:
         """The log took ``entry``."""
@@ -197,6 +210,11 @@ class PeerHooks:
         """The log was cut back to ``length`` entries."""
         for listener in self._rollback:
             listener(length)
+
+    def presence_changed(self, seat: int, state: int) -> None:
+        """The machine at ``seat`` says where its player is now."""
+        for listener in self._presence:
+            listener(seat, state)
 
 
 def addressed(outgoing: list[Outgoing], sender: int, seats: int) -> list[tuple[int, bytes]]:
@@ -242,6 +260,11 @@ class Peer:
         # Liveness, as the driver reports it (``linked``). Slow is not gone: only a machine
         # with no link up for ``away_after`` seconds may be left behind (PROTOCOL §4.13).
         self.links = Links()
+        # Where each other machine's player is, as that machine's own link said it (by seat;
+        # PROTOCOL 6.2.2), and what this machine last said of its own player. Only shown on a
+        # screen: nothing a peer does depends on it.
+        self.presence: dict[int, int] = {}
+        self._presence = AT_TABLE
         # The last position this peer's own key signed (it asks to come back only beyond it).
         self._signed_through = -1
         self._asked_back_at = -1e9
@@ -427,6 +450,9 @@ class Peer:
         if kind == BACK:
             self._heard_back(value, sender)
             return
+        if kind == PRESENCE:
+            self._heard_presence(value, sender)
+            return
         self._offer(value, sender, now)
         self._act()
 
@@ -470,7 +496,13 @@ class Peer:
         may have written entries while the link was down (§6.6)."""
         self._tick(now)
         self.links.report(seat, up, now)
+        if self.presence.get(seat) == (READING if not up else LEFT):
+            # A reader whose link went has no screen we know of; a machine that left and
+            # links again is back.
+            self._heard_presence(AT_TABLE, seat, link_up=up)
         if up:
+            if self._presence != AT_TABLE:
+                self._outbox.insert(0, (seat, encode_presence(self._presence)))
             # First in the outbox, so that it is the first message on the new link.
             self._outbox.insert(0, (seat, encode_want(len(self.log))))
 
@@ -509,6 +541,34 @@ class Peer:
         offer = (away is not None and away >= self.away_after and self.away.agreed is None
                  and table.go_on_refusal(person) is None)
         return Waiting(person, waited, away, offer)
+
+    def tell(self, state: int) -> None:
+        """Tell every other seat where this machine's player is (PROTOCOL 6.2.2): back at the
+        table (``AT_TABLE``), reading the last hand's summary (``READING``) or leaving the
+        table (``LEFT``, just before the links close). Said again on every new link while it
+        is not ``AT_TABLE``. It only changes what the others' screens say."""
+        if state != self._presence:
+            self._presence = state
+            self._outbox.append((None, encode_presence(state)))
+
+    def presence_of(self, person: int) -> int:
+        """Where ``person``'s player is, as their machine said (``AT_TABLE`` if it said nothing)."""
+        return self.presence.get(person, AT_TABLE)
+
+    def _heard_presence(self, state: int, sender: int | None, link_up: bool = False) -> None:
+        """A machine says where its player is: kept for the seat of the link it came on (a
+        machine speaks for its own player only; it is not passed on). Having left, it stays
+        gone until a link to it comes up again (``link_up``): a machine that toggled "left"
+        on one link could otherwise fill the others' move logs with departures."""
+        if sender is None or sender == self.seat or self.presence_of(sender) == state:
+            return
+        if self.presence_of(sender) == LEFT and not link_up:
+            return
+        if state == AT_TABLE:
+            del self.presence[sender]
+        else:
+            self.presence[sender] = state
+        self.hooks.presence_changed(sender, state)
 
     def play(self, move: SeatEvent) -> None:
         """Play a move for this seat (from a screen); raises :class:`IllegalMove` and changes

@@ -57,6 +57,12 @@ WANT = 1
 CHAT = 2
 AGREE = 3
 BACK = 4
+PRESENCE = 5
+
+# Where a machine's player is, as ``[5, state]`` says it (PROTOCOL 6.2.2): at the table, reading
+# the last hand's summary, or gone (quit). Only shown: it changes nothing a peer does.
+AT_TABLE, READING, LEFT = 0, 1, 2
+PRESENCES = (AT_TABLE, READING, LEFT)
 
 
 class WireError(ProtocolError):
@@ -533,7 +539,8 @@ class Chat:
 
 def decode_message(data: bytes) -> tuple[int, Any]:
     """``(ENTRY, envelope bytes)``, ``(WANT, seq)``, ``(CHAT, signed chat bytes)`` or
-    ``(AGREE, Agreement)`` or ``(BACK, BackBody)``; raises :class:`ProtocolError` (PROTOCOL §6.2)."""
+    ``(AGREE, Agreement)``, ``(BACK, BackBody)`` or ``(PRESENCE, state)``; raises
+    :class:`ProtocolError` (PROTOCOL §6.2)."""
     if len(data) > MAX_MESSAGE_BYTES:
         raise WireError(f"a message is at most {MAX_MESSAGE_BYTES} bytes")
     try:
@@ -552,8 +559,10 @@ def decode_message(data: bytes) -> tuple[int, Any]:
             return AGREE, Agreement.from_wire(value)
         if kind == BACK and isinstance(value, list):
             return BACK, BackBody.from_wire(value)
-    raise WireError("a message is [0, entry], [1, sequence number], [2, chat], [3, agreement] "
-                    "or [4, request to come back]")
+        if kind == PRESENCE and type(value) is int and value in PRESENCES:
+            return PRESENCE, value
+    raise WireError("a message is [0, entry], [1, sequence number], [2, chat], [3, agreement], "
+                    "[4, request to come back] or [5, presence 0 to 2]")
 
 
 def encode_entry_message(raw: bytes) -> bytes:
@@ -579,3 +588,8 @@ def encode_agreement(agreement: Agreement) -> bytes:
 def encode_back(request: BackBody) -> bytes:
     """The message that carries a machine's signed request to take its seats back."""
     return pack([BACK, request.to_wire()])
+
+
+def encode_presence(state: int) -> bytes:
+    """The message that says where this machine's player is (one of :data:`PRESENCES`)."""
+    return pack([PRESENCE, state])

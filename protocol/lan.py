@@ -51,6 +51,7 @@ from p2p10.peer import AWAY_AFTER, ChatLine, Peer, Player, Waiting
 from p2p10.rules import RuleSet
 from p2p10.sitdown import SitDown
 from p2p10.table import TableState
+from p2p10.wire import AT_TABLE, LEFT, READING
 from protocol.discovery import TABLE_PATH, Advertisement, TableAd, advertise, network_addresses
 from protocol.listener import Door, Handler, listen
 from protocol.lobby import (
@@ -77,6 +78,7 @@ from protocol.storage import LogWriter, SeatFiles, SecretsWriter, resume_peer, w
 from protocol.watch import DEFAULT_SPECTATORS, WATCH_PATH, Gallery, read_gallery, save_gallery
 
 WILDCARD = ("", "0.0.0.0", "::")
+LEAVING_FLUSH = 1.0  # seconds a player who quits waits at most for the goodbye to go out
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,9 +214,12 @@ def _say(line: str) -> None:
 
 
 def taken_note(table: TableState, seat: int) -> str | None:
-    """For the player at ``seat``, if the table went on without their machine: a bot plays the
-    seat until the next hand, or (after their ``back`` entry) it is theirs again. None if it
-    never did."""
+    """For the player at ``seat``, if the table went on without their machine: what becomes of
+    the seat, said once and as this machine will make it happen (it asks for the seat back, and
+    gets it when the next hand starts, PROTOCOL 4.14): the hand is dealt again without them or
+    a bot plays it meanwhile, and it is theirs again from the next hand; or, after their
+    ``back`` entry, from which hand it is theirs again. None if the table never went on
+    without them."""
     taken = next((t for t in reversed(table.takeovers) if seat in t.seats), None)
     if taken is None:
         return None
@@ -222,10 +227,18 @@ def taken_note(table: TableState, seat: int) -> str | None:
     if back is not None:
         return _("The table went on without you at hand {hand}; your seat is yours again from hand "
                  "{back}.").format(hand=taken.hand + 1, back=back.hand + 1)
-    if table.taken_from(seat) is not None:
-        return _("The table went on without you at hand {hand}; a bot plays your seat until you "
-                 "take it back at the next hand.").format(hand=taken.hand + 1)
-    return None
+    if table.taken_from(seat) is None:
+        return None
+    if seat in table.engine.sitting_out:
+        # TRANSLATORS: the hand went on without this player's machine and is played again
+        # without them; their machine asks for the seat back, which it gets as the next starts.
+        return _("The table went on without you at hand {hand}: it is dealt again without you, "
+                 "and your seat is yours again from the next hand.").format(hand=taken.hand + 1)
+    if table.hand is None:  # between hands: the seat comes back as the next one starts
+        return _("The table went on without you at hand {hand}; your seat is yours again from the "
+                 "next hand.").format(hand=taken.hand + 1)
+    return _("The table went on without you at hand {hand}: a bot plays your seat until the next "
+             "hand, when it is yours again.").format(hand=taken.hand + 1)
 
 
 class LanSeat(PeerSeat):
@@ -247,6 +260,7 @@ class LanSeat(PeerSeat):
         self.names = list(peer.table.names)
         self._listeners: list[Callable[[], None]] = []
         self.chat_listeners: list[Callable[[ChatLine], None]] = []
+        self.presence_listeners: list[Callable[[int, int], None]] = []
 
     @property
     def user(self) -> Peer:
@@ -292,7 +306,21 @@ class LanSeat(PeerSeat):
         self.mesh.pump()
 
     def hold(self, held: bool) -> None:
-        """Nothing: the other machines do not wait while this player reads."""
+        """The other machines do not wait while this player reads a hand's summary; they are
+        told, so that their screens say so rather than that this player is thinking
+        (PROTOCOL 6.2.2)."""
+        self.user.tell(READING if held else AT_TABLE)
+        self.mesh.pump()
+
+    def presence(self, person: int) -> int:
+        """Where ``person``'s player is, as their machine said: at the table, reading the
+        last hand's summary, or gone (they quit)."""
+        return self.user.presence_of(person)
+
+    def leave(self) -> None:
+        """Tell the others that this player leaves the table (quits) before the links close."""
+        self.user.tell(LEFT)
+        self.mesh.pump()
 
     @property
     def pace(self) -> None:
@@ -348,6 +376,11 @@ class LanSeat(PeerSeat):
         """Tell the screen of a line of chat."""
         for listener in self.chat_listeners:
             listener(line)
+
+    def presence_heard(self, seat: int, state: int) -> None:
+        """Tell the screen that the machine at ``seat`` said where its player is."""
+        for listener in self.presence_listeners:
+            listener(seat, state)
 
 
 Front = Callable[[LanSeat], Awaitable[None]]
@@ -475,7 +508,7 @@ class SeatRunner:
         self._overdue_said: object = None  # the overdue seat last named on standard error
         for bot, bot_path in taken_over:
             self._take_over(bot, bot_path, restored=True)
-        peer.hooks.listen(entry=self._entry_added, chat=self._chat_heard)
+        peer.hooks.listen(entry=self._entry_added, chat=self._chat_heard, presence=self._presence_heard)
         if peer.seat == 0 and not peer.log and sit_downs is not None:
             peer.open_table(sit_downs)
         if peer.table is not None:
@@ -494,6 +527,9 @@ class SeatRunner:
                                           self.machine, alone=lambda: self.alone)
                     await self.front(self.screen)
                 if not playing.done():
+                    if self.screen is not None and not (self.peer.finished or self.peer.stopped):
+                        self.screen.leave()  # a quit is said as a quit, not left to look like a crash
+                        await self.mesh.flush(LEAVING_FLUSH)
                     playing.cancel()  # the player left mid-game: the files stay for resume
             with contextlib.suppress(asyncio.CancelledError):
                 await playing
@@ -528,6 +564,10 @@ class SeatRunner:
     def _chat_heard(self, line: ChatLine) -> None:
         if self.screen is not None:
             self.screen.chat_heard(line)
+
+    def _presence_heard(self, seat: int, state: int) -> None:
+        if self.screen is not None:
+            self.screen.presence_heard(seat, state)
 
     def _take_over(self, bot: Peer, bot_path: Path, restored: bool) -> None:
         self.closers.extend(attach_files(bot, bot_path, identity_saved=restored))

@@ -375,6 +375,13 @@ class Mesh:
             if not moved:
                 return
 
+    async def flush(self, timeout: float) -> None:
+        """Wait, ``timeout`` seconds at most, until every link has sent what is queued on it:
+        a last word (a player leaving, PROTOCOL 6.2.2) goes out before the links close."""
+        deadline = self.clock() + timeout
+        while any(link.queued for link in self.links.values()) and self.clock() < deadline:
+            await asyncio.sleep(self.poll_every)
+
     async def close(self) -> None:
         """Close every link and stop dialling."""
         self._closing = True

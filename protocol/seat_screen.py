@@ -74,6 +74,11 @@ class SeatScreen(Protocol):
         """While a hand is being set up: (entries written, entries needed); None in play."""
         ...
 
+    def card_coming(self) -> tuple[int, ...]:
+        """The seats whose share of the key the card the user just drew still waits for, the
+        one the table waits for now first; () when no card of the user's is on its way."""
+        ...
+
     def subscribe(self, listener: Callable[[], None]) -> None:
         """Call ``listener`` after every new entry in the user's log."""
         ...
@@ -138,6 +143,20 @@ class PeerSeat:
         table = self.table
         expect = table.expected() if table else None
         return expect is not None and expect.seat == self.seat and expect.kind == "move"
+
+    def card_coming(self) -> tuple[int, ...]:
+        """The seats whose share of the key the card the user just drew still waits for (see
+        :meth:`SeatScreen.card_coming`): the drawer's turn goes on once every other seat has
+        written its token for it, in seat order. Until then the card is counted in the user's
+        hand but cannot be opened."""
+        table = self.table
+        hand = table.hand if table is not None else None
+        if table is None or hand is None or hand.stage != "draw_tokens" or hand.draw is None:
+            return ()
+        if hand.draw[1] != self.seat:
+            return ()
+        others = [s for s in range(table.players) if s != self.seat]
+        return tuple(others[hand.batches:])
 
     def history(self) -> Iterator[tuple[GameState, TableState]]:
         """The game so far as the user saw it (see :meth:`SeatScreen.history`): the user's log

@@ -229,7 +229,7 @@ def test_a_machine_that_comes_back_takes_its_seat_back_at_the_next_hand(seed: in
     for entry in log[1:back.seq]:
         before = before.apply(entry)
     gone = f"The table went on without you at hand {row.hand + 1}; "
-    assert taken_note(before, CYD) == f"{gone}a bot plays your seat until you take it back at the next hand."
+    assert taken_note(before, CYD) == f"{gone}your seat is yours again from the next hand."
     assert taken_note(table, CYD) == f"{gone}your seat is yours again from hand {table.returns[0].hand + 1}."
     assert taken_note(table, 0) is None and row.hand == voided_row
 

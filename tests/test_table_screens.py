@@ -63,6 +63,7 @@ class AwayTable(LocalTable):
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self.chat_listeners: list[object] = []
+        self.presence_listeners: list[object] = []
         self.away: Waiting | None = None
         self.agreements: dict[int, tuple[int, ...]] = {}
 
@@ -74,6 +75,9 @@ class AwayTable(LocalTable):
 
     def taken_note(self) -> None:
         return None
+
+    def presence(self, person: int) -> int:
+        return 0  # at the table (PROTOCOL 6.2.2)
 
     def stop_reason(self) -> None:
         return None
@@ -142,7 +146,7 @@ async def test_a_long_question_is_shortened_at_a_word_and_the_current_choice_sho
                 terminal.size = Size(rows=24, columns=columns)
                 # The longest questions of the code: going on without a player, and quitting.
                 await kb.keys("g")
-                assert "Go on without" in check_prompt(kb.app, columns)
+                assert "again without" in check_prompt(kb.app, columns)
                 await check_every_choice(kb, columns)
                 await kb.keys("\x1b")
                 await kb.keys("q")
@@ -425,7 +429,8 @@ async def test_a_longer_language_fits_every_screen_and_the_words_are_marked(
                 assert longer(words) in screen and longer("scores") in screen, screen
                 await kb.keys("\x1b")
             await kb.keys("g")
-            assert longer("Go on without") in check_fits(kb.app, columns)
+            asked = longer("Deal hand {number} again without {name}?").split("{")[0]
+            assert asked in check_fits(kb.app, columns)
             await kb.keys("\x1b")
 
 

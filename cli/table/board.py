@@ -187,7 +187,7 @@ class Board(TablePane):
         if self.screen == "help":
             lines = panels.help_lines(self.help_text, limit)
         elif self.screen == "rules":
-            lines = panels.rules_lines(self.rules, limit)
+            lines = self.rules_lines(limit)
         elif self.screen == "melds" and state is not None:
             lines = self.all_melds_lines(state, limit)
         elif self.screen == "hand" and self.summary is not None and state is not None:
@@ -200,6 +200,10 @@ class Board(TablePane):
         rows = self.body_rows()
         self.scroll = max(0, min(self.scroll, len(lines) - rows))
         return join([clip(line, limit) for line in lines[self.scroll:self.scroll + rows]])
+
+    def rules_lines(self, limit: int) -> list[Line]:
+        """The rules screen: the rules in force (a table may add its own)."""
+        return panels.rules_lines(self.rules, limit)
 
     def over_lines(self, state: GameState) -> list[Line]:
         """The end of the game: the winner and the score sheet."""

@@ -4,6 +4,7 @@ agreed to go on without it)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from functools import partial
 
@@ -15,16 +16,18 @@ from prompt_toolkit.layout.containers import Container
 from prompt_toolkit.layout.controls import BufferControl
 from prompt_toolkit.layout.processors import BeforeInput
 
-from cli.table.drawing import Line, clip, columns, plain, shorten, width
-from cli.table.panels import HelpEntry, prose
+from cli.table.board import STATUS_ROWS
+from cli.table.drawing import BOX_BOTTOM, BOX_SIDE, BOX_TOP, Line, clip, columns, flow, plain, shorten, width
+from cli.table.panels import HelpEntry, heading, prose
 from cli.table.play import TableApp
 from cli.table.play_help import PLAY_HELP
-from cli.table.prompts import yes_no
+from cli.table.prompts import Prompt, yes_no
 from p2p10.engine import GameState
 from p2p10.errors import IllegalMove
 from p2p10.i18n import N_, _, pgettext
+from p2p10.narrate import going_on_cost
 from p2p10.peer import ChatLine
-from p2p10.wire import MAX_CHAT
+from p2p10.wire import LEFT, MAX_CHAT, READING
 from protocol.lan import LanSeat
 from protocol.storage import evidence_path
 
@@ -38,7 +41,10 @@ LAN_HELP: tuple[HelpEntry, ...] = (
              "them, and a bot run by the lowest other seat's machine plays their seat until their machine "
              "comes back, at the start of a hand")),
     N_("Every player's lines are signed with their key; chat is not in the log."),
-    N_("The game goes on while a hand's summary is open: the others do not wait."),
+    N_("The game goes on while a hand's summary is open: the others do not wait (they see that you "
+       "are reading it), and the summary says when your turn has come."),
+    N_("Quitting is said to the others: they read that you left, not that your machine is out of "
+       "reach."),
     N_("Quit leaves the table; 'p2p10 resume LOG' takes you back to it."),
 )
 
@@ -75,8 +81,11 @@ class LanTableApp(TableApp):
         self.chatting = False
         self.chat = Buffer(multiline=False, on_text_changed=_at_most_a_chat_line)
         self._taken_said: str | None = None
+        self._go_on_prompt: Prompt | None = None  # the last "Deal hand 3 again without Cy?" asked
+        self._go_on_lost = ""  # what it said is lost ("You lose the phase you laid down.")
         super().__init__(seat, ascii_only)
         seat.chat_listeners.append(self._heard)
+        seat.presence_listeners.append(self._presence)
         self.app.refresh_interval = 1.0  # the "waiting for" line changes with no new entry
 
     # ------------------------------------------------------------------------ chat
@@ -131,11 +140,15 @@ class LanTableApp(TableApp):
         self.narrator.said(line.seat, line.text)
         self.app.invalidate()
 
-    def status_lines(self) -> list[Line]:
-        """The status line, or the chat line being typed (its own window)."""
-        if not self.chatting:
-            return super().status_lines()
-        return [clip([("class:warn", _chat_prompt()), ("", self.chat.text)], self.size()[0])]
+
+    def _presence(self, seat: int, state: int) -> None:
+        """Another machine said where its player is: a player who quit is told in the move
+        log (the title says who the table waits for)."""
+        if state == LEFT:
+            # TRANSLATORS: a player quit the game on their machine (they may come back with
+            # 'p2p10 resume').
+            self.narrator.note(_("{name} left the table.").format(name=self.narrator.voice.name(seat)))
+        self.app.invalidate()
 
     # ------------------------------------------------------------------- the table
 
@@ -183,13 +196,23 @@ class LanTableApp(TableApp):
         news: Line = []
         if waiting is not None:
             who = voice.name(waiting.person)
-            if waiting.away is None:
+            presence = self.lan.presence(waiting.person)
+            if waiting.away is None and presence == READING:
+                # TRANSLATORS: in the title: the player the table waits for has the last hand's
+                # summary open on their screen.
+                reading = self._news(_("{name} is reading the last hand's summary"), who, room)
+                news.append(("class:dim", reading))
+            elif waiting.away is None:
                 if waiting.waited >= self.thinking_shown:
                     thinking = self._news(_("{name} is thinking ({time})"), who, room,
                                           time=_duration(waiting.waited))
                     news.append(("class:dim", thinking))
             else:
-                away = _("{name} is out of reach ({time})")
+                if presence == LEFT:
+                    # TRANSLATORS: in the title: the player quit ({time} ago, "25 s").
+                    away = _("{name} left the table ({time})")
+                else:
+                    away = _("{name} is out of reach ({time})")
                 news.append(("class:error", self._news(away, who, room, time=_duration(waiting.away))))
         for person, signers in self.lan.agreed().items():
             agreed = _("{names} agreed to go on without {name}")
@@ -199,6 +222,166 @@ class LanTableApp(TableApp):
         if width(line) + width([("", rules)]) <= self.left_width():
             line.append(("class:dim", rules))
         return line
+
+    def _title_status(self, state: GameState | None) -> tuple[str, tuple[str, str], str]:
+        """As at home; and while the card the user drew waits for another machine's key, it
+        is still the user's turn (the title says so: nothing else can happen meanwhile)."""
+        if self._card_from() is None:
+            return super()._title_status(state)
+        # TRANSLATORS: the title while the card the user drew is being opened by the others'
+        # keys, and its short form.
+        doing = (_("Your turn: your card is on its way"), pgettext("title", "Your turn: card coming"))
+        return "class:myturn", (" " + doing[0] + " ", " " + doing[1] + " "), ""
+
+    # ------------------------------------------------------ a card on its way
+
+    def _card_from(self) -> int | None:
+        """The seat whose share of the key the user's drawn card waits for now, if it waits."""
+        coming = self.lan.card_coming()
+        return coming[0] if coming and not self.lan.over else None
+
+    def card_note(self) -> str | None:
+        """While the user's drawn card waits for another seat's key: which (None otherwise)."""
+        seat = self._card_from()
+        if seat is None:
+            return None
+        # TRANSLATORS: {name} is the player whose share of the key opens the card just drawn.
+        return _("your card is waiting for {name}'s key").format(name=self.narrator.voice.name(seat))
+
+    def _going_on(self) -> tuple[str, str | None] | None:
+        """While the table waits for a machine out of reach: its player's name, and how long
+        until the others may go on without it (None: they may now); None otherwise."""
+        waiting = self.lan.waiting()
+        if waiting is None or waiting.away is None:
+            return None
+        name = self.narrator.voice.name(waiting.person)
+        if waiting.offer:
+            return name, None
+        left = self.lan.user.away_after - waiting.away
+        if left <= 0:
+            return None  # (agreed already: the title says who agreed)
+        # Counted down, so rounded up: "in 2 min" never comes sooner than it says.
+        return name, _duration(math.ceil(left) if left < 60 else 60 * math.ceil(left / 60))
+
+    def going_on_note(self) -> str | None:
+        """While the table waits for a machine out of reach: when the others may go on
+        without it, or that they may now and what it costs; None otherwise."""
+        going = self._going_on()
+        if going is None:
+            return None
+        name, time = going
+        if time is None:
+            return _("g goes on without {name}: the hand is dealt again.").format(name=name)
+        return _("The table can go on without {name} in {time}.").format(name=name, time=time)
+
+    def waiting_for(self) -> str | None:
+        """Why the user cannot move now: their own card on its way too."""
+        return self.card_note() or super().waiting_for()
+
+    def hint(self) -> None:
+        """As at home; while the user's card is on its way, that there is no hint yet and why."""
+        note = self.card_note()
+        if note is None:
+            super().hint()
+        else:
+            self.say(_("No hint yet: {reason}.").format(reason=note), "class:dim")
+
+    def hand_hint(self, state: GameState) -> str:
+        """The line under the hand: whose key a card on its way waits for, if one does, and
+        when the table may go on without that machine (if that fits the pane too)."""
+        waiting = self.lan.waiting()
+        if self.prompt is not None and self.prompt is self._go_on_prompt and waiting is not None:
+            # Under the question (which a narrow status line may cut to its first sentence):
+            # what is lost, and why, as much as fits.
+            why = _("Without {name}'s key no card of this hand can be opened.").format(
+                name=self.narrator.voice.name(waiting.person))
+            asked = "".join(part[1] for part in self.prompt_line(self.prompt, self.size()[0]))
+            lost = self._go_on_lost
+            lines = [why] if lost in asked else [f"{lost} {why}", lost, why]  # the question was cut
+            for line in lines:
+                if line.strip() and columns(line) <= self.left_width():
+                    return line.strip()
+            return ""
+        card = self._card_line()
+        return super().hand_hint(state) if card is None else card[0]
+
+    def _card_line(self) -> tuple[str, bool] | None:
+        """While the user's drawn card is on its way, the line under the hand: whose key it
+        waits for, and when the table may go on without that machine if that fits the pane
+        too (True then: the status line need not say it again)."""
+        seat = self._card_from()
+        if seat is None:
+            return None
+        key = self.narrator.voice.name(seat)
+        going = self._going_on()
+        if going is not None:
+            name, time = going
+            if time is None:
+                both = _("Your card is waiting for {key}'s key; g goes on without {name}.").format(
+                    key=key, name=name)
+            else:
+                both = _("Your card is waiting for {key}'s key; the table can go on without {name} "
+                         "in {time}.").format(key=key, name=name, time=time)
+            if columns(both) <= self.left_width():
+                return both, True
+        return _("Your card is waiting for {key}'s key.").format(key=key), False
+
+    def hand_lines(self, state: GameState, limit: int, frames: bool = True) -> list[Line]:
+        """The shown hand, with the card on its way after it, face down and dim: the hand is
+        as many cards as the seat line counts."""
+        lines = super().hand_lines(state, limit, frames)
+        if not lines or self._card_from() is None:
+            return lines
+        *rows, marks = lines
+        if len(rows) == 4 and width(rows[1]) + 5 <= limit:  # in frames
+            pieces: list[Line] = [[("", " " * 5)], [("class:dim", BOX_TOP)],
+                                  [("class:dim", BOX_SIDE + " ? " + BOX_SIDE)], [("class:dim", BOX_BOTTOM)]]
+            rows = [row + piece for row, piece in zip(rows, pieces, strict=True)]
+            marks = [*marks, ("", " " * 5)]
+        else:
+            rows = [*rows[:-1], [*rows[-1], ("class:dim", "?   ")]]
+        return [*rows, marks]
+
+    def status_lines(self) -> list[Line]:
+        """The status line, or the chat line being typed (its own window); on a hand's summary,
+        that the next hand has come to the user's turn; when it has nothing else to say (no
+        answer to a key, no question), when the table may go on without a machine out of reach."""
+        if self.chatting:
+            return [clip([("class:warn", _chat_prompt()), ("", self.chat.text)], self.size()[0])]
+        if self.prompt is not None:
+            return super().status_lines()
+        if self.screen == "hand":
+            note = self.summary_turn_note()  # before anything else: the table is not waiting
+        else:
+            card = self._card_line()
+            said = card is not None and card[1]  # under the hand already
+            note = None if self.status or said else self.going_on_note()
+        if note is None:
+            return super().status_lines()
+        return flow([("", " "), ("class:warn", note)], self.size()[0], STATUS_ROWS, "  ", self.ellipsis)
+
+    def summary_turn_note(self) -> str | None:
+        """On a hand's summary, once the next hand has reached the user's turn (the others do
+        not wait while the user reads): that it has, and how to get to it."""
+        if not (self.lan.my_turn() or self._card_from() is not None):
+            return None
+        state = self.state()
+        if state is None or state.hand_no < 0:
+            return None
+        return _("Your turn in hand {number}: Enter takes you to the table.").format(number=state.hand_no + 1)
+
+    def rules_lines(self, limit: int) -> list[Line]:
+        """The rules, and going on without a player at a LAN table: when, and what it costs."""
+        after = self.lan.user.away_after
+        text = _("If a player's machine stays out of reach for {time}, the others may go on without "
+                 "it (g), if every one of them agrees. Every card of a hand is locked with every "
+                 "player's key: without theirs, no card can be opened, so the hand under way is dealt "
+                 "again from its start without them, and whatever was laid down in it, phases too, is "
+                 "lost (earlier hands' scores stand). From the next hand a bot run by another player's "
+                 "machine plays their seat, until their machine is back (p2p10 resume), at the start "
+                 "of a hand.").format(time=_duration(after))
+        return [*super().rules_lines(limit), plain(""), *heading(_("Going on without a player"), limit),
+                plain(""), *prose(text, limit)]
 
     def _news(self, template: str, name: str, room: int, **values: str) -> str:
         """A part of the title, ``template`` said of ``name``, in ``room`` columns if a shorter
@@ -244,16 +427,21 @@ class LanTableApp(TableApp):
         voice = self.narrator.voice
         if waiting is None or not waiting.offer:
             if waiting is not None and waiting.away is None:
-                self.refuse(_("{name} is connected and thinking: the table waits for them").format(
-                    name=voice.name(waiting.person)))
+                if self.lan.presence(waiting.person) == READING:
+                    why = _("{name} is reading the last hand's summary: the table waits for them")
+                else:
+                    why = _("{name} is connected and thinking: the table waits for them")
+                self.refuse(why.format(name=voice.name(waiting.person)))
             else:
                 self.refuse(_("nobody's machine has been out of reach long enough to go on without them"))
             return
         person = waiting.person
-        question = _("Go on without {name}? The hand is dealt again without them.").format(
-            name=voice.name(person))
-        self.prompt = yes_no(question, _("yes, go on"), partial(self._go_on, person),
-                             _("no, wait"), self.cancel)
+        table, state = self.lan.table, self.state()
+        assert table is not None and state is not None  # (the table waits for somebody)
+        ask, lost = going_on_cost(voice, state, table.away_group(person), voice.name(person))
+        self._go_on_lost = lost
+        self.prompt = self._go_on_prompt = yes_no(f"{ask} {lost}".strip(), _("yes, go on"),
+                                                  partial(self._go_on, person), _("no, wait"), self.cancel)
 
     def _go_on(self, person: int) -> None:
         self.prompt = None
