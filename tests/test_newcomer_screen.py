@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from cli.table.drawing import CURSOR
 from p2p10.advice import Advice, advise
 from p2p10.bots import POLICIES, WILD_IDS, Policy, missing
-from p2p10.cards import NUMBERED, card_text, is_natural, is_skip
+from p2p10.cards import NUMBERED, card_text, is_natural, is_skip, is_wild
 from p2p10.engine import GameState
 from p2p10.events import Discard, DrawStock, Hit, SeatEvent
 from p2p10.i18n import set_language
@@ -282,3 +282,24 @@ async def test_a_table_too_small_for_its_melds_says_so_and_m_shows_them_all(tmp_
             before = kb.entries()
             await kb.keys("p")
             await kb.until(lambda: kb.entries() > before)  # noqa: B023 - awaited at once
+
+
+async def test_p_asks_before_it_discards_a_wild_the_next_player_may_take(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A hint to discard a Wild is played by p only after the question x asks first."""
+    async with table(tmp_path, bots=1, seed=1) as kb:  # a seed where the user draws and holds a Wild
+        await kb.until(kb.my_turn)
+        await kb.keys("d")
+        await kb.until(lambda: kb.my_turn() and kb.local.view().stage == "play")
+        view = kb.local.view()
+        slot = next(s for s in view.hands[USER] if is_wild(view.known[s]))
+        hinted = Advice(Discard(USER, slot, view.known[slot]), "", None)  # type: ignore[arg-type]
+        monkeypatch.setattr(kb.app, "advice", lambda: hinted)  # the hint made to say so
+        entries = kb.entries()
+        await kb.keys("p")
+        assert kb.app.prompt is not None and "Discard a Wild?" in kb.screen(), kb.screen()
+        await kb.keys("n")
+        assert kb.entries() == entries and "You kept the Wild." in kb.screen()
+        await kb.keys("p", "y")
+        await kb.until(lambda: kb.entries() > entries)
+        assert "You discarded W" in kb.screen()

@@ -331,6 +331,9 @@ class TableApp(Board):
                 self.selected.clear()
         elif move.target is not None:
             self.play_move(move, skip_sentence(self.narrator.voice, self.seat, move.target))
+        elif wild_given_away(state, self.seat, move.slot) is not None:  # asked first, as x asks
+            self.cursor = self.hand_slots(state).index(move.slot)
+            self.discard()
         else:
             self.play_move(move, _("You discarded {card}.").format(card=card_text(move.card)))
 
