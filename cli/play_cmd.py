@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from cli import HelpFormatter
 from p2p10.errors import P2P10Error
 from p2p10.i18n import _, ngettext
-from p2p10.narrate import company
+from p2p10.narrate import company, shown_name
 
 if TYPE_CHECKING:
     from cli.table.start import Continue, NewGame, StartChoice
@@ -239,24 +239,35 @@ def _play(local: LocalTable, ascii_only: bool) -> bool:
         try:  # the user's own fold, every entry of it checked as it came: not read again
             record_store.add_finished_table(table, USER, path)
         except P2P10Error as err:
-            print(_("Your record was not updated: {reason}").format(reason=err))
-        print(_("The game is saved in:"))
+            _say(_("Your record was not updated: {reason}").format(reason=err))
+        _say(_("The game is saved in:"))
     else:
-        print(_("You left the game before its end; 'p2p10 play --resume' continues it. "
-                "It is saved in:"))
+        _say(_("You left the game before its end; 'p2p10 play --resume' continues it. "
+               "It is saved in:"))
     print(f"  {path}")
-    print(_("To see it again move by move, and to check every shuffle, card and score:"))
+    _say(_("To see it again move by move, and to check every shuffle, card and score:"))
     print(f"  p2p10 replay {path}")
     print(f"  p2p10 audit {path}")
     return app.again
 
 
+def _say(text: str) -> None:
+    """Print a sentence wrapped at words to the terminal's width (the terminal would break a
+    word at its edge)."""
+    import shutil
+    import textwrap
+
+    columns = max(shutil.get_terminal_size().columns - 1, 40)
+    print(textwrap.fill(text, columns, subsequent_indent=" ", break_long_words=False, break_on_hyphens=False))
+
+
 def result_lines(state: GameState) -> list[str]:
     """The end of a game for the terminal: who won, then each player's phases and points."""
     assert state.winner is not None
-    lines = [_("{name} won the game.").format(name=state.names[state.winner])]
-    width = max(len(name) for name in state.names)
-    for seat, name in enumerate(state.names):
+    names = [shown_name(name) for name in state.names]
+    lines = [_("{name} won the game.").format(name=names[state.winner])]
+    width = max(len(name) for name in names)
+    for seat, name in enumerate(names):
         made = len(state.made[seat])
         phases = ngettext("{n} phase made", "{n} phases made", made).format(n=made)
         points = ngettext("{n} point", "{n} points", state.totals[seat]).format(n=state.totals[seat])

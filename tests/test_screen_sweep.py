@@ -391,3 +391,28 @@ async def test_a_yes_or_no_question_takes_the_languages_yes_key_and_names_each_k
                 await kb.until(lambda: not kb.app.app.is_running)
     finally:
         i18n.set_language("en")
+
+
+def test_the_words_printed_on_leaving_a_game_fit_the_terminal_and_name_the_bots_in_the_language(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """After the full-screen table closes, what ``p2p10 play`` prints is wrapped at words to
+    the terminal (the terminal itself would break a word at its edge), in the language spoken,
+    a bot's level too."""
+    from cli.play_cmd import _say, result_lines
+
+    monkeypatch.setenv("COLUMNS", "80")
+    local = LocalTable(NAME, 2, "hard", RuleSet.parse(["hands=1"]), 4, save_dir=tmp_path, pace=0)
+    local.run_to_end(POLICIES["greedy"])
+    local.close()
+    i18n.set_language("de")
+    try:
+        for line in result_lines(local.view()):
+            print(line)
+        _say(i18n._("To see it again move by move, and to check every shuffle, card and score:"))
+        printed = capsys.readouterr().out
+    finally:
+        i18n.set_language("en")
+    reader = Reader("de")
+    reader.read(printed, "printed on leaving")
+    assert "(schwer)" in printed and "(hard)" not in printed, printed
+    assert not reader.found, "\n".join(reader.found)
