@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from cli import HelpFormatter
 from p2p10.errors import P2P10Error
 from p2p10.i18n import _, ngettext
-from p2p10.narrate import company, shown_name
+from p2p10.names import company, shown_name
 
 if TYPE_CHECKING:
     from cli.table.start import Continue, NewGame, StartChoice

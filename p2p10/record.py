@@ -37,7 +37,7 @@ from p2p10.bots import POLICIES
 from p2p10.engine import MAX_PLAYERS, MIN_PLAYERS
 from p2p10.errors import P2P10Error
 from p2p10.i18n import _, ngettext, pgettext
-from p2p10.narrate import company, level_name, shown_name
+from p2p10.names import company, level_name, shown_name
 
 if TYPE_CHECKING:
     from p2p10.table import TableState

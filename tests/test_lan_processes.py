@@ -75,8 +75,10 @@ def read_line(proc: subprocess.Popen[str], pattern: str) -> re.Match[str]:
 
 
 def read_port(host: subprocess.Popen[str]) -> int:
-    """Wait for the host's ``listening on ADDR:PORT`` line."""
-    return int(read_line(host, r"listening on 127\.0\.0\.1:(\d+)$").group(1))
+    """Wait for the host's first line and take the port it listens on from it: ``listening on
+    127.0.0.1:PORT``, or ``listening on port PORT; others dial ...`` behind ``--reachable-at``."""
+    found = read_line(host, r"^listening on (?:127\.0\.0\.1:(\d+)$|port (\d+); )")
+    return int(found.group(1) or found.group(2))
 
 
 def spawn(args: list[str], env: dict[str, str]) -> subprocess.Popen[str]:

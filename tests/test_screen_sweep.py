@@ -252,6 +252,7 @@ def report(reader: Reader, cut: list[tuple[str, int]]) -> None:
     for line, limit in cut:
         reader.overflow(line, limit)
     assert reader.seen > 0
+    print(f"[{reader.lang}] {reader.seen} screens read")
     assert not reader.found, "\n".join(dict.fromkeys(reader.found))
 
 

@@ -42,7 +42,7 @@ from p2p10.engine import GameState
 from p2p10.i18n import _, ngettext, pgettext
 from p2p10.melds import Meld, label_text
 from p2p10.moves import hand_fit
-from p2p10.narrate import shown_name
+from p2p10.names import shown_name
 from p2p10.rules import describe_phase
 
 

@@ -13,7 +13,8 @@ from cli.table.drawing import DOWN, Line, coloured_words, columns, cut, pad, pla
 from p2p10.cards import card_text, sort_key
 from p2p10.engine import GameState
 from p2p10.i18n import _, ngettext, pgettext
-from p2p10.narrate import HandSummary, Voice, shown_name
+from p2p10.names import shown_name
+from p2p10.narrate import HandSummary, Voice
 from p2p10.rules import RuleSet, describe_phase, option_help
 
 HelpEntry = str | tuple[str, str]

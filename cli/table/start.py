@@ -35,7 +35,7 @@ from cli.table.drawing import ASCII, ASCII_ELLIPSIS, ELLIPSIS, STYLE, Line, clip
 from cli.table.drawing import columns as columns_of
 from p2p10.errors import P2P10Error
 from p2p10.i18n import N_, _, pgettext
-from p2p10.narrate import level_name
+from p2p10.names import level_name
 from p2p10.rules import RuleSet
 from p2p10.table import MAX_NAME
 
