@@ -72,8 +72,7 @@ async def test_a_card_waiting_for_an_away_players_key_is_shown_as_pending(tmp_pa
 
 
 async def _until_apps(apps: list[object]) -> None:
-    while not apps:
-        await asyncio.sleep(0.01)
+    await _until_count(apps, 1)
 
 
 async def _play_hand_by_keys(kb: Keyboard, seat: int) -> None:
@@ -152,7 +151,9 @@ async def _back_to_the_table_until(kb: Keyboard, condition: Callable[[], bool]) 
 
 
 async def _until_count(items: list[object], count: int) -> None:
+    deadline = asyncio.get_running_loop().time() + TIMEOUT
     while len(items) < count:
+        assert asyncio.get_running_loop().time() < deadline, f"{len(items)} of {count} came"
         await asyncio.sleep(0.01)
 
 

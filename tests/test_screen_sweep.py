@@ -215,7 +215,9 @@ async def play_hand_by_keys(kb: Keyboard, reader: Reader, side_screens: bool) ->
             for key in ("?", "r", "s", "m"):
                 await kb.keys(key)
                 look(kb, reader, f"side screen {key}")
-                while app.screen != "table":
+                for _back in range(3):
+                    if app.screen == "table":
+                        break
                     await kb.keys("\x1b")
             await kb.keys("q")
             look(kb, reader, "quit question")
@@ -317,9 +319,12 @@ def test_the_start_screen(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reade
                 pipe.send_text(KEYS.get(key, key))
             # A rule option that does not exist: the error, which lists every option, whole.
             await asyncio.sleep(0.05)
-            while screen.rows()[screen.cursor].key != "options":
+            for _step in range(3 * len(screen.rows())):  # (down the menu, round it if need be)
+                if screen.rows()[screen.cursor].key == "options":
+                    break
                 pipe.send_text(KEYS["↓"])
                 await asyncio.sleep(0.02)
+            assert screen.rows()[screen.cursor].key == "options", screen.screen_text()
             pipe.send_text("\r nonsense=1\r")  # after the options the row has
             await asyncio.sleep(0.05)
             shown = screen.screen_text()
