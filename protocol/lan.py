@@ -890,7 +890,8 @@ class Host:
                                       for seat, (_identity, _slot, bot_port) in bots.items()})
             own_log = log_path_for(self.save_dir, self.table_id, 0)
             # A resumed host serves its spectators again, with the same cap and code.
-            save_gallery(SeatFiles(own_log).gallery, self.gallery.cap, self.gate.code)
+            save_gallery(SeatFiles(own_log).gallery, self.gallery.cap, self.gate.code,
+                         self.title if self.advertised else None)
             playing = [play_seat(peer, self.table_id, self.roster, self.rules, own_log, self.slot,
                                  listening=(self.interface, port), sit_downs=sit_downs, front=self.front,
                                  machine=machine, timing=self.timing)]
@@ -1083,14 +1084,18 @@ class Resumer:
         self.bot_level = bot_level
         self.timing = timing
         self.say = say
-        # A host's spectators, served again from the settings it saved (None: not a host).
+        # A host's spectators, served again from the settings it saved (None: not a host), and
+        # its table as announced again (None: it was not announced).
         self.gallery: Gallery | None = None
+        self.title: str | None = None
+        self._announced: TableAd | None = None
 
     async def run(self) -> GameResult:
         """Restore the peer (and its bots), listen where it listened, play to the end."""
         runners: list[web.AppRunner] = []
         machine = Machine(self.bot_level)
         started: list[Coroutine[Any, Any, GameResult]] = []
+        announcing: asyncio.Future[Advertisement | None] | None = None
         try:
             peer, play = await self._restore(self.log_path, self.policy, runners)
             machine.peers.append(peer)
@@ -1113,14 +1118,37 @@ class Resumer:
             started.extend(bot_play(machine=machine) for _bot, bot_play in hosted)
             if self.gallery is not None:
                 self.gallery.attach(peer)
+            if self._announced is not None:
+                announcing = asyncio.ensure_future(self._announce(self._announced))
             result = await play_machine(started)
             if self.gallery is not None:
                 await self.gallery.finish()
                 forget_gallery(result, self.log_path)
             return result
         finally:
+            if announcing is not None:
+                if announcing.done() and not announcing.cancelled() and announcing.exception() is None:
+                    ad = announcing.result()
+                    if ad is not None:
+                        with contextlib.suppress(OSError, ProtocolError):
+                            await ad.close()
+                else:
+                    announcing.cancel()
+                    with contextlib.suppress(asyncio.CancelledError, Exception):
+                        await announcing
             for runner in runners:
                 await runner.cleanup()
+
+    @staticmethod
+    async def _announce(ad: TableAd) -> Advertisement | None:
+        """Announce the table again, as a game under way, under the name the host gave it (a
+        spectator finds it by name, PROTOCOL 6.1.2); None if the network will not have it
+        (discovery is a convenience: nothing is said, a play screen may be up)."""
+        interfaces = None if ad.address[0] in WILDCARD else [ad.address[0]]
+        try:
+            return await advertise(ad, interfaces)
+        except (OSError, ValueError, ProtocolError):
+            return None
 
     def _bot_files(self, seat: int) -> SeatFiles:
         """The files of this peer's bot at ``seat``: beside this one, same table, that seat."""
@@ -1152,7 +1180,7 @@ class Resumer:
         routes: dict[str, Handler] = {MESH_PATH: slot.handle}
         watching = read_gallery(files.gallery) if peer.seat == 0 else None
         if watching is not None:
-            cap, code = watching
+            cap, code, self.title = watching
             self.gallery = Gallery(cap, self.say, Gate(code, public_bytes(peer.identity), say=self.say))
             routes[WATCH_PATH] = self.gallery.handle
         try:
@@ -1162,6 +1190,12 @@ class Resumer:
             raise LanError(_("cannot listen again on {interface}:{port}: {reason}").format(
                 interface=interface, port=listen_port, reason=err.strerror)) from None
         runners.append(runner)
+        if peer.seat == 0 and self.title is not None:
+            self._announced = TableAd(
+                self.title, roster[0].name, len(roster), 0, tuple(rules.options()),
+                fingerprint(roster[0].key),
+                (interface if interface not in WILDCARD else "0.0.0.0", listen_port),
+                private=self.gallery is not None and self.gallery.gate.code is not None, started=True)
 
         def play(**options: Any) -> Coroutine[Any, Any, GameResult]:
             machine: Machine | None = options.get("machine")

@@ -50,6 +50,7 @@ from p2p10.errors import ProtocolError, ProtocolViolation
 from p2p10.i18n import _
 from p2p10.log import Entry, fingerprint, parse_entry, public_bytes
 from p2p10.peer import ChatLine, Peer
+from protocol.discovery import MAX_TITLE
 from protocol.lobby import (
     JOIN_TIMEOUT,
     CodeBusy,
@@ -100,15 +101,17 @@ HOST_CLOSED = "the host closed the link"
 GALLERY_LABEL = "p2p10/watch/v1"  # the host's spectator settings file (PROTOCOL section 7.7)
 
 
-def save_gallery(path: Path, cap: int, code: str | None) -> None:
+def save_gallery(path: Path, cap: int, code: str | None, title: str | None = None) -> None:
     """Keep a host's spectator settings beside its log, so that a resumed host serves
-    spectators as before: the cap and, at a private table, its code (the file is the owner's
-    alone, as the secrets are)."""
-    write_private(path, pack([GALLERY_LABEL, cap, code]))
+    spectators as before: the cap, at a private table its code, and the name it announced
+    its table under (None if it did not announce it), which a resumed host announces again (the
+    file is the owner's alone, as the secrets are)."""
+    write_private(path, pack([GALLERY_LABEL, cap, code] + ([title] if title is not None else [])))
 
 
-def read_gallery(path: Path) -> tuple[int, str | None] | None:
-    """The spectator settings :func:`save_gallery` kept (the cap and the code), or None if
+def read_gallery(path: Path) -> tuple[int, str | None, str | None] | None:
+    """The spectator settings :func:`save_gallery` kept (the cap, the code and the table's
+    announced name, None for a table not announced or a file from before it was kept), or None if
     there are none (a seat that is not a host). A damaged file is a :class:`LanError`: a
     private table must never be served to spectators without its code."""
     try:
@@ -122,12 +125,13 @@ def read_gallery(path: Path) -> tuple[int, str | None] | None:
         item = unpack(data)
     except ProtocolError:
         item = None
-    if not (isinstance(item, list) and len(item) == 3 and item[0] == GALLERY_LABEL
+    if not (isinstance(item, list) and len(item) in (3, 4) and item[0] == GALLERY_LABEL
             and type(item[1]) is int and item[1] >= 0
-            and (item[2] is None or (isinstance(item[2], str) and _is_code(item[2])))):
+            and (item[2] is None or (isinstance(item[2], str) and _is_code(item[2])))
+            and (len(item) == 3 or (isinstance(item[3], str) and 0 < len(item[3]) <= MAX_TITLE))):
         # TRANSLATORS: keep "[label, cap, code]": it is what the file holds.
         raise LanError(_("{path}: spectator settings are [label, cap, code]").format(path=path))
-    return item[1], item[2]
+    return item[1], item[2], item[3] if len(item) == 4 else None
 
 
 def _is_code(text: str) -> bool:

@@ -32,7 +32,7 @@ from p2p10.narrate import Narrator
 from p2p10.rules import RuleSet
 from protocol import lan
 from protocol.discovery import BadAdvertisement, TableAd, advertise
-from protocol.lan import GameResult, Host, Joiner, LanError, Timing
+from protocol.lan import GameResult, Host, Joiner, LanError, Resumer, Timing
 from protocol.watch import WatchResult, watch
 from tests.test_discovery import LOOPBACK, make_ad
 from tests.test_lan_screen import Screens, until
@@ -180,6 +180,24 @@ async def test_a_game_under_way_is_listed_found_by_name_and_join_points_to_watch
         assert "watch a game under way: p2p10 watch 'TABLE NAME' (or HOST:PORT)" in listed, listed
     finally:
         await stop(hosting)
+
+
+async def test_a_resumed_host_announces_its_table_again_as_a_game_under_way(tmp_path: Path) -> None:
+    """A host stopped mid-game and brought back with ``p2p10 resume`` announces its table again,
+    under its name and as started, so that ``watch NAME`` still finds it (before, it served
+    spectators again but said nothing on the network)."""
+    title = f"Kitchen {uuid.uuid4().hex[:8]}"
+    host, hosting, port, _said = await slow_host(tmp_path, title=title)
+    await until(lambda: host.peers and len(host.peers[0].log) > 3)  # dealing: started
+    await stop(hosting)
+    log = next((tmp_path / "ann").glob("*-seat1.p2p10"))  # the host's own seat's
+    resuming = asyncio.ensure_future(Resumer(log, "greedy", "127.0.0.1", say=lambda _: None).run())
+    try:
+        found = await asyncio.wait_for(lan_cmds._find_table(title, "127.0.0.1", 3600, seats_free=False),
+                                       TIMEOUT)
+        assert found.started and found.address == ("127.0.0.1", port), found
+    finally:
+        await stop(resuming)
 
 
 async def test_a_false_started_table_of_the_same_name_cannot_divert_a_join_or_a_watch() -> None:

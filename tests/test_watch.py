@@ -176,9 +176,11 @@ def test_the_spectator_settings_file_keeps_the_cap_and_code_and_refuses_damage(t
     path = tmp_path / "t.p2p10-watch"
     assert read_gallery(path) is None  # not a host's
     save_gallery(path, 3, "7-orbit-tulip")
-    assert read_gallery(path) == (3, "7-orbit-tulip") and path.stat().st_mode & 0o777 == 0o600
+    assert read_gallery(path) == (3, "7-orbit-tulip", None) and path.stat().st_mode & 0o777 == 0o600
     save_gallery(path, 0, None)
-    assert read_gallery(path) == (0, None)
+    assert read_gallery(path) == (0, None, None)
+    save_gallery(path, 2, None, "Kitchen")  # the name the table was announced under
+    assert read_gallery(path) == (2, None, "Kitchen")
     for damaged in (b"", b"\xc1", pack(["p2p10/watch/v1", -1, None]), pack(["p2p10/watch/v1", 2, 7]),
                     pack(["p2p10/watch/v2", 2, None]), pack(["p2p10/watch/v1", True, None]),
                     pack(["p2p10/watch/v1", 2, "not a code"]), pack(["p2p10/watch/v1", 2, "07 Orbit tulip"])):
