@@ -418,8 +418,9 @@ async def _listen(interface: str | None, timeout: float, looking: str,
                   wanted: Callable[[TableAd], bool]) -> tuple[list[TableAd], float]:
     """Every table heard, by name, and the seconds it took: as soon as a ``wanted`` one is
     heard, a moment more for any others; when none is, until the network has gone quiet
-    (every table that answered resolved, and nothing new for :data:`QUIET_AFTER` seconds:
-    the tables there are have all been heard), or at the latest ``timeout``. ``looking`` is
+    (some table heard, every table that answered resolved, and nothing new for
+    :data:`QUIET_AFTER` seconds: the tables there are have all been heard), or at the latest
+    ``timeout`` (a network where no table at all is heard yet may have a host just starting). ``looking`` is
     said first, on a line of its own."""
     progress = _Progress(looking)
     loop = asyncio.get_running_loop()
@@ -433,7 +434,10 @@ async def _listen(interface: str | None, timeout: float, looking: str,
                     heard_one = True
                     until = min(until, now + JOIN_SETTLE)
                 quiet_since = browser.changed_at if browser.changed_at is not None else start
-                if not heard_one and browser.settled and now - quiet_since >= QUIET_AFTER:
+                # Quiet once a table has been heard: before any, a host may still be starting
+                # (announced as the search begins), and the search waits for it to the timeout.
+                if (not heard_one and browser.tables and browser.settled
+                        and now - quiet_since >= QUIET_AFTER):
                     break  # (a busy announcer keeps it listening, up to the timeout at most)
                 progress.tick(int(now - start), len(browser.tables))
                 await asyncio.sleep(0.05)

@@ -328,6 +328,47 @@ async def test_a_search_for_a_table_not_there_ends_once_the_network_is_quiet() -
     assert "heard in 3600 s" not in message and repr(other.table) in message, message
 
 
+class SilentNetwork:
+    """A table browser on a network where nothing is announced until :meth:`announce`."""
+
+    def __init__(self, _interfaces: object) -> None:
+        self.tables: dict[str, TableAd] = {}
+        self.settled = True
+        self.changed_at: float | None = None
+
+    async def __aenter__(self) -> SilentNetwork:
+        return self
+
+    async def __aexit__(self, *_exc: object) -> None:
+        return None
+
+    def announce(self, ad: TableAd) -> None:
+        self.tables[ad.table] = ad
+        self.changed_at = asyncio.get_running_loop().time()
+
+
+async def test_a_search_on_a_silent_network_waits_for_a_host_that_is_just_starting(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Host and joins started together: while no table at all is heard, the search does not
+    call the network quiet; it finds the table announced after the quiet time (before, it gave
+    up once nothing had been heard for that long, and the host waited for ever)."""
+    networks: list[SilentNetwork] = []
+
+    def browser(interfaces: object) -> SilentNetwork:
+        networks.append(SilentNetwork(interfaces))
+        return networks[-1]
+
+    monkeypatch.setattr(lan_cmds, "TableBrowser", browser)
+    monkeypatch.setattr(lan_cmds, "QUIET_AFTER", 0.5)
+    late = make_ad(f"Late {uuid.uuid4().hex[:8]}")
+    searching = asyncio.ensure_future(lan_cmds._find_table(late.table, "127.0.0.1", 3600))
+    await asyncio.sleep(1.5)  # three quiet times with nothing on the network
+    assert not searching.done(), searching
+    networks[0].announce(late)
+    found = await asyncio.wait_for(searching, TIMEOUT)
+    assert found.table == late.table
+
+
 def test_a_spectator_sees_who_watches_as_a_notice_too() -> None:
     """On the watch screen, the host's notice of who watches is a notice too (before: "Ann:
     (watching: Eve)", as if Ann had said it)."""
