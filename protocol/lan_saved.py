@@ -25,8 +25,8 @@ from pathlib import Path
 
 from p2p10.errors import P2P10Error
 from p2p10.log import parse_entry, public_bytes
-from p2p10.table import TableState, fold
-from protocol.local import data_dir
+from p2p10.table import fold
+from protocol.local import data_dir, fold_unfinished
 from protocol.storage import LOG_SUFFIX, SeatFiles, read_log, read_secrets
 
 LOOKED_AT = 10
@@ -95,14 +95,8 @@ def _own_seat(path: Path) -> tuple[int, list[bytes]] | None:
 
 
 def _unfinished(path: Path, seat: int, records: list[bytes]) -> UnfinishedSeat | None:
-    table: TableState | None = None
-    try:
-        for raw in records:
-            table = fold(table, parse_entry(raw), postpone=True)  # the hands' checks never made
-        when = datetime.fromtimestamp(path.stat().st_mtime)
-    except (P2P10Error, OSError):
+    folded = fold_unfinished(path, lambda: records)
+    if folded is None:
         return None
-    if table is None or table.expected() is None:
-        return None
-    hand = table.hand.number + 1 if table.hand is not None else table.hands_started + 1
+    table, when, hand = folded
     return UnfinishedSeat(path, when, tuple(table.given_names), seat, hand)

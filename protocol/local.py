@@ -26,7 +26,7 @@ import contextlib
 import dataclasses
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -368,16 +368,30 @@ def _unfinished(path: Path) -> SavedGame | None:
         if settings is None or not files.secrets.exists() or not all(
                 files.bot_secrets(seat).exists() for seat in range(USER + 1, len(settings.seats))):
             return None
-        table: TableState | None = None
-        for raw in read_log(path):
+    except (P2P10Error, OSError):
+        return None
+    folded = fold_unfinished(path, lambda: read_log(path))
+    if folded is None:
+        return None
+    table, when, hand = folded
+    return SavedGame(path, when, tuple(table.given_names), hand, table.engine.phase_of(USER))
+
+
+def fold_unfinished(path: Path, records: Callable[[], Iterable[bytes]]
+                    ) -> tuple[TableState, datetime, int] | None:
+    """A saved log's ``records`` folded without the end-of-hand checks of their proofs (a
+    resume makes them all): the table, when the file was last written, and the hand in play
+    (or the next to be dealt, from 1); None if the game is over or the file does not read."""
+    table: TableState | None = None
+    try:
+        for raw in records():
             table = fold(table, parse_entry(raw), postpone=True)  # the hands' checks never made
         when = datetime.fromtimestamp(path.stat().st_mtime)
     except (P2P10Error, OSError):
         return None
     if table is None or table.expected() is None:
         return None
-    hand = table.hand.number + 1 if table.hand is not None else table.hands_started + 1
-    return SavedGame(path, when, tuple(table.given_names), hand, table.engine.phase_of(USER))
+    return table, when, table.hand.number + 1 if table.hand is not None else table.hands_started + 1
 
 
 def _secrets_of(files: SeatFiles, seat: int) -> Path:

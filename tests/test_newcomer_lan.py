@@ -35,6 +35,7 @@ from protocol.discovery import BadAdvertisement, TableAd, advertise
 from protocol.lan import GameResult, Host, Joiner, LanError, Resumer, Timing
 from protocol.watch import WatchResult, watch
 from tests.test_discovery import LOOPBACK, make_ad
+from tests.test_join_search import fast_zeroconf  # noqa: F401 - an autouse fixture, used here too
 from tests.test_lan_screen import Screens, until
 from tests.test_play_app import Terminal
 
@@ -43,13 +44,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(autouse=True)
-def fast_zeroconf(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    import zeroconf._core as core
-
-    monkeypatch.setattr(core, "_CHECK_TIME", 5)
-    monkeypatch.setattr(core, "_REGISTER_TIME", 5)
-    monkeypatch.setattr(core, "_UNREGISTER_TIME", 5)
-    monkeypatch.setattr(core, "_PROBE_RANDOM_DELAY_INTERVAL", (1, 2))
+def english_after() -> Iterator[None]:
     yield
     set_language("en")
 

@@ -6,15 +6,17 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from prompt_toolkit.application import create_app_session
 from prompt_toolkit.data_structures import Size
-from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.input import PipeInput, create_pipe_input
 
 from cli.table.drawing import BOX_BOTTOM, HEAVY_BOTTOM
+from cli.table.lan import LanTableApp
 from p2p10.bots import POLICIES
 from p2p10.narrate import Narrator, Voice, going_on_cost
 from p2p10.peer import Peer
@@ -33,42 +35,52 @@ def one_line(text: str) -> str:
     return " ".join(text.split())
 
 
+@asynccontextmanager
+async def ann_bob_cy(tmp_path: Path, away_after: float
+                     ) -> AsyncIterator[tuple[PipeInput, list[LanTableApp], list[asyncio.Future[object]]]]:
+    """Ann's LAN table for three, her screen on a pipe (120x30); Bob and Cy greedy bots on
+    machines of their own. The pipe, the screens as they open, and the three machines' tasks
+    (Cy's last: a test stops it to take Cy's machine away); all stopped afterwards."""
+    with create_pipe_input() as pipe, create_app_session(input=pipe, output=Terminal(120, 30)):
+        screens = Screens()
+        _host, hosting, address, _said = await open_host(tmp_path, 3, None, front=screens.front,
+                                                         timing=Timing(away_after=away_after))
+        bob = Joiner(address, "Bob", "greedy", "127.0.0.1", tmp_path / "bob", say=lambda _: None)
+        cy = Joiner(address, "Cy", "greedy", "127.0.0.1", tmp_path / "cy", say=lambda _: None)
+        tasks: list[asyncio.Future[object]] = [hosting, asyncio.ensure_future(bob.run()),
+                                               asyncio.ensure_future(cy.run())]
+        try:
+            yield pipe, screens.apps, tasks
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+
 async def test_a_card_waiting_for_an_away_players_key_is_shown_as_pending(tmp_path: Path) -> None:
     """Point 3: Cy's machine is gone and Ann draws: her card needs Cy's key. Her screen still
     says it is her turn, counts and shows the card as coming (11 cards: 10 and one on its way),
     says whose key it waits for and when the table may go on without Cy, and the hint key
     says so too instead of claiming the table does not know her cards."""
-    with create_pipe_input() as pipe, create_app_session(input=pipe, output=Terminal(120, 30)):
-        screens = Screens()
-        apps = screens.apps
-        _host, hosting, address, _said = await open_host(tmp_path, 3, None, front=screens.front,
-                                                         timing=Timing(away_after=300.0))
-        bob = Joiner(address, "Bob", "greedy", "127.0.0.1", tmp_path / "bob", say=lambda _: None)
-        cy = Joiner(address, "Cy", "greedy", "127.0.0.1", tmp_path / "cy", say=lambda _: None)
-        tasks = [hosting, asyncio.ensure_future(bob.run()), asyncio.ensure_future(cy.run())]
-        try:
-            await asyncio.wait_for(_until_apps(apps), TIMEOUT)
-            kb = Keyboard(apps[0], pipe)
-            await kb.until(kb.my_turn, TIMEOUT)
-            tasks[2].cancel()  # Cy's machine is gone
-            await asyncio.gather(tasks[2], return_exceptions=True)
-            await kb.keys("d")  # the drawn card needs Cy's share of the key
-            await kb.until(lambda: "Cy is out of reach" in kb.screen(), TIMEOUT)
-            screen = kb.screen()
-            words = one_line(screen)
-            assert "Your turn" in screen, screen
-            assert "11 cards" in words, screen
-            assert screen.count(BOX_BOTTOM) + screen.count(HEAVY_BOTTOM) == 11, screen  # one pending
-            assert "Your card is waiting for Cy's key" in words, screen
-            assert "the table can go on without Cy in" in words, screen
-            await kb.keys("i")
-            words = one_line(kb.screen())
-            assert "does not know your cards" not in words, words
-            assert "No hint yet: your card is waiting for Cy's key" in words, words
-        finally:
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
+    async with ann_bob_cy(tmp_path, 300.0) as (pipe, apps, tasks):
+        await asyncio.wait_for(_until_apps(apps), TIMEOUT)
+        kb = Keyboard(apps[0], pipe)
+        await kb.until(kb.my_turn, TIMEOUT)
+        tasks[2].cancel()  # Cy's machine is gone
+        await asyncio.gather(tasks[2], return_exceptions=True)
+        await kb.keys("d")  # the drawn card needs Cy's share of the key
+        await kb.until(lambda: "Cy is out of reach" in kb.screen(), TIMEOUT)
+        screen = kb.screen()
+        words = one_line(screen)
+        assert "Your turn" in screen, screen
+        assert "11 cards" in words, screen
+        assert screen.count(BOX_BOTTOM) + screen.count(HEAVY_BOTTOM) == 11, screen  # one pending
+        assert "Your card is waiting for Cy's key" in words, screen
+        assert "the table can go on without Cy in" in words, screen
+        await kb.keys("i")
+        words = one_line(kb.screen())
+        assert "does not know your cards" not in words, words
+        assert "No hint yet: your card is waiting for Cy's key" in words, words
 
 
 async def _until_apps(apps: list[object]) -> None:
@@ -234,44 +246,32 @@ async def test_before_going_on_the_screen_says_what_it_costs_and_the_rules_say_w
     """Point 8: Cy's machine is gone while Ann's drawn card waits for Cy's key. Pressing g asks
     whether to deal the hand again without Cy and says what is lost; the line under the hand
     says why; the rules screen explains going on, what it costs and why."""
-    with create_pipe_input() as pipe, create_app_session(input=pipe, output=Terminal(120, 30)):
-        screens = Screens()
-        apps = screens.apps
-        _host, hosting, address, _said = await open_host(tmp_path, 3, None, front=screens.front,
-                                                         timing=Timing(away_after=1.0))
-        bob = Joiner(address, "Bob", "greedy", "127.0.0.1", tmp_path / "bob", say=lambda _: None)
-        cy = Joiner(address, "Cy", "greedy", "127.0.0.1", tmp_path / "cy", say=lambda _: None)
-        tasks = [hosting, asyncio.ensure_future(bob.run()), asyncio.ensure_future(cy.run())]
-        try:
-            await asyncio.wait_for(_until_apps(apps), TIMEOUT)
-            app = apps[0]
-            kb = Keyboard(app, pipe)
-            await kb.until(kb.my_turn, TIMEOUT)
-            tasks[2].cancel()  # Cy's machine is gone
-            await asyncio.gather(tasks[2], return_exceptions=True)
-            await kb.keys("d")
-            await kb.until(lambda: "g  go on without Cy" in kb.screen(), TIMEOUT)  # the key, offered
-            await kb.keys("g")
-            state = app.lan.view()
-            assert app.prompt is not None, kb.screen()
-            question = app.prompt.question
-            assert question.startswith(f"Deal hand {state.hand_no + 1} again without Cy? "), question
-            laid = [s for s in (0, 1) if state.down[s] is not None]
-            assert ("lose" in question) == bool(laid) and ("lost" in question) == (not laid), question
-            words = one_line(kb.screen())
-            assert question in words, words  # the status line has room for it all
-            assert "Without Cy's key no card of this hand can be opened." in words, words
-            terminal = app.app.output
-            assert isinstance(terminal, Terminal)
-            terminal.size = Size(rows=24, columns=80)  # the question may lose its second sentence
-            lost = question.split("? ", 1)[1]
-            assert lost in one_line(kb.screen()), kb.screen()  # said under the hand, whole
-            await kb.keys("n")
-            await kb.keys("r", *["↓"] * 40)  # its last lines: the rules at a LAN table
-            words = one_line(kb.screen())
-            assert "Going on without a player" in words, words
-            assert "dealt again from its start without them" in words and "phases too, is lost" in words
-        finally:
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
+    async with ann_bob_cy(tmp_path, 1.0) as (pipe, apps, tasks):
+        await asyncio.wait_for(_until_apps(apps), TIMEOUT)
+        app = apps[0]
+        kb = Keyboard(app, pipe)
+        await kb.until(kb.my_turn, TIMEOUT)
+        tasks[2].cancel()  # Cy's machine is gone
+        await asyncio.gather(tasks[2], return_exceptions=True)
+        await kb.keys("d")
+        await kb.until(lambda: "g  go on without Cy" in kb.screen(), TIMEOUT)  # the key, offered
+        await kb.keys("g")
+        state = app.lan.view()
+        assert app.prompt is not None, kb.screen()
+        question = app.prompt.question
+        assert question.startswith(f"Deal hand {state.hand_no + 1} again without Cy? "), question
+        laid = [s for s in (0, 1) if state.down[s] is not None]
+        assert ("lose" in question) == bool(laid) and ("lost" in question) == (not laid), question
+        words = one_line(kb.screen())
+        assert question in words, words  # the status line has room for it all
+        assert "Without Cy's key no card of this hand can be opened." in words, words
+        terminal = app.app.output
+        assert isinstance(terminal, Terminal)
+        terminal.size = Size(rows=24, columns=80)  # the question may lose its second sentence
+        lost = question.split("? ", 1)[1]
+        assert lost in one_line(kb.screen()), kb.screen()  # said under the hand, whole
+        await kb.keys("n")
+        await kb.keys("r", *["↓"] * 40)  # its last lines: the rules at a LAN table
+        words = one_line(kb.screen())
+        assert "Going on without a player" in words, words
+        assert "dealt again from its start without them" in words and "phases too, is lost" in words

@@ -36,7 +36,7 @@ from p2p10.events import Hit, LayDown, SeatEvent
 from p2p10.rules import RuleSet
 from protocol.local import USER, LocalTable
 from tests.test_play_app import KEYS, Keyboard, Terminal, running
-from tests.test_table_screens import AwayTable, offered_to_go_on, viewer
+from tests.test_table_screens import AwayTable, offered_to_go_on, pane_lines, viewer
 
 pytestmark = pytest.mark.slow
 
@@ -154,15 +154,8 @@ def catch_clips(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[tuple[str, int
 
 def parts_fit(app: Board, reader: Reader, where: str) -> None:
     """Each pane's lines within the pane (a longer one would be cut by the terminal)."""
-    columns = app.size()[0]
-    parts = [(app._status_text(), columns), (app._footer_text(), columns)]
-    if app.screen == "table":
-        parts += [(app._left_text(), app.left_width()), (app._log_text(), max(app._log_width() - 1, 0))]
-    else:
-        parts.append((app._panel_text(), columns))
-    for fragments, limit in parts:
-        lines = "".join(f[1] for f in app.drawn(fragments)).split("\n")
-        if fragments is not parts[0][0] and fragments is not parts[1][0] and len(lines) > app.body_rows():
+    for name, lines, limit in pane_lines(app):
+        if name not in ("status", "keys") and len(lines) > app.body_rows():
             reader.found.append(f"[{reader.lang}] {where}: {len(lines)} lines, taller than {app.body_rows()}")
         for line in lines:
             if get_cwidth(line) > limit:
@@ -258,14 +251,19 @@ def report(reader: Reader, cut: list[tuple[str, int]]) -> None:
     assert not reader.found, "\n".join(dict.fromkeys(reader.found))
 
 
+async def play_game_by_keys(local: LocalTable, reader: Reader, side_screens: bool) -> None:
+    """``local``'s game played by keys at 80x24 to its end screen, every screen read."""
+    with create_pipe_input() as pipe, create_app_session(input=pipe, output=Terminal(COLUMNS, ROWS)):
+        async with running(TableApp(local), local, pipe) as kb:
+            await play_hand_by_keys(kb, reader, side_screens)
+            await kb.until(lambda: kb.app.screen == "over")
+            look(kb, reader, "the end")
+
+
 async def test_a_six_seat_hand_by_keys(tmp_path: Path, reader: Reader,
                                        catch_clips: list[tuple[str, int]]) -> None:
     local = LocalTable(NAME, 5, "normal", RuleSet.parse(["hands=1"]), 11, save_dir=tmp_path, pace=0)
-    with create_pipe_input() as pipe, create_app_session(input=pipe, output=Terminal(COLUMNS, ROWS)):
-        async with running(TableApp(local), local, pipe) as kb:
-            await play_hand_by_keys(kb, reader, side_screens=True)
-            await kb.until(lambda: kb.app.screen == "over")
-            look(kb, reader, "the end")
+    await play_game_by_keys(local, reader, side_screens=True)
     report(reader, catch_clips)
 
 
@@ -273,11 +271,7 @@ async def test_a_three_seat_game_of_two_hands_by_keys(tmp_path: Path, reader: Re
                                                      catch_clips: list[tuple[str, int]]) -> None:
     local = LocalTable(NAME, 2, "hard", RuleSet.parse(["hands=2", "skip=next"]), 27, save_dir=tmp_path,
                        pace=0)
-    with create_pipe_input() as pipe, create_app_session(input=pipe, output=Terminal(COLUMNS, ROWS)):
-        async with running(TableApp(local), local, pipe) as kb:
-            await play_hand_by_keys(kb, reader, side_screens=False)
-            await kb.until(lambda: kb.app.screen == "over")
-            look(kb, reader, "the end")
+    await play_game_by_keys(local, reader, side_screens=False)
     report(reader, catch_clips)
 
 

@@ -19,6 +19,7 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.utils import get_cwidth
 
+from cli.table.board import Board
 from cli.table.lan import LanTableApp
 from cli.table.prompts import Choice, Prompt
 from cli.table.replay_view import ReplayApp
@@ -399,14 +400,22 @@ class Longer(gettext.NullTranslations):
         return longer(msgid1 if n == 1 else msgid2)
 
 
-def check_fits(app: LanTableApp, columns: int) -> str:
-    parts = [(app._status_text(), columns), (app._footer_text(), columns)]
+def pane_lines(app: Board) -> list[tuple[str, list[str], int]]:
+    """Each pane of the screen as the terminal gets it: its name, its lines and its columns
+    (a longer line would be cut by the terminal)."""
+    columns = app.size()[0]
+    parts = [("status", app._status_text(), columns), ("keys", app._footer_text(), columns)]
     if app.screen == "table":
-        parts += [(app._left_text(), app.left_width()), (app._log_text(), max(app._log_width() - 1, 0))]
+        parts += [("table", app._left_text(), app.left_width()),
+                  ("log", app._log_text(), max(app._log_width() - 1, 0))]
     else:
-        parts.append((app._panel_text(), columns))
-    for fragments, limit in parts:
-        for line in text(app.drawn(fragments)).split("\n"):
+        parts.append(("panel", app._panel_text(), columns))
+    return [(name, text(app.drawn(fragments)).split("\n"), limit) for name, fragments, limit in parts]
+
+
+def check_fits(app: LanTableApp, columns: int) -> str:
+    for _name, lines, limit in pane_lines(app):
+        for line in lines:
             assert get_cwidth(line) <= limit, (columns, app.screen, line)
     return app.screen_text()
 
