@@ -188,8 +188,8 @@ def test_command_line_errors_exit_2_with_a_message(tmp_path: Path, capsys: pytes
     # as ever, but hears none of them.
     listen = lan_cmds._listen
 
-    async def hearing_nothing(*args: Any) -> tuple[list[object], float]:
-        _heard, waited = await listen(*args)
+    async def hearing_nothing(*args: Any, **kwargs: Any) -> tuple[list[object], float]:
+        _heard, waited = await listen(*args, **kwargs)
         return [], waited
 
     monkeypatch.setattr(lan_cmds, "_listen", hearing_nothing)
