@@ -194,11 +194,14 @@ class TableApp(Board):
         if progress is None or self.table_seat.over:
             return None
         done, total = progress
-        filled = 20 * done // max(total, 1)
-        bar = "█" * filled + "░" * (20 - filled)
         # TRANSLATORS: beside the progress bar of a deal: "[████░░░] 5/12 steps".
         steps = ngettext("{done}/{total} step", "{done}/{total} steps", total).format(done=done, total=total)
-        return [("", "  " + _("Shuffling and dealing") + " "), ("class:warn", f"[{bar}]"), ("", f" {steps}")]
+        words = "  " + _("Shuffling and dealing") + " "
+        # The bar gives way to the words in a narrow pane (20 cells where there is room).
+        cells = max(5, min(20, self.left_width() - width(plain(words + steps)) - 3))
+        filled = cells * done // max(total, 1)
+        bar = "█" * filled + "░" * (cells - filled)
+        return [("", words), ("class:warn", f"[{bar}]"), ("", f" {steps}")]
 
     def may(self, action: Action) -> bool:
         """Whether the user may make a move of kind ``action`` now (the engine says)."""
