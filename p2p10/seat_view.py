@@ -14,8 +14,15 @@ from dataclasses import asdict, dataclass, is_dataclass
 from typing import Any
 
 from p2p10.cards import COLOURS, card_text, colour, is_skip, is_wild, number
-from p2p10.i18n import pgettext
-from p2p10.melds import colour_name
+from p2p10.engine import GameState
+from p2p10.i18n import _, ngettext, pgettext
+from p2p10.melds import Meld, colour_name, label_text
+from p2p10.moves import hand_fit
+from p2p10.names import shown_name
+from p2p10.rules import describe_phase
+
+DOWN = "✓"
+"""The mark of a phase laid down (the terminal's ``--ascii`` translates it)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +62,158 @@ def card_view(card: int) -> CardView:
     else:
         suit, rank = COLOURS[colour(card)].lower(), str(number(card))
     return CardView(card, card_text(card), card_words(card), suit, rank)
+
+
+@dataclass(frozen=True, slots=True)
+class MeldView:
+    """A meld on the table: ``letter`` (A, B, ...) is the one a hit chooses it by, ``name``
+    says what it is ("set of 7s", "run 3-6")."""
+
+    id: int
+    letter: str
+    name: str
+    cards: tuple[CardView, ...]
+
+
+def meld_view(meld: Meld) -> MeldView:
+    """The :class:`MeldView` of ``meld``."""
+    return MeldView(meld.id, chr(ord("A") + meld.id), label_text(meld.kind, meld.label, len(meld.cards)),
+                    tuple(card_view(card) for card in meld.cards))
+
+
+@dataclass(frozen=True, slots=True)
+class SeatRow:
+    """A seat as the table shows it: its name (a bot's level translated), whether it is the
+    viewer's (``me``) and whose turn it is; the phase it plays (None where none is shown: the
+    game is over, or the seat sits this hand out), described in words, and ``down`` once laid
+    down; its cards in hand (None where no count is shown), its points, the Skips waiting for
+    it (``skips_text`` says so, "" for none), its melds, and ``away`` (a LAN table's note on a
+    player out of reach, else None)."""
+
+    seat: int
+    name: str
+    me: bool
+    turn: bool
+    phase: int | None
+    phase_words: str
+    down: bool
+    cards: int | None
+    points: int
+    skips: int
+    skips_text: str
+    melds: tuple[MeldView, ...]
+    away: str | None = None
+
+
+def seat_row(state: GameState, seat: int, me: int | None) -> SeatRow:
+    """Seat ``seat`` of ``state`` as the viewer ``me`` (None: a spectator) sees it."""
+    turn = state.stage in ("draw", "play") and state.turn == seat
+    phase = state.phase_of(seat) if seat in state.seats_in_hand or state.stage == "deal" else None
+    if state.stage == "over":
+        phase = None
+    in_play = state.stage in ("draw", "play", "reveal")
+    cards = len(state.hands[seat]) if seat in state.seats_in_hand and in_play else None
+    skips = state.pending_skips[seat]
+    skips_text = ("" if not skips else _("skipped next") if skips == 1
+                  else _("skipped {n} turns").format(n=skips))
+    melds = tuple(meld_view(m) for m in state.melds if m.owner == seat) if in_play else ()
+    return SeatRow(seat, shown_name(state.names[seat]), seat == me, turn, phase,
+                   describe_phase(phase) if phase is not None else "", state.down[seat] is not None,
+                   cards, state.totals[seat], skips, skips_text, melds)
+
+
+def seat_rows(state: GameState, me: int | None) -> list[SeatRow]:
+    """Every seat of ``state``, in seat order, as the viewer ``me`` sees it."""
+    return [seat_row(state, seat, me) for seat in range(state.players)]
+
+
+@dataclass(frozen=True, slots=True)
+class PilesView:
+    """The draw pile's count, and the discard pile's top card (None: empty) and whether it may
+    be taken."""
+
+    stock: int
+    top: CardView | None
+    takeable: bool
+
+
+def piles_view(state: GameState) -> PilesView:
+    """The piles of ``state``."""
+    top = state.top_discard()
+    return PilesView(len(state.stock), card_view(top) if top is not None else None,
+                     top is not None and state.takeable(top))
+
+
+@dataclass(frozen=True, slots=True)
+class HandFit:
+    """The cards of the viewer's hand to highlight (as slots), and the line that says why."""
+
+    slots: frozenset[int]
+    text: str
+
+
+def hand_fit_view(state: GameState, me: int | None) -> HandFit:
+    """What the highlighted cards of ``me``'s hand mean: the cards that fit a meld on the
+    table once the phase is down, else the phase so far and how far it is."""
+    fit = hand_fit(state, me) if me is not None else None
+    if fit is None:
+        return HandFit(frozenset(), "")
+    if fit.down:
+        return HandFit(fit.slots, _("Highlighted: cards that fit a meld (h hits them).") if fit.slots
+                       else _("Phase made; no card of yours fits a meld now."))
+    if fit.phase is None:
+        return HandFit(frozenset(), _("This hand is far from any phase you may lay down."))
+    if fit.short == 0:
+        return HandFit(fit.slots, _("You hold phase {phase}: l lays it down.").format(phase=fit.phase))
+    return HandFit(fit.slots, ngettext("Highlighted: your phase {phase} so far, {n} card short.",
+                                       "Highlighted: your phase {phase} so far, {n} cards short.",
+                                       fit.short).format(phase=fit.phase, n=fit.short))
+
+
+@dataclass(frozen=True, slots=True)
+class SheetView:
+    """The score sheet: ``heads`` name the rows ("Hand", each hand's number or "7 tie",
+    "Total", "Made"); ``names`` head the columns; ``hands`` hold a cell per seat per hand
+    ("P2✓ 15": the phase played, a tick when made, the points; "-" sat out), then
+    ``totals`` and ``made`` (phases made); ``legend`` explains the cells."""
+
+    heads: tuple[str, ...]
+    names: tuple[str, ...]
+    hands: tuple[tuple[str, ...], ...]
+    totals: tuple[str, ...]
+    made: tuple[str, ...]
+    legend: str
+
+
+def sheet_view(state: GameState, pad: bool = True) -> SheetView:
+    """The score sheet of ``state``; with ``pad``, a hand's phase and points each padded to a
+    common width, so that they line up in a column of text."""
+    phases: list[list[str]] = []
+    points: list[list[str]] = []
+    for result in state.sheet:
+        phases.append([f"P{phase}{DOWN if made else ''}" if phase is not None else ""
+                       for phase, made in zip(result.phase, result.made, strict=True)])
+        points.append(["-" if p is None else str(p) for p in result.points])
+    phase_room = max((len(p) for row in phases for p in row), default=0) if pad else 0
+    point_room = max((len(p) for row in points for p in row), default=0) if pad else 0
+
+    def cell(phase: str, point: str) -> str:
+        if point == "-":
+            return "-"
+        return f"{phase:<{phase_room}} {point:>{point_room}}" if pad else f"{phase} {point}".strip()
+
+    hands = tuple(tuple(cell(phase, point) for phase, point in zip(phase_row, point_row, strict=True))
+                  for phase_row, point_row in zip(phases, points, strict=True))
+    # TRANSLATORS: a hand of the score sheet that was a tie replay: "7 tie".
+    tie = _("{n} tie")
+    heads = (pgettext("score sheet", "Hand"),
+             *(tie.format(n=i + 1) if r.tie else str(i + 1) for i, r in enumerate(state.sheet)),
+             pgettext("score sheet", "Total"), pgettext("score sheet", "Made"))
+    # TRANSLATORS: the score sheet's legend; {tick} is the mark of a phase made.
+    legend = _("(P2{tick}: phase 2 made that hand. Points are penalties: the lowest total wins.)")
+    return SheetView(heads, tuple(shown_name(n) for n in state.names), hands,
+                     tuple(str(t) for t in state.totals), tuple(str(len(m)) for m in state.made),
+                     legend.format(tick=DOWN))
 
 
 def as_json(value: Any) -> Any:

@@ -4,7 +4,7 @@ and the key dispatch."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
 
 from prompt_toolkit.application import Application
@@ -69,6 +69,11 @@ class Board(TablePane):
         self.narrator = Narrator(names, me, second_person)
         self.summary: HandSummary | None = None
         self.scroll = 0  # the first line shown of a side screen taller than the terminal
+        # Another front end drawing this table (the browser's) is told of every change, and
+        # of the user leaving (a bug that ended the screen is kept in ``broke``): see cli/web/table_screen.py.
+        self.on_change: list[Callable[[], None]] = []
+        self.on_leave: list[Callable[[], None]] = []
+        self.broke: BaseException | None = None
         self._panel_rows = 0
         self._left = FormattedTextControl(lambda: self.drawn(self._left_text()))
         self._log = FormattedTextControl(lambda: self.drawn(self._log_text()))
@@ -295,23 +300,32 @@ class Board(TablePane):
 
     def footer_lines(self) -> list[Line]:
         """The keys at the bottom of the screen, for what is on it."""
-        if self.prompt is not None:
-            return self.keys_lines([("←→", pgettext("key", "choose"), True),
-                                    ("Enter", pgettext("key", "pick"), True),
-                                    ("Esc", pgettext("key", "cancel"), True)])
-        if self.screen == "table":
+        if self.prompt is None and self.screen == "table":
             return self.footer()
+        items = self.key_items()
+        lines = self.keys_lines(items)
+        if self.prompt is None and self._panel_rows > self.size()[1] - 1 - len(lines):  # too tall
+            lines = self.keys_lines([*items, ("↑↓", pgettext("key", "scroll"), True)])
+        return lines
+
+    def key_items(self) -> list[tuple[str, str, bool]]:
+        """The keys of what is on the screen: (key, what it does, whether it does it now)."""
+        if self.prompt is not None:
+            return [("←→", pgettext("key", "choose"), True), ("Enter", pgettext("key", "pick"), True),
+                    ("Esc", pgettext("key", "cancel"), True)]
+        if self.screen == "table":
+            return self.footer_items()
         if self.screen == "over":
             back = pgettext("key", "leave")
         elif self.screen == "hand":
             back = pgettext("key", "next hand")
         else:
             back = pgettext("key", "back")
-        items = [("Enter", back, True), *self.panel_keys_shown(), *self.screen_keys()]
-        lines = self.keys_lines(items)
-        if self._panel_rows > self.size()[1] - 1 - len(lines):  # taller than the screen
-            lines = self.keys_lines([*items, ("↑↓", pgettext("key", "scroll"), True)])
-        return lines
+        return [("Enter", back, True), *self.panel_keys_shown(), *self.screen_keys()]
+
+    def footer_items(self) -> list[tuple[str, str, bool]]:
+        """The table screen's keys, as :meth:`footer` lists them."""
+        return self.screen_keys()
 
     def screen_keys(self) -> list[tuple[str, str, bool]]:
         """The keys of every screen, as the footer lists them: the side screens and leaving."""
@@ -350,7 +364,7 @@ class Board(TablePane):
             self.table_keys(key)
         else:
             self.panel_keys(key)
-        self.app.invalidate()
+        self.invalidate()
 
     def panel_keys(self, key: str) -> None:
         """Keys on a side screen: its own key or Esc/Enter go back; s, r, ? switch; ↑↓ scroll."""
@@ -376,16 +390,30 @@ class Board(TablePane):
         """Ask before leaving."""
         self.prompt = yes_no(_("Quit?"), _("yes, quit"), self.quit, _("no"), self.cancel)
 
+    def invalidate(self) -> None:
+        """Draw the screen again (the terminal's, and any other front end's)."""
+        self.app.invalidate()
+        for hook in self.on_change:
+            hook()
+
     def quit(self) -> None:
         """Leave the screen (once: a key typed twice must not end it twice)."""
         if self.app.is_running and not self.app.is_done:
             self.app.exit()
+        self._gone()
 
     def fail(self, err: BaseException) -> None:
         """Leave the screen because of a bug, so that the terminal is usable again; ``run``
         raises ``err``."""
+        self.broke = err
         if self.app.is_running and not self.app.is_done:
             self.app.exit(exception=err)
+        self._gone()
+
+    def _gone(self) -> None:
+        hooks, self.on_leave = self.on_leave, []
+        for hook in hooks:
+            hook()
 
     def cancel(self) -> None:
         """Drop the question in the status line."""
@@ -397,7 +425,7 @@ class Board(TablePane):
             return
         self.prompt = None
         prompt.choices[index].action()
-        self.app.invalidate()
+        self.invalidate()
 
     def _prompt_key(self, prompt: Prompt, key: str) -> None:
         keys = [c.key.lower() for c in prompt.choices]

@@ -115,7 +115,7 @@ class LanTableApp(TableApp):
         self.chatting = False
         self.chat.reset()
         self.app.layout.focus_last()
-        self.app.invalidate()
+        self.invalidate()
 
     def _send(self) -> None:
         text = self.chat.text
@@ -138,7 +138,7 @@ class LanTableApp(TableApp):
 
     def _heard(self, line: ChatLine) -> None:
         self.narrator.said(line.seat, line.text)
-        self.app.invalidate()
+        self.invalidate()
 
 
     def _presence(self, seat: int, state: int) -> None:
@@ -148,7 +148,7 @@ class LanTableApp(TableApp):
             # TRANSLATORS: a player quit the game on their machine (they may come back with
             # 'p2p10 resume').
             self.narrator.note(_("{name} left the table.").format(name=self.narrator.voice.name(seat)))
-        self.app.invalidate()
+        self.invalidate()
 
     # ------------------------------------------------------------------- the table
 
@@ -399,12 +399,22 @@ class LanTableApp(TableApp):
             return self.keys_lines([("Enter", pgettext("key", "send"), True),
                                     ("Esc", pgettext("key", "cancel"), True)])
         lines = super().footer()
+        return [*lines[:-1], *self.keys_lines(self.lan_keys()), lines[-1]]
+
+    def lan_keys(self) -> list[tuple[str, str, bool]]:
+        """The LAN table's own keys: chat, and going on without a player whose machine is away
+        (when the table offers it)."""
         extra = [("c", pgettext("key", "chat"), True)]
         waiting = self.lan.waiting()
         if waiting is not None and waiting.offer:
             name = self.narrator.voice.name(waiting.person)
             extra.append(("g", pgettext("key", "go on without {name}").format(name=name), True))
-        return [*lines[:-1], *self.keys_lines(extra), lines[-1]]
+        return extra
+
+    def footer_items(self) -> list[tuple[str, str, bool]]:
+        """The keys, less the bots' pace, with chat and going on (:meth:`lan_keys`)."""
+        items = [item for item in super().footer_items() if item[0] not in PACE_KEYS]
+        return [*items, *self.lan_keys()]
 
     def keys_lines(self, items: Sequence[tuple[str, str, bool]]) -> list[Line]:
         """The keys, less the bots' pace (+ -) where this screen does not set it (at a LAN

@@ -41,9 +41,8 @@ from p2p10.cards import card_text, sort_key
 from p2p10.engine import GameState
 from p2p10.i18n import _, ngettext, pgettext
 from p2p10.melds import Meld, label_text
-from p2p10.moves import hand_fit
-from p2p10.names import shown_name
 from p2p10.rules import describe_phase
+from p2p10.seat_view import hand_fit_view, meld_view, piles_view, seat_row
 
 
 class TablePane:
@@ -58,6 +57,7 @@ class TablePane:
         self.by_colour = False
         self.cursor = 0
         self.selected: set[int] = set()
+        self.fixed_size: tuple[int, int] | None = None  # (columns, rows) where no terminal draws
 
     # ----------------------------------------------------------------- to be provided
 
@@ -95,7 +95,10 @@ class TablePane:
         return ASCII_ELLIPSIS if self.ascii else ELLIPSIS
 
     def size(self) -> tuple[int, int]:
-        """(columns, rows) of the terminal."""
+        """(columns, rows) of the terminal (or ``fixed_size``: the text columns of a browser's
+        page, which lays out the side screens' text)."""
+        if self.fixed_size is not None:
+            return self.fixed_size
         size = get_app().output.get_size()
         return size.columns, size.rows
 
@@ -113,19 +116,8 @@ class TablePane:
 
     def fits(self, state: GameState) -> tuple[frozenset[int], str]:
         """The cards to highlight in the shown hand (as slots), and a line that says why."""
-        fit = hand_fit(state, self.me) if self.me is not None else None
-        if fit is None:
-            return frozenset(), ""
-        if fit.down:
-            return fit.slots, (_("Highlighted: cards that fit a meld (h hits them).") if fit.slots
-                               else _("Phase made; no card of yours fits a meld now."))
-        if fit.phase is None:
-            return frozenset(), _("This hand is far from any phase you may lay down.")
-        if fit.short == 0:
-            return fit.slots, _("You hold phase {phase}: l lays it down.").format(phase=fit.phase)
-        return fit.slots, ngettext("Highlighted: your phase {phase} so far, {n} card short.",
-                                   "Highlighted: your phase {phase} so far, {n} cards short.",
-                                   fit.short).format(phase=fit.phase, n=fit.short)
+        fit = hand_fit_view(state, self.me)
+        return fit.slots, fit.text
 
     def hand_hint(self, state: GameState) -> str:
         """The line under the shown hand: what its highlighted cards mean to the player, and
@@ -184,22 +176,17 @@ class TablePane:
 
     def seat_line(self, state: GameState, seat: int) -> Line:
         """A seat's name, phase chip, cards in hand, score and Skips waiting for it."""
-        playing = state.stage in ("draw", "play") and state.turn == seat
-        line: Line = [("class:warn", f"{TURN} " if playing else "  "),
-                      ("class:title" if playing else "", shown_name(state.names[seat]))]
-        phase = state.phase_of(seat) if seat in state.seats_in_hand or state.stage == "deal" else None
-        if state.stage != "over" and phase is not None:
-            down = DOWN if state.down[seat] is not None else ""
-            line += [("", "  "), ("class:chip", f" P{phase}{down} ")]
-        if seat in state.seats_in_hand and state.stage in ("draw", "play", "reveal"):
-            count = len(state.hands[seat])
-            line.append(("", "  " + ngettext("{n} card", "{n} cards", count).format(n=count)))
+        row = seat_row(state, seat, self.me)
+        line: Line = [("class:warn", f"{TURN} " if row.turn else "  "),
+                      ("class:title" if row.turn else "", row.name)]
+        if row.phase is not None:
+            line += [("", "  "), ("class:chip", f" P{row.phase}{DOWN if row.down else ''} ")]
+        if row.cards is not None:
+            line.append(("", "  " + ngettext("{n} card", "{n} cards", row.cards).format(n=row.cards)))
         # TRANSLATORS: a player's penalty points so far, short: "25 pts".
-        line.append(("", "  " + _("{n} pts").format(n=state.totals[seat])))
-        skips = state.pending_skips[seat]
-        if skips:
-            more = _("skipped next") if skips == 1 else _("skipped {n} turns").format(n=skips)
-            line.append(("class:warn", "  " + more))
+        line.append(("", "  " + _("{n} pts").format(n=row.points)))
+        if row.skips_text:
+            line.append(("class:warn", "  " + row.skips_text))
         if width(line) > self.left_width():  # a long language: one space between the parts
             line = line[:2] + [(f[0], " " + f[1][2:], *f[2:]) if f[1].startswith("  ") else f
                                for f in line[2:]]
@@ -227,8 +214,8 @@ class TablePane:
 
     def meld_piece(self, meld: Meld) -> Line:
         """One meld: its letter, its name and its cards."""
-        name = label_text(meld.kind, meld.label, len(meld.cards))
-        piece: Line = [("class:meld", chr(ord("A") + meld.id)), ("class:dim", f" {name} ")]
+        view = meld_view(meld)
+        piece: Line = [("class:meld", view.letter), ("class:dim", f" {view.name} ")]
         return tagged(piece + cards_line(meld.cards), self.meld_clicked(meld.id))
 
     def meld_names(self, state: GameState, seat: int) -> Line:
@@ -272,15 +259,14 @@ class TablePane:
     def piles_parts(self, state: GameState) -> tuple[Line, Line]:
         """The piles line in its two parts, the draw pile's and the discard pile's (a click
         on one is not a click on the other)."""
-        draw: Line = [("", "  " + _("Draw pile") + " "), ("class:dim", BACK * 2),
-                      ("", f" {len(state.stock)}")]
+        piles = piles_view(state)
+        draw: Line = [("", "  " + _("Draw pile") + " "), ("class:dim", BACK * 2), ("", f" {piles.stock}")]
         discard: Line = [("", "     " + _("Discard pile") + " ")]
-        top = state.top_discard()
-        if top is None:
+        if piles.top is None:
             discard.append(("class:dim", pgettext("pile", "empty")))
         else:
-            discard.append(card_fragment(top, "class:chip"))
-            if not state.takeable(top):
+            discard.append(card_fragment(piles.top.id, "class:chip"))
+            if not piles.takeable:
                 discard.append(("class:dim", " " + _("(cannot be taken)")))
         return draw, discard
 

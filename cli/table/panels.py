@@ -16,6 +16,7 @@ from p2p10.i18n import _, ngettext, pgettext
 from p2p10.names import shown_name
 from p2p10.narrate import HandSummary, Voice
 from p2p10.rules import RuleSet, describe_phase, option_help
+from p2p10.seat_view import sheet_view
 
 HelpEntry = str | tuple[str, str]
 """A line of a screen's help: a paragraph (marked with ``N_()``; "" for a blank line), or a key
@@ -93,29 +94,12 @@ def sheet_rows(heads: Sequence[str], names: Sequence[str], rows: Sequence[Sequen
 def sheet_table(state: GameState, width: int) -> list[Line]:
     """The score sheet's rows: the names, a row per hand (the phase played, a tick when made,
     the points), the totals and the phases made; the legend under them."""
-    phases: list[list[str]] = []
-    points: list[list[str]] = []
-    for result in state.sheet:
-        phases.append([f"P{phase}{DOWN if made else ''}" if phase is not None else ""
-                       for phase, made in zip(result.phase, result.made, strict=True)])
-        points.append(["-" if p is None else str(p) for p in result.points])
-    phase_room = max((columns(p) for row in phases for p in row), default=0)
-    point_room = max((columns(p) for row in points for p in row), default=0)
-    hands = [[pad(phase, phase_room) + " " + pad(point, point_room, ">") if point != "-" else "-"
-              for phase, point in zip(phase_row, point_row, strict=True)]
-             for phase_row, point_row in zip(phases, points, strict=True)]
-    # TRANSLATORS: a hand of the score sheet that was a tie replay: "7 tie".
-    tie = _("{n} tie")
-    heads = [pgettext("score sheet", "Hand"),
-             *(tie.format(n=i + 1) if r.tie else str(i + 1) for i, r in enumerate(state.sheet)),
-             pgettext("score sheet", "Total"), pgettext("score sheet", "Made")]
-    rows = [*hands, [str(t) for t in state.totals], [str(len(m)) for m in state.made]]
-    texts = sheet_rows(heads, [shown_name(n) for n in state.names], rows, width)
+    sheet = sheet_view(state)
+    rows = [*sheet.hands, sheet.totals, sheet.made]
+    texts = sheet_rows(sheet.heads, sheet.names, rows, width)
     lines = [plain(texts[0], "class:title"), *(plain(t) for t in texts[1:-2]),
              plain(texts[-2], "class:title"), plain(texts[-1]), plain("")]
-    # TRANSLATORS: the score sheet's legend; {tick} is the mark of a phase made.
-    legend = _("(P2{tick}: phase 2 made that hand. Points are penalties: the lowest total wins.)")
-    return lines + prose(legend.format(tick=DOWN), width, "class:dim")
+    return lines + prose(sheet.legend, width, "class:dim")
 
 
 def sheet_lines(state: GameState, width: int) -> list[Line]:

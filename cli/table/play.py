@@ -108,7 +108,7 @@ class TableApp(Board):
             self.prompt = None
             self.status = []
             self.screen = "over"
-        self.app.invalidate()
+        self.invalidate()
 
     def _say_skips(self, view: GameState) -> None:
         """A Skip another player discarded on the user, said in the status line (the move log
@@ -194,11 +194,14 @@ class TableApp(Board):
         if progress is None or self.table_seat.over:
             return None
         done, total = progress
-        filled = 20 * done // max(total, 1)
-        bar = "█" * filled + "░" * (20 - filled)
         # TRANSLATORS: beside the progress bar of a deal: "[████░░░] 5/12 steps".
         steps = ngettext("{done}/{total} step", "{done}/{total} steps", total).format(done=done, total=total)
-        return [("", "  " + _("Shuffling and dealing") + " "), ("class:warn", f"[{bar}]"), ("", f" {steps}")]
+        words = "  " + _("Shuffling and dealing") + " "
+        # The bar gives way to the words in a narrow pane (20 cells where there is room).
+        cells = max(5, min(20, self.left_width() - width(plain(words + steps)) - 3))
+        filled = cells * done // max(total, 1)
+        bar = "█" * filled + "░" * (cells - filled)
+        return [("", words), ("class:warn", f"[{bar}]"), ("", f" {steps}")]
 
     def may(self, action: Action) -> bool:
         """Whether the user may make a move of kind ``action`` now (the engine says)."""
@@ -209,8 +212,13 @@ class TableApp(Board):
         """The actions, lit when the rules allow them now, then the keys that move, show and
         leave, flowed together (as few lines as the terminal allows: each is a line the
         table does not have)."""
+        return self.keys_lines(self.footer_items())
+
+    def footer_items(self) -> list[tuple[str, str, bool]]:
+        """The actions, lit when the rules allow them now, then the keys that move, show and
+        leave."""
         paced = self.table_seat.pace is not None
-        return self.keys_lines([
+        return [
             ("d", pgettext("key", "draw"), self.may("draw")),
             ("t", pgettext("key", "take"), self.may("take")),
             ("l", pgettext("key", "lay down"), self.may("lay")),
@@ -223,7 +231,7 @@ class TableApp(Board):
             ("o", pgettext("key", "sort"), True), ("+", pgettext("key", "faster"), paced),
             ("-", pgettext("key", "slower"), paced), ("s", pgettext("key", "scores"), True),
             ("r", pgettext("key", "rules"), True), ("?", pgettext("key", "help"), True),
-            ("q", self.quit_word(), True)])
+            ("q", self.quit_word(), True)]
 
     def panel_keys_shown(self) -> list[tuple[str, str, bool]]:
         """At the end of a game: n plays another with the same settings."""

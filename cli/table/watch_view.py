@@ -61,13 +61,13 @@ class WatchApp(ReplayApp):
         self._counts.append(len(self.narrator.told))
         if following:
             self.at = len(self.frames) - 1
-        self.app.invalidate()
+        self.invalidate()
 
     def failed(self, line: str) -> None:
         """A violation (or damage) seen: shown, and the table stays where the log stopped."""
         self.failure = line
         self.refuse(line)
-        self.app.invalidate()
+        self.invalidate()
 
     def heard(self, seat: int, text: str) -> None:
         """A line of table chat, as the host showed it; a notice of who watches as a notice
@@ -79,7 +79,7 @@ class WatchApp(ReplayApp):
             names = self.frames[0].names
             who = names[seat] if 0 <= seat < len(names) else "?"
             self.say(f"{who}: {text}")
-        self.app.invalidate()
+        self.invalidate()
 
     def over(self, verdict: str) -> None:
         """The game is over (or the link closed): the verdict stays in the title."""
@@ -92,7 +92,7 @@ class WatchApp(ReplayApp):
             if following:
                 self.at = len(self.frames) - 1
         self.say(_("The game is over: press q to leave."))
-        self.app.invalidate()
+        self.invalidate()
 
     def title(self, state: object) -> Line:
         """Like the replay's, with what the watch is doing instead of "replay"."""
