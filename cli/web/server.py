@@ -53,6 +53,7 @@ MAX_LANGS = 16  # languages kept from a hello (a browser lists a handful)
 MAX_LANG = 35  # characters of a language tag (BCP 47's longest useful ones are shorter)
 BYE_WITHIN = 2.0  # s: how long close() gives each tab to take its bye
 
+STRICTEST = "default-src 'none'"  # the policy of a response when the page could not be built
 FORBIDDEN = "forbidden"
 MISDIRECTED = "misdirected request"
 _FIXED = {403: FORBIDDEN, 404: "not found", 405: "method not allowed", 421: MISDIRECTED}
@@ -168,7 +169,7 @@ class WebServer:
         self.readonly = readonly
         self.token = secrets.token_urlsafe(32)
         self._token = self.token.encode("ascii")
-        self._page = screen.page()
+        self._page: Page | None = None  # the screen's, asked for at the first request
         self._tabs: set[_Tab] = set()
         self._pending = False
         self._closing = False
@@ -239,7 +240,13 @@ class WebServer:
 
     async def _headers(self, request: web.Request, response: web.StreamResponse) -> None:
         """The headers of every response, a refusal's and the socket's included."""
-        policy = self._page.csp.strip().rstrip(";")
+        if self._page is None:
+            try:
+                self._page = self.screen.page()
+            except Exception:
+                _trace("page")
+        # (a page that could not be built leaves the strictest policy: nothing may run)
+        policy = (self._page.csp if self._page is not None else STRICTEST).strip().rstrip(";")
         if "frame-ancestors" not in policy:
             policy += "; frame-ancestors 'none'"
         response.headers["Content-Security-Policy"] = policy
