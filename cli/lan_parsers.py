@@ -92,10 +92,11 @@ def add_parsers(sub: Any, rule_options: argparse.ArgumentParser) -> None:
                       "entry is checked as it arrives, exactly as a player's machine checks it, "
                       "and a violation is shown at once with the seat it blames. You see what is "
                       "public: hidden cards only at each hand's reveal. On a terminal the table "
-                      "is shown live; otherwise one line at the end says the verdict. The log is "
-                      "saved as the game goes."),
+                      "is shown live (with --web, in a browser); otherwise one line at the end "
+                      "says the verdict. The log is saved as the game goes."),
         epilog=_("examples:\n  p2p10 watch\n  p2p10 watch \"Ann's table\"\n"
-                 "  p2p10 watch 192.168.1.20:41234 --code 7-orbit-tulip --save ./games"),
+                 "  p2p10 watch 192.168.1.20:41234 --code 7-orbit-tulip --save ./games\n"
+                 "  p2p10 watch --web --listen 0.0.0.0:8080"),
         formatter_class=HelpFormatter)
     watch.add_argument("address", nargs="?", metavar=_("TABLE|HOST:PORT"),
                        help=_("a table's name as 'p2p10 tables' lists it, or where the host "
@@ -114,6 +115,16 @@ def add_parsers(sub: Any, rule_options: argparse.ArgumentParser) -> None:
                        help=_("watch a second seat's machine too (a player's HOST:PORT) and check "
                               "that it holds the history the host shows: a host that seated "
                               "keys of its own, or forked the log, is caught"))
+    watch.add_argument("--web", action="store_true",
+                       help=_("show the table in a browser, full-screen for a room's big screen, "
+                              "instead of the terminal (the page's address is the first line of "
+                              "output)"))
+    watch.add_argument("--listen", metavar="ADDR:PORT",
+                       help=_("with --web: serve the page on this address, so that other machines "
+                              "may open it, read-only (default: this machine only, 127.0.0.1 on a "
+                              "free port); the address's key is still needed"))
+    watch.add_argument("--no-browser", action="store_true",
+                       help=_("with --web: do not open a browser, only print the page's address"))
     watch.set_defaults(func=run_later("cli.watch_cmd", "cmd_watch"))
 
     tables = sub.add_parser(

@@ -96,10 +96,70 @@ async def _watch_screen(address: tuple[str, int], name: str, save: Path, announc
     return result
 
 
+async def _watch_web(address: tuple[str, int], name: str, save: Path, announced: str | None,
+                     code: str | None, listen: tuple[str, int] | None, open_browser: bool,
+                     leave: asyncio.Event) -> WatchResult:
+    """A page for the room (``--web``): the live table served to browsers, read-only, at
+    ``listen`` (default: 127.0.0.1 on a free port), its address the first line of output. The
+    page stays up after the game, showing the end and the verdict, until the user leaves
+    (Ctrl-C); what goes wrong is said on the terminal too, line by line."""
+    from cli.web.launch import announce
+    from cli.web.server import WebServer
+    from cli.web.watch_screen import WatchScreen
+
+    screen = WatchScreen()
+    host, port = listen if listen is not None else ("127.0.0.1", 0)
+    try:
+        server = await WebServer.start(screen, host, port, readonly=True)
+    except OSError as err:
+        raise UsageError(_("cannot serve the page on {address}: {reason}").format(
+            address=f"{host}:{port}", reason=err.strerror or err)) from None
+    screen.server = server
+    if _is_wildcard(host):  # the address the others dial, not 0.0.0.0
+        from protocol.discovery import network_addresses
+
+        here = network_addresses()
+        if here:
+            server.url = server.url.replace(f"//{host}:", f"//{here[0]}:", 1)
+    announce(server, open_browser)
+
+    def failure(failure: ProtocolViolation | Damage) -> None:
+        screen.failed(failure)
+        _say(failure_line(failure))
+
+    def note(line: str) -> None:
+        screen.note(line)
+        _say(line)
+
+    events = WatchEvents(entry=screen.entry, failure=failure, note=note, chat=screen.heard)
+    bye: str | None = None
+    try:
+        result = await watch(address, name, save_dir=save, events=events, announced=announced, code=code,
+                             leave=leave)
+        bye = result.summary()
+        screen.over(bye)
+        if not result.left:
+            _say(_("The game is over: the page stays up until you press Ctrl-C."))
+            await leave.wait()
+        return result
+    finally:
+        await server.close(bye)
+
+
+def _is_wildcard(host: str) -> bool:
+    return host in ("0.0.0.0", "::", "")
+
+
 def cmd_watch(args: argparse.Namespace) -> int:
     """Watch a table to the end of its game; 0 if what came audits clean, 1 otherwise."""
     if args.timeout <= 0:
         raise UsageError(_("--timeout must be positive"))
+    if not args.web and (args.listen is not None or args.no_browser):
+        raise UsageError(_("--listen and --no-browser go with --web"))
+    try:
+        listen = None if args.listen is None else parse_address(args.listen, "--listen")
+    except LanError as err:
+        raise UsageError(str(err)) from None
     found: TableAd | None = None
     if args.address is None:
         looking = _("looking for tables on the network (up to {seconds} s)...").format(
@@ -144,7 +204,10 @@ def cmd_watch(args: argparse.Namespace) -> int:
         second = None if also is None else asyncio.ensure_future(
             watch(also, name, code=code, any_seat=True, leave=leave))
         try:
-            if screen:
+            if args.web:
+                result = await _watch_web(address, name, save, announced, code, listen,
+                                          not args.no_browser, leave)
+            elif screen:
                 result = await _watch_screen(address, name, save, announced, code, args.ascii, leave)
             else:
                 result = await _watch_plain(address, name, save, announced, code, leave)

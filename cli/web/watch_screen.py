@@ -1,0 +1,205 @@
+"""``p2p10 watch --web``: a spectator's live, verified table as a page, for a room's big screen.
+
+It is fed as the terminal's watch screen is (:class:`protocol.watch.WatchEvents`): every entry
+the spectator's audit accepted, chat, notes and a failure. It holds only what a spectator holds:
+every seat's laid-down phases, card counts and points, the piles, the score sheet, the move
+log as a spectator's narrator tells it, and the audit's verdict so far. Hidden cards appear only
+at a hand's end-of-hand reveal, as in the log. The page draws the same JSON as a seat's table
+page, read-only: no hand, no question, no keys.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from p2p10.audit import Damage, LiveAudit
+from p2p10.chatroom import spectators_in
+from p2p10.engine import GameState
+from p2p10.errors import ProtocolViolation
+from p2p10.i18n import _, current_language, ngettext
+from p2p10.log import fingerprint
+from p2p10.names import shown_name
+from p2p10.narrate import Narrator, spectators_text
+from p2p10.seat_view import as_json, piles_view, seat_rows, sheet_view
+from p2p10.table import TableState
+
+if TYPE_CHECKING:
+    from cli.web.server import Page, WebServer
+
+LOG_LINES = 200  # the move log's last lines sent: a screen shows fewer; a whole game has ~2,000
+STATUS_LINES = 4  # the last notes, chat lines and failures shown
+WATCHING = "WATCHING"  # the verdict's word while the game goes on and every entry checked out
+
+
+def verdict_word(line: str) -> str:
+    """The verdict's token of an audit's line ("CLEAN: every ..." -> "CLEAN"): the documented
+    words, never translated."""
+    head = line.split(":", 1)[0].strip()
+    return head if head.replace(" ", "").isalpha() and head.isupper() else "INCOMPLETE"
+
+
+class WatchScreen:
+    """What the spectator's page shows, and the door's :class:`~cli.web.server.Screen`."""
+
+    def __init__(self) -> None:
+        self.server: WebServer | None = None  # told of every change once it serves the page
+        self.table: TableState | None = None  # the state after the last entry checked
+        self.entries = 0
+        self.narrator: Narrator | None = None
+        self._steps: list[GameState] = []  # where the narrator has told the story to
+        self.status: list[tuple[str, str]] = []
+        self.failure: str | None = None
+        self.ended: str | None = None  # the verdict line, once the watch is over
+        self.langs: list[str] = []
+
+    # ----------------------------------------------------------------- the door's side
+
+    def page(self) -> Page:
+        """The table page, as a seat's but read-only; nothing of the game in it."""
+        from cli.web.page import page
+
+        return page("p2p10", current_language(), ["cards.js", "table.js"], ["base.css", "table.css"],
+                    data={"page": "watch", "readonly": True}, connect=True)
+
+    def hello(self, langs: list[str]) -> None:
+        """A browser opened the page. The page speaks the command's language (several people's
+        browsers may open it): their languages are only kept."""
+        self.langs = langs
+
+    async def act(self, message: dict[str, Any]) -> None:
+        """A spectator's page has nothing to do (the door serves it read-only)."""
+
+    def _changed(self) -> None:
+        if self.server is not None:
+            self.server.changed()
+
+    # ------------------------------------------------------------ the watch's events
+
+    def entry(self, audit: LiveAudit) -> None:
+        """An entry checked: the table after it."""
+        if audit.table is None:
+            return
+        self.table = audit.table
+        self.entries = len(audit.records)
+        if self.narrator is None:
+            self._start(audit.table)
+        else:
+            self._step(audit.table)
+        self._changed()
+
+    def _start(self, table: TableState) -> None:
+        """The table entry: the story starts with every seat's key, as the terminal's watch
+        shows them (only the players can say these keys are theirs)."""
+        self.narrator = narrator = Narrator(table.names, None)
+        narrator.note(_("The keys at this table (each player can compare theirs):"))
+        for seat in range(table.players):
+            narrator.note(_("seat {seat}: {name}, key:").format(seat=seat + 1, name=table.names[seat]))
+            narrator.note(fingerprint(table.keys[seat]))
+        self._tell(table)
+
+    def _step(self, table: TableState) -> None:
+        """Tell the story where a replay has a step: a move is due, a hand was scored, the
+        game ended (the narrator reads the game between two such states)."""
+        expect = table.expected()
+        scored = bool(self._steps) and len(table.engine.sheet) > len(self._steps[-1].sheet)
+        if expect is None or expect.kind == "move" or scored:
+            self._tell(table)
+
+    def _tell(self, table: TableState) -> None:
+        assert self.narrator is not None
+        self._steps.append(table.engine)
+        self.narrator.update(table.engine, table)
+
+    def note(self, line: str) -> None:
+        """A note of the watch (a link lost and found again, where the log goes)."""
+        self._say(line, "dim")
+
+    def heard(self, seat: int, text: str) -> None:
+        """Table chat as the host showed it, or a notice of who watches."""
+        notice = spectators_in(text)
+        if notice is not None:
+            self._say(spectators_text(notice), "dim")
+        else:
+            names = self.table.names if self.table is not None else ()
+            who = shown_name(names[seat]) if 0 <= seat < len(names) else "?"
+            self._say(f"{who}: {text}", "info")
+
+    def failed(self, failure: ProtocolViolation | Damage) -> None:
+        """The audit stopped on a violation or damage: the page says so, in red."""
+        line = (f"DAMAGED: {failure.reason}" if isinstance(failure, Damage) else f"VIOLATION: {failure}")
+        self.failure = line
+        self._say(line, "error")
+
+    def over(self, verdict: str) -> None:
+        """The watch ended (the game's end, or the link's): its verdict line."""
+        table = self.table
+        if table is not None and (not self._steps or self._steps[-1] is not table.engine):
+            self._tell(table)
+        self.ended = verdict
+        self._say(verdict, "info" if verdict_word(verdict).startswith("CLEAN") else "error")
+
+    def _say(self, text: str, tone: str) -> None:
+        self.status = [*self.status, (text, tone)][-STATUS_LINES:]
+        self._changed()
+
+    # ------------------------------------------------------------------- the view
+
+    def snapshot(self) -> dict[str, Any]:
+        """The view, in the JSON shape of a seat's table page (read-only, no hand)."""
+        table = self.table
+        state = table.engine if table is not None else None
+        return {
+            "page": "watch",
+            "readonly": True,
+            "title": self.title(state),
+            "seats": [] if state is None else as_json(seat_rows(state, None)),
+            "piles": piles(table),
+            "hand": None,
+            "prompt": None,
+            "status": [{"text": text, "tone": tone} for text, tone in self.status],
+            "keys": [],
+            "log": self.log(),
+            "sheet": None if state is None else as_json(sheet_view(state, pad=False)),
+            "verdict": self.verdict(),
+        }
+
+    def title(self, state: GameState | None) -> str:
+        """What the page is and where the game is."""
+        doing = _("watching, game over") if self.ended is not None else _("watching live")
+        if state is None:
+            return f"p2p10 {doing}"
+        if state.hand_no >= 0 and state.stage != "over":
+            return f"p2p10 {doing}: " + _("hand {n}").format(n=state.hand_no + 1)
+        return f"p2p10 {doing}"
+
+    def log(self) -> list[dict[str, Any]]:
+        """The last lines of the move log, as a spectator's narrator tells them."""
+        if self.narrator is None:
+            return []
+        shown = [told for told in self.narrator.told if told.shown][-LOG_LINES:]
+        return [{"hand": told.hand, "kind": told.kind, "text": told.line} for told in shown]
+
+    def verdict(self) -> dict[str, str]:
+        """The live audit's verdict: the failure at once if one was seen, the final verdict at
+        the end, and until then how many entries checked out."""
+        if self.failure is not None:
+            return {"word": verdict_word(self.failure), "text": self.failure}
+        if self.ended is not None:
+            return {"word": verdict_word(self.ended), "text": self.ended}
+        return {"word": WATCHING,
+                "text": ngettext("every entry so far checks out ({n} entry)",
+                                 "every entry so far checks out ({n} entries)",
+                                 self.entries).format(n=self.entries)}
+
+
+def piles(table: TableState | None) -> dict[str, Any]:
+    """The piles as :func:`~p2p10.seat_view.piles_view` gives them (never to be taken: a
+    spectator has no turn), and the deal's progress while a hand is set up."""
+    from protocol.local import dealing_progress
+
+    state = table.engine if table is not None else None
+    if state is None:
+        return {"stock": 0, "top": None, "takeable": False, "dealing": None}
+    progress = dealing_progress(table, state.players) if state.stage != "over" else None
+    return {**as_json(piles_view(state)), "takeable": False,
+            "dealing": None if progress is None else list(progress)}

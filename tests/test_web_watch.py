@@ -1,0 +1,205 @@
+"""``p2p10 watch --web``: the spectator's page (cli/web/watch_screen.py, cli/watch_cmd.py).
+
+In this process: the screen fed a whole game entry by entry, as the watch feeds it, gives the
+seat page's JSON, tells the terminal watch's story, and shows a violation at once. In processes
+on 127.0.0.1: the page follows a LAN game of three processes to its end, CLEAN, over its
+websocket as a browser would."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import signal
+import socket
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import pytest
+
+from cli.web.launch import URL_LINE
+from cli.web.watch_screen import WATCHING, WatchScreen
+from p2p10.audit import LiveAudit, audit_bytes, audit_records
+from p2p10.seat_view import as_json, seat_rows, sheet_view
+from tests.test_lan_processes import TIMEOUT, environment, p2p10, read_line, read_port, spawn, stop
+from tests.test_watch import bad_logs, records_of, the_game
+
+SEAT_KEYS = {"seat", "name", "me", "turn", "phase", "phase_words", "down", "cards", "points", "skips",
+             "skips_text", "melds", "away"}
+VIEW_KEYS = {"page", "readonly", "title", "seats", "piles", "hand", "prompt", "status", "keys", "log",
+             "sheet", "verdict"}
+
+
+def fed(records: list[bytes]) -> tuple[WatchScreen, list[dict[str, Any]]]:
+    """A screen fed ``records`` as the watch feeds it, and its snapshot after every entry."""
+    screen = WatchScreen()
+    audit = LiveAudit()
+    views = []
+    for raw in records:
+        failure = audit.add(raw)
+        if failure is not None:
+            screen.failed(failure)
+            views.append(screen.snapshot())
+            break
+        screen.entry(audit)
+        views.append(screen.snapshot())
+    return screen, views
+
+
+def test_the_page_shows_a_whole_game_as_a_spectator_sees_it() -> None:
+    records = records_of(the_game())
+    screen, views = fed(records)
+    screen.over(audit_records(records).verdict())
+    for view in views:
+        json.dumps(view)  # plain JSON
+        assert set(view) == VIEW_KEYS
+        assert view["page"] == "watch" and view["readonly"] is True
+        assert view["hand"] is None and view["prompt"] is None and view["keys"] == []
+        assert all(set(seat) == SEAT_KEYS and seat["me"] is False for seat in view["seats"])
+    # The seats, piles and sheet are the seat page's own builders' (p2p10.seat_view), seen by
+    # nobody's eyes.
+    last = screen.snapshot()
+    assert screen.table is not None
+    state = screen.table.engine
+    assert last["seats"] == as_json(seat_rows(state, None))
+    assert last["sheet"] == as_json(sheet_view(state, pad=False))
+    assert last["verdict"]["word"] == "CLEAN"
+    # Along the way: cards counted in hands, melds laid down, a deal in progress, a discard.
+    assert any(seat["cards"] for view in views for seat in view["seats"])
+    assert any(seat["melds"] for view in views for seat in view["seats"])
+    assert any(view["piles"]["dealing"] for view in views)
+    assert any(view["piles"]["top"] for view in views)
+    assert all(view["piles"]["takeable"] is False for view in views)
+    assert [v["verdict"]["word"] for v in views[1:]] == [WATCHING] * (len(views) - 1)
+    assert views[-1]["verdict"]["text"].startswith(f"every entry so far checks out ({len(records)}")
+
+
+def test_the_page_tells_the_story_the_terminal_watch_tells() -> None:
+    """One model: the move log's lines are the terminal watch screen's, word for word."""
+    from cli.table.watch_view import WatchApp
+
+    records = records_of(the_game())
+    screen, _views = fed(records)
+    app = WatchApp(records[:1])
+    audit = LiveAudit()
+    for raw in records:
+        audit.add(raw)
+        if len(audit.records) > 1:
+            assert audit.table is not None
+            app.add(audit.table, raw)
+    terminal = [told.line for told in app.narrator.told if told.shown]
+    page = [line["text"] for line in screen.log()]
+    assert len(page) > 20
+    # (the terminal cuts a key in halves for its narrow log; the page has it whole)
+    terminal = [line.replace(" ", ":") if re.fullmatch(r"[0-9a-f:]+ [0-9a-f:]+", line) else line
+                for line in terminal]
+    assert terminal[-len(page):] == page
+
+
+def test_a_violation_shows_at_once_in_red() -> None:
+    records = bad_logs(the_game())["an illegal move, signed by its author"]
+    _screen, views = fed(records)
+    verdict = views[-1]["verdict"]
+    assert verdict["word"] == "VIOLATION" and verdict["text"].startswith("VIOLATION: ")
+    assert views[-1]["status"][-1] == {"text": verdict["text"], "tone": "error"}
+    assert views[-2]["verdict"]["word"] == WATCHING
+
+
+def test_chat_and_notes_go_to_the_status_lines() -> None:
+    screen, _views = fed(records_of(the_game())[:3])
+    screen.heard(1, "hello room")
+    screen.heard(7, "from nowhere")
+    screen.note("the link broke: dialling again")
+    assert screen.table is not None
+    assert screen.snapshot()["status"][-3:] == [
+        {"text": f"{screen.table.names[1]}: hello room", "tone": "info"},
+        {"text": "?: from nowhere", "tone": "info"},
+        {"text": "the link broke: dialling again", "tone": "dim"}]
+
+
+def test_the_options_go_with_web(capsys: pytest.CaptureFixture[str]) -> None:
+    from cli.main import main
+
+    assert main(["watch", "127.0.0.1:5", "--listen", "127.0.0.1:8080"]) == 2
+    assert "--listen and --no-browser go with --web" in capsys.readouterr().err
+    assert main(["watch", "127.0.0.1:5", "--web", "--listen", "nowhere"]) == 2
+    assert "--listen takes HOST:PORT" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ three processes
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+async def follow(url: str) -> list[dict[str, Any]]:
+    """Open the page's socket as its script does, say hello, and take every view until the
+    verdict is in; an action is sent on the way (the page is read-only: ignored)."""
+    found = URL_LINE.match(url)
+    assert found is not None, url
+    netloc = f"{found['host']}:{found['port']}"
+    views: list[dict[str, Any]] = []
+    async with aiohttp.ClientSession() as client, client.ws_connect(
+            f"http://{netloc}/ws?t={found['token']}", origin=f"http://{netloc}") as ws:
+        await ws.send_json({"type": "hello", "langs": ["en"]})
+        await ws.send_json({"type": "key", "key": "q"})
+        while True:
+            message = await ws.receive(timeout=4 * TIMEOUT)
+            assert message.type == aiohttp.WSMsgType.TEXT, message
+            item = json.loads(message.data)
+            assert item["type"] == "view", item
+            views.append(item["view"])
+            if item["view"]["verdict"]["word"] != WATCHING:
+                return views
+
+
+def test_the_page_follows_a_lan_game_of_three_processes_to_its_clean_end(tmp_path: Path) -> None:
+    """The room's page (``--listen``, read-only) is up before the game; a browser's socket
+    follows it to the end, CLEAN, with the players' final scores; Ctrl-C then ends the page."""
+    env = environment(tmp_path)
+    port = free_port()
+    names = ("Ann", "Bob", "Cy")
+    dirs = [tmp_path / name.lower() for name in names]
+    common = ("--autoplay", "greedy", "--interface", "127.0.0.1")
+    procs = [spawn(p2p10("host", "--name", "Ann", "--seats", "3", "--start-when-full", "--quiet-network",
+                         "-o", "hands=1", "--save", str(dirs[0]), *common), env)]
+    try:
+        host_port = read_port(procs[0])
+        watcher = spawn(p2p10("watch", f"127.0.0.1:{host_port}", "--web", "--no-browser",
+                              "--listen", f"127.0.0.1:{port}", "--name", "Room",
+                              "--save", str(tmp_path / "room")), env)
+        procs.append(watcher)
+        url = read_line(watcher, r".*").group(0)  # the first line
+        assert URL_LINE.match(url) and url.startswith(f"http://127.0.0.1:{port}/#t="), url
+        for name, folder in zip(names[1:], dirs[1:], strict=True):
+            procs.append(spawn(p2p10("join", f"127.0.0.1:{host_port}", "--name", name,
+                                     "--save", str(folder), *common), env))
+        views = asyncio.run(follow(url))
+        last = views[-1]
+        assert last["verdict"]["word"] == "CLEAN", last["verdict"]
+        read_line(watcher, r"The game is over: the page stays up until you press Ctrl-C")
+        watcher.send_signal(signal.SIGINT)
+        out, err = watcher.communicate(timeout=TIMEOUT)
+        assert watcher.returncode == 0, (out, err)
+        assert out.rstrip().splitlines()[-1].startswith("CLEAN"), out
+        for proc in procs[2:] + procs[:1]:
+            proc.communicate(timeout=TIMEOUT)
+            assert proc.returncode == 0
+    finally:
+        stop(procs)
+    log = next(dirs[0].glob("*.p2p10")).read_bytes()
+    assert next((tmp_path / "room").glob("*-watch.p2p10")).read_bytes() == log
+    report = audit_bytes(log)
+    assert report.clean and report.table is not None
+    final = report.table.engine
+    assert [seat["name"] for seat in last["seats"]] == ["Ann", "Bob", "Cy"]
+    assert [seat["points"] for seat in last["seats"]] == list(final.totals)
+    assert last["sheet"]["totals"] == [str(total) for total in final.totals]
+    # It followed the game as it went: seats with cards in hand, melds laid down.
+    assert any(seat["cards"] for view in views for seat in view["seats"])
+    assert any(seat["melds"] for view in views for seat in view["seats"])
+    assert all(view["hand"] is None and view["keys"] == [] for view in views)
