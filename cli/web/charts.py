@@ -1,0 +1,128 @@
+"""Charts drawn as inline SVG text, for the pages of the browser front end.
+
+A chart is built here, in Python, as a string of SVG that a page embeds as it is: no script
+draws it, so it shows in a saved page with scripts off, and a screen reader reads its
+``<title>`` and ``<desc>``. Every shape has its own presentation attributes (a page's
+Content-Security-Policy allows no ``style=""`` attribute). Lines differ by dash and marker as
+well as by colour, so that they can be told apart without colour vision.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from html import escape
+
+from p2p10.i18n import _, pgettext
+
+# Distinct in hue and lightness on the dark green table (Okabe and Ito's colour-blind safe set).
+COLOURS = ("#f0e442", "#56b4e9", "#e69f00", "#ffffff", "#cc79a7", "#d55e00")
+DASHES = ("", "8 4", "2 3", "10 3 2 3", "4 4", "1 0")
+MARKERS = ("circle", "square", "diamond", "triangle", "circle-open", "square-open")
+
+WIDTH, HEIGHT = 640, 340
+LEFT, RIGHT, TOP, BOTTOM = 56, 16, 16, 44
+LEGEND_ROW = 22
+
+
+def _nice_step(top: int) -> int:
+    """A round step for about five gridlines up to ``top``."""
+    for step in itertools.chain.from_iterable((m, 2 * m, 5 * m) for m in (1, 10, 100, 1000, 10000)):
+        if top / step <= 6:
+            return step
+    return 100000
+
+
+def _marker(kind: str, x: float, y: float, colour: str, hand: int = 0) -> str:
+    """A small marker of ``kind`` at (x, y), marked as hand ``hand``'s (0: the legend's)."""
+    open_ = kind.endswith("-open")
+    mark = f' data-hand="{hand}"' if hand else ""
+    fill = "none" if open_ else colour
+    stroke = f' stroke="{colour}" stroke-width="2"' if open_ else ""
+    if kind.startswith("circle"):
+        return f'<circle{mark} cx="{x:.1f}" cy="{y:.1f}" r="4" fill="{fill}"{stroke}/>'
+    if kind.startswith("square"):
+        return f'<rect{mark} x="{x - 3.5:.1f}" y="{y - 3.5:.1f}" width="7" height="7" fill="{fill}"{stroke}/>'
+    if kind == "diamond":
+        points = f"{x:.1f},{y - 5:.1f} {x + 5:.1f},{y:.1f} {x:.1f},{y + 5:.1f} {x - 5:.1f},{y:.1f}"
+    else:
+        points = f"{x:.1f},{y - 5:.1f} {x + 5:.1f},{y + 4:.1f} {x - 5:.1f},{y + 4:.1f}"
+    return f'<polygon{mark} points="{points}" fill="{fill}"/>'
+
+
+def score_chart(names: Sequence[str], totals: Sequence[Sequence[int]], title: str) -> str:
+    """An accessible SVG chart of the scores over the hands: ``totals[p]`` is player ``p``'s
+    (``names[p]``'s) total after each hand in turn (cumulative: the score sheet's running
+    total), drawn as one line per player from 0 before the first hand. Axis labels, a legend
+    with the names, and a ``<title>`` (``title``) and ``<desc>`` that say the final totals in
+    words. Names and title are escaped. Each hand's segments and markers carry
+    ``data-hand="N"`` (from 1), for a page that shows the chart only up to some hand."""
+    hands = max((len(row) for row in totals), default=0)
+    rows = -(-len(names) // 2)  # the legend: two names a row
+    height = HEIGHT + rows * LEGEND_ROW
+    top_value = max([1, *(value for row in totals for value in row)])
+    step = _nice_step(top_value)
+    top = -(-top_value // step) * step
+    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+
+    def x_at(hand: int) -> float:
+        return LEFT + plot_w * hand / max(hands, 1)
+
+    def y_at(value: int) -> float:
+        return TOP + plot_h * (1 - value / top)
+
+    # TRANSLATORS: the description of the score chart for a screen reader: {scores} lists each
+    # player with their total ("Ann 120, Bob 95"), {n} is the number of hands.
+    desc = _("Penalty points after each hand; after hand {n}: {scores}.").format(
+        n=hands, scores=", ".join(f"{name} {row[-1] if row else 0}" for name, row in zip(names, totals,
+                                                                                           strict=True)))
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="p2p10-chart" viewBox="0 0 {WIDTH} {height}" '
+        f'role="img" font-family="system-ui, sans-serif">',
+        # The first <title> child names the image, its <desc> describes it (SVG accessibility
+        # mapping): no ids, so that a page can hold several charts.
+        f'<title>{escape(title)}</title>',
+        f'<desc>{escape(desc)}</desc>',
+        f'<rect x="{LEFT}" y="{TOP}" width="{plot_w}" height="{plot_h}" fill="#0a2a1a" stroke="#3f7a58"/>',
+    ]
+    for value in range(0, top + 1, step):
+        y = y_at(value)
+        parts.append(f'<line x1="{LEFT}" y1="{y:.1f}" x2="{LEFT + plot_w}" y2="{y:.1f}" stroke="#3f7a58" '
+                     f'stroke-width="1"/>')
+        parts.append(f'<text x="{LEFT - 6}" y="{y + 4:.1f}" text-anchor="end" font-size="12" '
+                     f'fill="#c8d6cc">{value}</text>')
+    label_every = max(1, -(-hands // 16))
+    for hand in range(1, hands + 1):
+        if hand % label_every == 0 or hand == hands:
+            parts.append(f'<text x="{x_at(hand):.1f}" y="{TOP + plot_h + 16}" text-anchor="middle" '
+                         f'font-size="12" fill="#c8d6cc">{hand}</text>')
+    parts.append(f'<text x="{LEFT + plot_w / 2:.1f}" y="{TOP + plot_h + 36}" text-anchor="middle" '
+                 f'font-size="13" fill="#f4f7f4">{escape(pgettext("score sheet", "Hand"))}</text>')
+    # TRANSLATORS: the score chart's vertical axis: a player's penalty points so far.
+    points = _("Points")
+    parts.append(f'<text x="14" y="{TOP + plot_h / 2:.1f}" text-anchor="middle" font-size="13" '
+                 f'fill="#f4f7f4" transform="rotate(-90 14 {TOP + plot_h / 2:.1f})">{escape(points)}</text>')
+    for index, (name, row) in enumerate(zip(names, totals, strict=True)):
+        colour = COLOURS[index % len(COLOURS)]
+        dash = DASHES[index % len(DASHES)]
+        marker = MARKERS[index % len(MARKERS)]
+        dashed = f' stroke-dasharray="{dash}"' if dash else ""
+        # One segment per hand, each marked with its hand (data-hand), so that a page can show
+        # the chart as far as a step of the game has come by hiding the hands after it.
+        values = [0, *row]
+        parts.append(f"<g><title>{escape(name)}</title>")
+        for hand in range(1, len(values)):
+            parts.append(f'<line data-hand="{hand}" x1="{x_at(hand - 1):.1f}" y1="{y_at(values[hand - 1]):.1f}" '
+                         f'x2="{x_at(hand):.1f}" y2="{y_at(values[hand]):.1f}" stroke="{colour}" '
+                         f'stroke-width="2.5" stroke-linecap="round"{dashed}/>')
+            parts.append(_marker(marker, x_at(hand), y_at(values[hand]), colour, hand))
+        parts.append("</g>")
+        lx = LEFT + (index % 2) * (plot_w / 2)
+        ly = HEIGHT + (index // 2) * LEGEND_ROW + 6
+        parts.append(f'<line x1="{lx:.1f}" y1="{ly:.1f}" x2="{lx + 28:.1f}" y2="{ly:.1f}" stroke="{colour}" '
+                     f'stroke-width="2.5"{dashed}/>')
+        parts.append(_marker(marker, lx + 14, ly, colour))
+        parts.append(f'<text x="{lx + 36:.1f}" y="{ly + 5:.1f}" font-size="14" fill="#f4f7f4">'
+                     f'{escape(name)}</text>')
+    parts.append("</svg>")
+    return "".join(parts)
