@@ -46,17 +46,11 @@ def _check_hand(records: Sequence[bytes], hand: int) -> None:
 
 def _write_html(args: argparse.Namespace, records: Sequence[bytes]) -> int:
     """``--html -o FILE``: the game as one self-contained web page."""
-    from cli.web.replay_html import replay_page  # only --html needs the page builder
+    from cli.web.page import write_page  # only --html needs the page builder
+    from cli.web.replay_html import replay_page
 
     output: Path = args.output
-    built = replay_page(records, args.file)
-    try:
-        output.write_text(built.html, encoding="utf-8")
-    except OSError as err:
-        raise UsageError(_("-o {path}: cannot write the page there: {reason}").format(
-            path=output, reason=err.strerror)) from None
-    print(_("Wrote {path} ({size} KB): open it in a browser.").format(
-        path=output, size=(len(built.html.encode()) + 1023) // 1024))
+    print(write_page(replay_page(records, args.file), output))
     return 0
 
 

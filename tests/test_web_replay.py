@@ -159,6 +159,10 @@ def test_the_page_opens_offline_and_steps_by_keys_to_the_final_scores(
     shot(chrome, tmp_path, "replay-desktop-hand1")
     phone(chrome)
     shot(chrome, tmp_path, "replay-phone-hand1")
+    assert chrome.execute_script("return document.documentElement.scrollWidth") <= 360
+    spilled = chrome.execute_script("return Array.from(document.querySelectorAll('.panel'))"
+                                    ".filter(e => e.scrollWidth > e.clientWidth + 1).length")
+    assert spilled == 0
     press(chrome, Keys.END)
     frames = chrome.execute_script("return JSON.parse(document.getElementById('p2p10-data').textContent)"
                                    ".frames.length")
@@ -197,7 +201,8 @@ def test_the_translated_pages_leave_no_english_word(chrome: Any, pages: dict[str
         # documented token, the same in every language, as p2p10 audit prints them).
         text = chrome.execute_script("""
             const page = document.body.cloneNode(true);
-            page.querySelectorAll('script, code, pre, .verdict, .name, .players, title').forEach(e => e.remove());
+            const skipped = 'script, code, pre, .verdict, .name, .players, title';
+            page.querySelectorAll(skipped).forEach(e => e.remove());
             const labels = Array.from(document.querySelectorAll('[aria-label], [title]')).map(
                 e => (e.getAttribute('aria-label') || '') + ' ' + (e.getAttribute('title') || ''));
             document.body.appendChild(page); page.hidden = false;

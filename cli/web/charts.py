@@ -112,8 +112,9 @@ def score_chart(names: Sequence[str], totals: Sequence[Sequence[int]], title: st
         values = [0, *row]
         parts.append(f"<g><title>{escape(name)}</title>")
         for hand in range(1, len(values)):
-            parts.append(f'<line data-hand="{hand}" x1="{x_at(hand - 1):.1f}" y1="{y_at(values[hand - 1]):.1f}" '
-                         f'x2="{x_at(hand):.1f}" y2="{y_at(values[hand]):.1f}" stroke="{colour}" '
+            start, end = (x_at(hand - 1), y_at(values[hand - 1])), (x_at(hand), y_at(values[hand]))
+            parts.append(f'<line data-hand="{hand}" x1="{start[0]:.1f}" y1="{start[1]:.1f}" '
+                         f'x2="{end[0]:.1f}" y2="{end[1]:.1f}" stroke="{colour}" '
                          f'stroke-width="2.5" stroke-linecap="round"{dashed}/>')
             parts.append(_marker(marker, x_at(hand), y_at(values[hand]), colour, hand))
         parts.append("</g>")
@@ -126,3 +127,78 @@ def score_chart(names: Sequence[str], totals: Sequence[Sequence[int]], title: st
                      f'{escape(name)}</text>')
     parts.append("</svg>")
     return "".join(parts)
+
+
+def rate_chart(labels: Sequence[str], rates: Sequence[float], title: str, axis: str) -> str:
+    """An accessible SVG chart of one rate over time: a marker for each of ``rates`` (in order,
+    ``labels[i]`` naming the i-th under the axis, e.g. a game's date), and a line of their
+    running average; ``axis`` names the vertical axis. Labels, title and axis are escaped."""
+    count = len(rates)
+    top = max(1.0, *rates) if rates else 1.0
+    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+
+    def x_at(index: int) -> float:
+        return LEFT + plot_w * (index + 0.5) / max(count, 1)
+
+    def y_at(value: float) -> float:
+        return TOP + plot_h * (1 - value / top)
+
+    averages: list[float] = []
+    for index, rate in enumerate(rates):
+        averages.append(((averages[-1] * index if averages else 0.0) + rate) / (index + 1))
+    # TRANSLATORS: the description of a chart for a screen reader: {n} values over time, the
+    # last one {last} and their average {average}.
+    desc = _("{n} values; the last {last}, the average {average}.").format(
+        n=count, last=f"{rates[-1]:.2f}" if rates else "-", average=f"{averages[-1]:.2f}" if rates else "-")
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="p2p10-chart" '
+        f'viewBox="0 0 {WIDTH} {HEIGHT + LEGEND_ROW}" role="img" font-family="system-ui, sans-serif">',
+        f"<title>{escape(title)}</title>",
+        f"<desc>{escape(desc)}</desc>",
+        f'<rect x="{LEFT}" y="{TOP}" width="{plot_w}" height="{plot_h}" fill="#0a2a1a" stroke="#3f7a58"/>',
+    ]
+    steps = 4
+    for i in range(steps + 1):
+        value = top * i / steps
+        y = y_at(value)
+        parts.append(f'<line x1="{LEFT}" y1="{y:.1f}" x2="{LEFT + plot_w}" y2="{y:.1f}" stroke="#3f7a58"/>')
+        parts.append(f'<text x="{LEFT - 6}" y="{y + 4:.1f}" text-anchor="end" font-size="12" '
+                     f'fill="#c8d6cc">{value:.2f}</text>')
+    label_every = max(1, -(-count // 6))
+    for index, label in enumerate(labels):
+        if index % label_every == 0 or index == count - 1:
+            parts.append(f'<text x="{x_at(index):.1f}" y="{TOP + plot_h + 16}" text-anchor="middle" '
+                         f'font-size="11" fill="#c8d6cc">{escape(label)}</text>')
+    parts.append(f'<text x="14" y="{TOP + plot_h / 2:.1f}" text-anchor="middle" font-size="13" '
+                 f'fill="#f4f7f4" transform="rotate(-90 14 {TOP + plot_h / 2:.1f})">{escape(axis)}</text>')
+    if count > 1:
+        line = " ".join(f"{x_at(i):.1f},{y_at(v):.1f}" for i, v in enumerate(averages))
+        parts.append(f'<polyline points="{line}" fill="none" stroke="{COLOURS[1]}" stroke-width="2.5" '
+                     f'stroke-dasharray="8 4"/>')
+    for index, rate in enumerate(rates):
+        parts.append(f'<g><title>{escape(labels[index])}: {rate:.2f}</title>'
+                     f'{_marker("circle", x_at(index), y_at(rate), COLOURS[0])}</g>')
+    ly = HEIGHT + 6
+    # TRANSLATORS: the legend of a chart: one game's value (a dot), and the average so far (a dashed line).
+    one, average = _("one game"), _("average so far")
+    parts.append(_marker("circle", LEFT + 14, ly, COLOURS[0]))
+    parts.append(f'<text x="{LEFT + 28}" y="{ly + 5}" font-size="14" fill="#f4f7f4">{escape(one)}</text>')
+    middle = LEFT + plot_w / 2
+    parts.append(f'<line x1="{middle:.1f}" y1="{ly}" x2="{middle + 28:.1f}" y2="{ly}" stroke="{COLOURS[1]}" '
+                 f'stroke-width="2.5" stroke-dasharray="8 4"/>')
+    parts.append(f'<text x="{middle + 36:.1f}" y="{ly + 5}" font-size="14" fill="#f4f7f4">'
+                 f"{escape(average)}</text>")
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def tally_bar(won: int, lost: int, label: str) -> str:
+    """A small SVG bar of games won (filled) and lost (outlined), named ``label`` for a reader."""
+    games = won + lost
+    width = 120
+    filled = width * won / games if games else 0
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" class="p2p10-bar" viewBox="0 0 {width} 14" role="img">'
+            f"<title>{escape(label)}</title>"
+            f'<rect x="0.5" y="0.5" width="{width - 1}" height="13" rx="3" fill="none" stroke="#c8d6cc"/>'
+            f'<rect x="0.5" y="0.5" width="{max(filled - 1, 0):.1f}" height="13" rx="3" fill="{COLOURS[0]}"/>'
+            "</svg>")

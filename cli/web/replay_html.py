@@ -151,7 +151,8 @@ FRAME_ROWS = 9
 """Where a frame (see :func:`_frame`) holds its hand rows."""
 
 
-def replay_data(records: Sequence[bytes], path: Path, made: datetime | None = None) -> tuple[dict[str, Any], str]:
+def replay_data(records: Sequence[bytes], path: Path,
+                made: datetime | None = None) -> tuple[dict[str, Any], str]:
     """The JSON the replay page draws, and the HTML of its chart of the scores (the page shows
     it as far as the hands scored at its step). ``path`` is the log's file, audited with
     ``p2p10 audit``'s own code."""
@@ -267,8 +268,9 @@ def body(data: dict[str, Any], charts: str) -> str:
         ("back", "◀", _("one move back"), "←"), ("on", "▶", _("one move on"), "→"),
         ("hand-on", "▶▶", _("one hand on"), "↓"), ("last", "▶|", _("the end"), "End"),
     ]
-    controls = "".join(f'<button type="button" id="{id_}" aria-label="{escape(label)}" title="{escape(label)} '
-                       f'({key})">{symbol}</button>' for id_, symbol, label, key in buttons)
+    controls = "".join(f'<button type="button" id="{id_}" aria-label="{escape(label)}" '
+                       f'title="{escape(label)} ({key})">{symbol}</button>'
+                       for id_, symbol, label, key in buttons)
     made = data["made"]
     hashes = data["hash"]
     return f"""
