@@ -394,20 +394,29 @@ class TableApp(Board):
 
     def card_clicked(self, index: int) -> Handler | None:
         """A click on a card puts the cursor there and selects or unselects it."""
-        def toggle() -> None:
-            state = self.state()
-            slots = self.hand_slots(state) if state is not None else []
-            if index < len(slots):
-                self.cursor = index
-                self.selected ^= {slots[index]}
-        return click(toggle)
+        return click(partial(self.toggle_card, index))
+
+    def toggle_card(self, index: int) -> None:
+        """Put the cursor on the hand's card at ``index`` and select or unselect it."""
+        state = self.state()
+        slots = self.hand_slots(state) if state is not None else []
+        if index < len(slots):
+            self.cursor = index
+            self.selected ^= {slots[index]}
 
     def piles_parts(self, state: GameState) -> tuple[Line, Line]:
         """The piles; a click on the draw pile draws, on the discard pile takes or discards."""
         draw, discard = super().piles_parts(state)
-        on_discard = "t" if state.stage == "draw" else "x"
-        return (tagged(draw, click(lambda: self.press("d"))),
-                tagged(discard, click(lambda: self.press(on_discard))))
+        return (tagged(draw, click(partial(self.pile_clicked, "draw"))),
+                tagged(discard, click(partial(self.pile_clicked, "discard"))))
+
+    def pile_clicked(self, pile: str) -> None:
+        """The draw pile draws; the discard pile takes its card, or (after the draw) discards."""
+        state = self.state()
+        if pile == "draw":
+            self.press("d")
+        elif state is not None:
+            self.press("t" if state.stage == "draw" else "x")
 
     # --------------------------------------------------------------------- actions
 

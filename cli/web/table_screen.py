@@ -1,0 +1,243 @@
+"""The seat's table as the browser draws it: one model, the terminal table's.
+
+A :class:`TableScreen` holds the same :class:`~cli.table.play.TableApp` (or LAN table) that the
+terminal draws, never run as a terminal application: it keeps the cursor, the selection, the
+question asked, the status line, the narrator and every rule of what a key does. The browser
+gets :meth:`TableScreen.snapshot`, plain JSON built from :mod:`p2p10.seat_view` and from the
+table's own texts, and sends back the keys the terminal reads (``{"type": "key"}``) or the
+clicks its mouse handlers take (a card, a pile, a meld, an answer): :meth:`TableScreen.act`
+turns each into the same call. Nothing about the rules is decided in the browser.
+
+The side screens (help, rules, score sheet, a hand's summary, the end) are sent as the lines the
+terminal lays out, at the browser's width in text columns (``{"type": "size"}``); the score
+sheet also as a table (:func:`~p2p10.seat_view.sheet_view`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+from cli.table.drawing import Line
+from p2p10.i18n import N_, _, current_language
+from p2p10.seat_view import as_json, card_view, piles_view, seat_rows, sheet_view
+
+if TYPE_CHECKING:
+    from cli.table.play import TableApp
+
+WIDE = (160, 60)
+"""The text size the title and the status line are laid out at for the page: wide enough that
+nothing is shortened (the page wraps its own lines)."""
+
+MAX_KEY = 16  # characters of a key's name ("pagedown"); a longer one is no key
+COLUMNS = (24, 200)  # the side screens' text width the page may ask for
+
+PAGE_WORDS = {
+    "draw_pile": N_("Draw pile"),
+    "discard_pile": N_("Discard pile"),
+    "moves": N_("Moves"),
+    "score_sheet": N_("Score sheet"),
+    "your_hand": N_("Your hand"),
+    "by_number": N_("Sort by number"),
+    "by_colour": N_("Sort by colour"),
+    "chat": N_("Chat"),
+    "send": N_("Send"),
+    "close": N_("Close"),
+    "empty": N_("empty"),
+    "cards_left": N_("cards left"),
+    "connecting": N_("Connecting to your p2p10..."),
+    "refused": N_("This page needs the address p2p10 printed, with its key (#t=...). Start p2p10 "
+                  "again with --web, or copy the whole address it printed."),
+    "gone": N_("p2p10 has stopped: this page shows nothing more. Its last words are above."),
+    "drag_hint": N_("Click a card to select it; drag it to the discard pile, or click the pile, "
+                    "to discard it."),
+    "melds": N_("Melds"),
+    "no_melds": N_("No meld yet."),
+}
+"""The page's own words (labels of its parts), sent translated in every snapshot."""
+
+
+def page_words() -> dict[str, str]:
+    """:data:`PAGE_WORDS` in the current language."""
+    return {key: _(text) for key, text in PAGE_WORDS.items()}
+
+
+def fragments(line: Line) -> list[dict[str, str]]:
+    """A line of styled text as the page's parts: text and tone (the terminal's style class,
+    "info", "warn", "error", "dim", ...)."""
+    out: list[dict[str, str]] = []
+    for fragment in line:
+        style, text = fragment[0], fragment[1]
+        tone = " ".join(part.removeprefix("class:") for part in style.split())
+        if out and out[-1]["tone"] == tone:
+            out[-1]["text"] += text
+        else:
+            out.append({"text": text, "tone": tone})
+    return out
+
+
+def plain_text(line: Line) -> str:
+    """A line of styled text as plain text."""
+    return "".join(fragment[1] for fragment in line)
+
+
+class TableScreen:
+    """A seat's table drawn in a browser (see the module docstring)."""
+
+    def __init__(self, app: TableApp, columns: int = 60) -> None:
+        self.app = app
+        self.columns = columns
+        self.version = 0
+        app.fixed_size = (columns, WIDE[1])
+
+    @contextmanager
+    def _wide(self) -> Iterator[None]:
+        """Lay the table out wide while the title and status are read (the page wraps them)."""
+        size = self.app.fixed_size
+        self.app.fixed_size = WIDE
+        try:
+            yield
+        finally:
+            self.app.fixed_size = size
+
+    # ------------------------------------------------------------------ the model as JSON
+
+    def snapshot(self) -> dict[str, Any]:
+        """Everything the page shows now, as JSON values."""
+        app = self.app
+        self.version += 1
+        state = app.state()
+        with self._wide():
+            title = " ".join(plain_text(app.title(state)).split())
+            status = [fragments(line) for line in app.status_lines()] if app.prompt is None else []
+            hand = self._hand(state) if state is not None else None
+        keys = [{"key": key, "label": label, "enabled": enabled} for key, label, enabled in app.key_items()]
+        prompt = app.prompt
+        view: dict[str, Any] = {
+            "page": "table", "v": self.version, "lang": current_language(), "words": page_words(),
+            "readonly": False, "screen": app.screen, "title": title, "status": status, "keys": keys,
+            "prompt": None if prompt is None else {
+                "question": prompt.question, "index": prompt.index,
+                "choices": [{"key": c.key, "label": c.label} for c in prompt.choices]},
+            "log": [{"hand": t.hand, "kind": t.kind, "text": t.line} for t in app.log_told() if t.shown],
+            "seats": [], "piles": None, "hand": hand, "sheet": None, "panel": None,
+            "dealing": app.table_seat.dealing(), "over": app.table_seat.over,
+        }
+        if state is not None:
+            view["seats"] = as_json(seat_rows(state, app.me))
+            if state.stage in ("draw", "play", "reveal"):
+                view["piles"] = as_json(piles_view(state))
+            view["sheet"] = as_json(sheet_view(state, pad=False))
+        if app.screen != "table":
+            view["panel"] = [fragments(line) for line in self._panel_lines()]
+        return view
+
+    def _hand(self, state: Any) -> dict[str, Any]:
+        app = self.app
+        slots = app.hand_slots(state)
+        fits = app.fits(state)[0]
+        raised = app.raised()
+        cards = [{"slot": slot, "card": as_json(card_view(state.known[slot])), "fit": slot in fits,
+                  "raised": slot in raised, "cursor": index == app.cursor}
+                 for index, slot in enumerate(slots)]
+        coming = len(app.table_seat.card_coming()) if hasattr(app.table_seat, "card_coming") else 0
+        return {"cards": cards, "line": app.hand_hint(state) if slots else "", "by_colour": app.by_colour,
+                "coming": coming}
+
+    def _panel_lines(self) -> list[Line]:
+        """The side screen's lines as the terminal lays them out, at the page's width."""
+        app = self.app
+        text = app._panel_text()  # (the terminal's own layout of the screen)
+        lines: list[Line] = [[]]
+        for fragment in text:
+            parts = fragment[1].split("\n")
+            for index, part in enumerate(parts):
+                if index:
+                    lines.append([])
+                if part:
+                    lines[-1].append((fragment[0], part))
+        return lines
+
+    # ------------------------------------------------------------------ the user's actions
+
+    def act(self, message: dict[str, Any]) -> None:
+        """One message from the page: a key, or a click, as the terminal's keys and mouse
+        handlers take them. Anything else is ignored."""
+        app = self.app
+        kind = message.get("type")
+        if kind == "key":
+            key = message.get("key")
+            if isinstance(key, str) and 0 < len(key) <= MAX_KEY:
+                app.press(key)
+        elif kind == "size":
+            columns = message.get("columns")
+            if isinstance(columns, int) and COLUMNS[0] <= columns <= COLUMNS[1]:
+                self.columns = columns
+                app.fixed_size = (columns, WIDE[1])
+                app.invalidate()
+        elif kind in ("card", "discard"):
+            self._card(kind, message.get("slot"))
+        elif kind == "pile" and message.get("pile") in ("draw", "discard"):
+            app.status = []
+            app.pile_clicked(str(message["pile"]))
+        elif kind == "meld" and isinstance(message.get("id"), int):
+            app.status = []
+            app.hit(int(message["id"]))
+            app.invalidate()
+        elif kind == "pick" and isinstance(message.get("index"), int):
+            prompt = app.prompt
+            if prompt is not None and 0 <= message["index"] < len(prompt.choices):
+                app.status = []
+                app._pick(int(message["index"]))
+        elif kind == "sort" and message.get("by") in ("colour", "number") and \
+                (message["by"] == "colour") != app.by_colour:
+            app.press("o")
+
+    def _card(self, kind: str, slot: object) -> None:
+        app = self.app
+        state = app.state()
+        if state is None or not isinstance(slot, int) or app.prompt is not None:
+            return
+        slots = app.hand_slots(state)
+        if slot not in slots:
+            return
+        index = slots.index(slot)
+        if kind == "card":
+            app.toggle_card(index)
+            app.invalidate()
+        else:  # dropped on the discard pile: that card, whatever is selected
+            app.cursor = index
+            app.selected.clear()
+            app.press("x")
+
+
+async def follow_table(app: TableApp) -> None:
+    """Play the table under ``app`` until the user leaves it, with no terminal: what the
+    terminal's ``run`` does, for a screen drawn elsewhere. A bug in following the table (or an
+    entry that contradicts the roster) ends it, kept in ``app.broke`` and raised here."""
+
+    left = asyncio.get_running_loop().create_future()
+
+    def gone() -> None:
+        if not left.done():
+            left.set_result(None)
+
+    app.on_leave.append(gone)
+    follow = asyncio.create_task(app.table_seat.run())
+    try:
+        done, _pending = await asyncio.wait({follow, left}, return_when=asyncio.FIRST_COMPLETED)
+        if follow in done:
+            try:
+                follow.result()
+            except Exception as err:  # as the terminal's table: shown, then raised
+                app.fail(err)
+                raise
+            app._changed()  # the game's end, once the table has stopped
+            await left
+    finally:
+        follow.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):  # (raised above already)
+            await follow
