@@ -8,10 +8,13 @@ websocket as a browser would."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import re
 import signal
 import socket
+import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,14 +24,19 @@ import pytest
 from cli.web.launch import URL_LINE
 from cli.web.watch_screen import WATCHING, WatchScreen
 from p2p10.audit import LiveAudit, audit_bytes, audit_records
+from p2p10.engine import GameState
 from p2p10.seat_view import as_json, seat_rows, sheet_view
+from tests.browser import chrome, desktop, phone, shot
 from tests.test_lan_processes import TIMEOUT, environment, p2p10, read_line, read_port, spawn, stop
 from tests.test_watch import bad_logs, records_of, the_game
 
+__all__ = ["chrome"]  # the fixture, taken by name below
+
 SEAT_KEYS = {"seat", "name", "me", "turn", "phase", "phase_words", "down", "cards", "points", "skips",
              "skips_text", "melds", "away"}
-VIEW_KEYS = {"page", "readonly", "title", "seats", "piles", "hand", "prompt", "status", "keys", "log",
-             "sheet", "verdict"}
+# A seat's page's keys (cli/web/table_screen.py), and the verdict.
+VIEW_KEYS = {"page", "v", "lang", "words", "readonly", "screen", "title", "status", "keys", "prompt", "log",
+             "seats", "piles", "hand", "sheet", "panel", "dealing", "over", "verdict"}
 
 
 def fed(records: list[bytes]) -> tuple[WatchScreen, list[dict[str, Any]]]:
@@ -68,9 +76,10 @@ def test_the_page_shows_a_whole_game_as_a_spectator_sees_it() -> None:
     # Along the way: cards counted in hands, melds laid down, a deal in progress, a discard.
     assert any(seat["cards"] for view in views for seat in view["seats"])
     assert any(seat["melds"] for view in views for seat in view["seats"])
-    assert any(view["piles"]["dealing"] for view in views)
-    assert any(view["piles"]["top"] for view in views)
-    assert all(view["piles"]["takeable"] is False for view in views)
+    assert any(view["dealing"] for view in views)
+    assert any(view["piles"] and view["piles"]["top"] for view in views)
+    assert all(view["piles"] is None or view["piles"]["takeable"] is False for view in views)
+    assert not any(view["over"] for view in views) and last["over"]
     assert [v["verdict"]["word"] for v in views[1:]] == [WATCHING] * (len(views) - 1)
     assert views[-1]["verdict"]["text"].startswith(f"every entry so far checks out ({len(records)}")
 
@@ -102,7 +111,7 @@ def test_a_violation_shows_at_once_in_red() -> None:
     _screen, views = fed(records)
     verdict = views[-1]["verdict"]
     assert verdict["word"] == "VIOLATION" and verdict["text"].startswith("VIOLATION: ")
-    assert views[-1]["status"][-1] == {"text": verdict["text"], "tone": "error"}
+    assert views[-1]["status"][-1] == [{"text": verdict["text"], "tone": "error"}]
     assert views[-2]["verdict"]["word"] == WATCHING
 
 
@@ -113,9 +122,9 @@ def test_chat_and_notes_go_to_the_status_lines() -> None:
     screen.note("the link broke: dialling again")
     assert screen.table is not None
     assert screen.snapshot()["status"][-3:] == [
-        {"text": f"{screen.table.names[1]}: hello room", "tone": "info"},
-        {"text": "?: from nowhere", "tone": "info"},
-        {"text": "the link broke: dialling again", "tone": "dim"}]
+        [{"text": f"{screen.table.names[1]}: hello room", "tone": "info"}],
+        [{"text": "?: from nowhere", "tone": "info"}],
+        [{"text": "the link broke: dialling again", "tone": "dim"}]]
 
 
 def test_the_options_go_with_web(capsys: pytest.CaptureFixture[str]) -> None:
@@ -157,9 +166,11 @@ async def follow(url: str) -> list[dict[str, Any]]:
                 return views
 
 
-def test_the_page_follows_a_lan_game_of_three_processes_to_its_clean_end(tmp_path: Path) -> None:
-    """The room's page (``--listen``, read-only) is up before the game; a browser's socket
-    follows it to the end, CLEAN, with the players' final scores; Ctrl-C then ends the page."""
+@contextlib.contextmanager
+def room_game(tmp_path: Path) -> Iterator[tuple[str, list[subprocess.Popen[str]], list[Path]]]:
+    """A LAN table of three processes (``--autoplay``) on 127.0.0.1 and the room's page
+    (``watch --web --listen``, read-only) up before the game starts: the page's address (the
+    watch's first line), the processes (the watch second) and the players' folders."""
     env = environment(tmp_path)
     port = free_port()
     names = ("Ann", "Bob", "Cy")
@@ -169,33 +180,48 @@ def test_the_page_follows_a_lan_game_of_three_processes_to_its_clean_end(tmp_pat
                          "-o", "hands=1", "--save", str(dirs[0]), *common), env)]
     try:
         host_port = read_port(procs[0])
-        watcher = spawn(p2p10("watch", f"127.0.0.1:{host_port}", "--web", "--no-browser",
-                              "--listen", f"127.0.0.1:{port}", "--name", "Room",
-                              "--save", str(tmp_path / "room")), env)
-        procs.append(watcher)
-        url = read_line(watcher, r".*").group(0)  # the first line
+        procs.append(spawn(p2p10("watch", f"127.0.0.1:{host_port}", "--web", "--no-browser",
+                                 "--listen", f"127.0.0.1:{port}", "--name", "Room",
+                                 "--save", str(tmp_path / "room")), env))
+        url = read_line(procs[1], r".*").group(0)  # the first line
         assert URL_LINE.match(url) and url.startswith(f"http://127.0.0.1:{port}/#t="), url
         for name, folder in zip(names[1:], dirs[1:], strict=True):
             procs.append(spawn(p2p10("join", f"127.0.0.1:{host_port}", "--name", name,
                                      "--save", str(folder), *common), env))
-        views = asyncio.run(follow(url))
-        last = views[-1]
-        assert last["verdict"]["word"] == "CLEAN", last["verdict"]
-        read_line(watcher, r"The game is over: the page stays up until you press Ctrl-C")
-        watcher.send_signal(signal.SIGINT)
-        out, err = watcher.communicate(timeout=TIMEOUT)
-        assert watcher.returncode == 0, (out, err)
-        assert out.rstrip().splitlines()[-1].startswith("CLEAN"), out
-        for proc in procs[2:] + procs[:1]:
-            proc.communicate(timeout=TIMEOUT)
-            assert proc.returncode == 0
+        yield url, procs, dirs
     finally:
         stop(procs)
+
+
+def game_over(procs: list[subprocess.Popen[str]], dirs: list[Path], tmp_path: Path) -> GameState:
+    """The page is up after the game until Ctrl-C, then the watch ends CLEAN; everybody's log
+    is the players' log, clean: its final state."""
+    watcher = procs[1]
+    read_line(watcher, r"The game is over: the page stays up until you press Ctrl-C")
+    watcher.send_signal(signal.SIGINT)
+    out, err = watcher.communicate(timeout=TIMEOUT)
+    assert watcher.returncode == 0, (out, err)
+    assert out.rstrip().splitlines()[-1].startswith("CLEAN"), out
+    assert "Traceback" not in err, err
+    for proc in procs[2:] + procs[:1]:
+        proc.communicate(timeout=TIMEOUT)
+        assert proc.returncode == 0
     log = next(dirs[0].glob("*.p2p10")).read_bytes()
     assert next((tmp_path / "room").glob("*-watch.p2p10")).read_bytes() == log
     report = audit_bytes(log)
     assert report.clean and report.table is not None
-    final = report.table.engine
+    return report.table.engine
+
+
+@pytest.mark.slow
+def test_the_page_follows_a_lan_game_of_three_processes_to_its_clean_end(tmp_path: Path) -> None:
+    """A browser's socket, as the page's script opens it, follows the game to the end, CLEAN,
+    with the players' final scores; an action it sends is ignored (read-only)."""
+    with room_game(tmp_path) as (url, procs, dirs):
+        views = asyncio.run(follow(url))
+        final = game_over(procs, dirs, tmp_path)
+    last = views[-1]
+    assert last["verdict"]["word"] == "CLEAN", last["verdict"]
     assert [seat["name"] for seat in last["seats"]] == ["Ann", "Bob", "Cy"]
     assert [seat["points"] for seat in last["seats"]] == list(final.totals)
     assert last["sheet"]["totals"] == [str(total) for total in final.totals]
@@ -203,3 +229,30 @@ def test_the_page_follows_a_lan_game_of_three_processes_to_its_clean_end(tmp_pat
     assert any(seat["cards"] for view in views for seat in view["seats"])
     assert any(seat["melds"] for view in views for seat in view["seats"])
     assert all(view["hand"] is None and view["keys"] == [] for view in views)
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_the_room_sees_the_game_to_its_clean_end_in_a_browser(tmp_path: Path, chrome: Any) -> None:
+    """Headless Chromium opens the printed address: the seats and the verdict as the game
+    goes, CLEAN at the end with the final scores; screenshots at 1920x1080 and 360x740."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    with room_game(tmp_path) as (url, procs, dirs):
+        desktop(chrome)
+        chrome.get(url)
+        WebDriverWait(chrome, 4 * TIMEOUT).until(
+            lambda driver: driver.find_elements(By.CSS_SELECTOR, ".verdict-clean"))
+        assert "#t=" not in chrome.current_url  # the key has left the address bar
+        seats = chrome.find_elements(By.CSS_SELECTOR, "[data-seat]")
+        names = [seat.get_attribute("aria-label") for seat in seats]
+        shot(chrome, tmp_path, "watch-1920x1080")
+        phone(chrome)
+        shot(chrome, tmp_path, "watch-360x740")
+        text = chrome.find_element(By.TAG_NAME, "body").text
+        final = game_over(procs, dirs, tmp_path)
+    assert names == ["Ann", "Bob", "Cy"]
+    assert "CLEAN" in text
+    for total in final.totals:
+        assert str(total) in text

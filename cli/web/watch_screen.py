@@ -24,7 +24,8 @@ from p2p10.seat_view import as_json, piles_view, seat_rows, sheet_view
 from p2p10.table import TableState
 
 if TYPE_CHECKING:
-    from cli.web.server import Page, WebServer
+    from cli.web.page import Page
+    from cli.web.server import WebServer
 
 LOG_LINES = 200  # the move log's last lines sent: a screen shows fewer; a whole game has ~2,000
 STATUS_LINES = 4  # the last notes, chat lines and failures shown
@@ -51,15 +52,17 @@ class WatchScreen:
         self.failure: str | None = None
         self.ended: str | None = None  # the verdict line, once the watch is over
         self.langs: list[str] = []
+        self.version = 0  # of the snapshot, as a seat's page counts them
 
     # ----------------------------------------------------------------- the door's side
 
     def page(self) -> Page:
         """The table page, as a seat's but read-only; nothing of the game in it."""
         from cli.web.page import page
+        from cli.web.table_screen import page_words
 
-        return page("p2p10", current_language(), ["cards.js", "table.js"], ["base.css", "table.css"],
-                    data={"page": "watch", "readonly": True}, connect=True)
+        return page("p2p10", current_language(), ["cards.js", "table.js"], ["base.css"],
+                    data={"page": "watch", "readonly": True, "words": page_words()}, connect=True)
 
     def hello(self, langs: list[str]) -> None:
         """A browser opened the page. The page speaks the command's language (several people's
@@ -145,21 +148,36 @@ class WatchScreen:
     # ------------------------------------------------------------------- the view
 
     def snapshot(self) -> dict[str, Any]:
-        """The view, in the JSON shape of a seat's table page (read-only, no hand)."""
+        """The view, in the JSON shape of a seat's table page (:mod:`cli.web.table_screen`):
+        read-only, no hand, no question, no keys, and the live audit's ``verdict`` besides."""
+        from cli.web.table_screen import page_words
+        from protocol.local import dealing_progress
+
         table = self.table
         state = table.engine if table is not None else None
+        self.version += 1
+        dealing = None
+        if table is not None and state is not None and state.stage != "over":
+            dealing = dealing_progress(table, state.players)
+        piles = None
+        if state is not None and state.stage in ("draw", "play", "reveal"):
+            # (never to be taken: a spectator has no turn)
+            piles = {**as_json(piles_view(state)), "takeable": False}
         return {
-            "page": "watch",
-            "readonly": True,
+            "page": "watch", "v": self.version, "lang": current_language(), "words": page_words(),
+            "readonly": True, "screen": "table",
             "title": self.title(state),
-            "seats": [] if state is None else as_json(seat_rows(state, None)),
-            "piles": piles(table),
-            "hand": None,
-            "prompt": None,
-            "status": [{"text": text, "tone": tone} for text, tone in self.status],
+            "status": [[{"text": text, "tone": tone}] for text, tone in self.status],
             "keys": [],
+            "prompt": None,
             "log": self.log(),
+            "seats": [] if state is None else as_json(seat_rows(state, None)),
+            "piles": piles,
+            "hand": None,
             "sheet": None if state is None else as_json(sheet_view(state, pad=False)),
+            "panel": None,
+            "dealing": None if dealing is None else list(dealing),
+            "over": self.ended is not None,
             "verdict": self.verdict(),
         }
 
@@ -190,16 +208,3 @@ class WatchScreen:
                 "text": ngettext("every entry so far checks out ({n} entry)",
                                  "every entry so far checks out ({n} entries)",
                                  self.entries).format(n=self.entries)}
-
-
-def piles(table: TableState | None) -> dict[str, Any]:
-    """The piles as :func:`~p2p10.seat_view.piles_view` gives them (never to be taken: a
-    spectator has no turn), and the deal's progress while a hand is set up."""
-    from protocol.local import dealing_progress
-
-    state = table.engine if table is not None else None
-    if state is None:
-        return {"stock": 0, "top": None, "takeable": False, "dealing": None}
-    progress = dealing_progress(table, state.players) if state.stage != "over" else None
-    return {**as_json(piles_view(state)), "takeable": False,
-            "dealing": None if progress is None else list(progress)}
