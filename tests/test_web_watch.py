@@ -33,7 +33,7 @@ from tests.test_watch import bad_logs, records_of, the_game
 __all__ = ["chrome"]  # the fixture, taken by name below
 
 SEAT_KEYS = {"seat", "name", "me", "turn", "phase", "phase_words", "down", "cards", "points", "skips",
-             "skips_text", "melds", "away"}
+             "skips_text", "melds", "cards_text", "points_text", "away"}
 # A seat's page's keys (cli/web/table_screen.py), and the verdict.
 VIEW_KEYS = {"page", "v", "lang", "words", "readonly", "screen", "title", "status", "keys", "prompt", "log",
              "seats", "piles", "hand", "sheet", "panel", "dealing", "over", "verdict"}
