@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import signal
 import sys
 from pathlib import Path
@@ -136,7 +137,9 @@ async def _watch_web(address: tuple[str, int], name: str, save: Path, announced:
     try:
         result = await watch(address, name, save_dir=save, events=events, announced=announced, code=code,
                              leave=leave)
-        bye = result.summary()
+        # The page says the verdict without where this machine keeps the log: other machines
+        # may show it (--listen).
+        bye = dataclasses.replace(result, log_path=None).summary()
         screen.over(bye)
         if not result.left:
             _say(_("The game is over: the page stays up until you press Ctrl-C."))

@@ -61,7 +61,7 @@ class WatchScreen:
         from cli.web.page import page
         from cli.web.table_screen import page_words
 
-        return page("p2p10", current_language(), ["cards.js", "table.js"], ["base.css"],
+        return page("p2p10", current_language(), ["cards.js", "table.js"], ["base.css", "table.css"],
                     data={"page": "watch", "readonly": True, "words": page_words()}, connect=True)
 
     def hello(self, langs: list[str]) -> None:
@@ -199,11 +199,12 @@ class WatchScreen:
 
     def verdict(self) -> dict[str, str]:
         """The live audit's verdict: the failure at once if one was seen, the final verdict at
-        the end, and until then how many entries checked out."""
-        if self.failure is not None:
-            return {"word": verdict_word(self.failure), "text": self.failure}
-        if self.ended is not None:
-            return {"word": verdict_word(self.ended), "text": self.ended}
+        the end, and until then how many entries checked out; its ``word`` (CLEAN, VIOLATION,
+        ...) apart from the rest of the line."""
+        for line in (self.failure, self.ended):
+            if line is not None:
+                word = verdict_word(line)
+                return {"word": word, "text": line.removeprefix(word + ": ")}
         return {"word": WATCHING,
                 "text": ngettext("every entry so far checks out ({n} entry)",
                                  "every entry so far checks out ({n} entries)",
