@@ -79,7 +79,8 @@ def add_parsers(sub: Any, rule_options: argparse.ArgumentParser) -> None:
         "replay", help=_("a game's transcript, hand by hand and turn by turn"),
         # TRANSLATORS: SEAT is the metavar of --as: translate it as there.
         description=_("Step through a saved game at the table, move by move and hand by hand "
-                      "(on a terminal), or print it as a transcript (--text, or into a pipe). "
+                      "(on a terminal), print it as a transcript (--text, or into a pipe), or "
+                      "write it as one web page to open in a browser (--html -o FILE.html). "
                       "--as SEAT shows that seat's own cards as it saw them; without it, a "
                       "spectator's view: hidden cards appear only at each hand's end-of-hand "
                       "reveal."))
@@ -94,6 +95,15 @@ def add_parsers(sub: Any, rule_options: argparse.ArgumentParser) -> None:
                         help=_("print the transcript, even on a terminal"))
     replay.add_argument("--ascii", action="store_true",
                         help=_("on a terminal: no box-drawing characters"))
+    replay.add_argument("--html", action="store_true",
+                        help=_("write the game as one self-contained web page (needs -o): it opens "
+                               "in any browser with no network, steps through the game as every "
+                               "seat saw it, and shows the score sheet, a chart of the scores and "
+                               "the audit's verdict"))
+    # TRANSLATORS: the metavar of replay's -o/--output, a file to write.
+    replay.add_argument("-o", "--output", type=Path, metavar=_("FILE.html"),
+                        # TRANSLATORS: FILE.html is the option's metavar: translate it as there.
+                        help=_("with --html: the file to write, FILE.html"))
     replay.set_defaults(func=run_later("cli.replay_cmd", "cmd_replay"))
 
     export = sub.add_parser(

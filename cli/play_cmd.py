@@ -22,7 +22,7 @@ from p2p10.i18n import _, ngettext
 from p2p10.names import company, shown_name
 
 if TYPE_CHECKING:
-    from cli.table.start import Continue, NewGame, StartChoice
+    from cli.table.start import Continue, Listed, NewGame, StartChoice
     from p2p10.engine import GameState
     from protocol.local import LocalTable, SavedGame
 
@@ -50,7 +50,8 @@ def add_parser(sub: Any, rule_options: argparse.ArgumentParser) -> None:
                       "the start screen comes back to it; one started by a flag ends the command."),
         epilog=_("examples: p2p10 play\n"
                  "          p2p10 play --bots 2 --level hard -o phases=even\n"
-                 "          p2p10 play --resume"),
+                 "          p2p10 play --resume\n"
+                 "          p2p10 play --web"),
         formatter_class=HelpFormatter)
     play.add_argument("--bots", type=int, metavar="N",
                       help=_("bots at the table, 1-5 (as in your last game; 3 at first)"))
@@ -67,13 +68,24 @@ def add_parser(sub: Any, rule_options: argparse.ArgumentParser) -> None:
     play.add_argument("--pace", type=float, default=0.6, metavar="SECONDS",
                       help=_("how long each bot waits before its move (0.6; + and - change it "
                              "at the table)"))
+    add_web_options(play)
     play.set_defaults(func=cmd_play)
+
+
+def add_web_options(parser: argparse.ArgumentParser) -> None:
+    """``--web`` and ``--no-browser``: the table in the browser instead of the terminal."""
+    parser.add_argument("--web", action="store_true",
+                        help=_("draw the table in your browser instead of the terminal: the page is "
+                               "served on 127.0.0.1 only, at an address with a one-time key that "
+                               "the command prints first"))
+    parser.add_argument("--no-browser", action="store_true",
+                        help=_("with --web: only print the page's address, do not open a browser"))
 
 
 def cmd_play(args: argparse.Namespace) -> int:
     """Play games at the terminal (the start screen's choices, or the flags'); after each, print
     the winner, the scores and where the log is saved."""
-    if not (sys.stdout.isatty() and sys.stdin.isatty()):
+    if not args.web and not (sys.stdout.isatty() and sys.stdin.isatty()):
         raise NoTerminal(_("play needs a terminal: its input and output must not be a pipe or a "
                            "file (to watch bots play without one, try 'p2p10 simulate --crypto "
                            "--save DIR')"))
@@ -90,6 +102,12 @@ def cmd_play(args: argparse.Namespace) -> int:
         choice = _resume_choice(args.resume)
     elif (args.bots, args.name, args.level, args.seed) != (None,) * 4 or args.options:
         choice = settings
+    if args.web:
+        from cli.web.play_web import play_web
+
+        if notice is not None:
+            print(f"p2p10: {notice}", file=sys.stderr)
+        return play_web(args, settings, choice)
     # A game or a replay left from the start screen comes back to it; one started by flags (or
     # --resume) ends the command: the screen was never asked for.
     from_screen = choice is None
@@ -160,15 +178,24 @@ def _resume_choice(named: str) -> StartChoice:
 def _start_screen(settings: NewGame, ascii_only: bool, notice: str | None = None) -> StartChoice:
     """Show the start screen, with the unfinished games, the recent ones and the record (and
     ``notice`` under the menu until the first key)."""
-    from cli.table.start import SHOWN, Listed, choose
-    from protocol import record_store
-    from protocol.local import unfinished_games
+    from cli.table.start import choose
 
     looking = _("Looking for your saved games...")
     print(looking, end="\r", flush=True)
-    unfinished = [Listed(g.path, _unfinished_label(g)) for g in unfinished_games(limit=SHOWN)]
+    unfinished, recent, lines = start_lists()
     # Wiped before the screen opens: the terminal shows the line again once the screen closes.
     print(" " * len(looking), end="\r", flush=True)
+    return choose(settings, unfinished, recent, lines, ascii_only, notice=notice)
+
+
+def start_lists() -> tuple[list[Listed], list[Listed], list[str]]:
+    """What the start screen lists: the unfinished games, the recent finished ones (whose log is
+    still there) and the record's lines (or why it cannot be read)."""
+    from cli.table.start import SHOWN, Listed
+    from protocol import record_store
+    from protocol.local import unfinished_games
+
+    unfinished = [Listed(g.path, _unfinished_label(g)) for g in unfinished_games(limit=SHOWN)]
     try:
         record = record_store.load()
         lines = record.summary_lines()
@@ -176,7 +203,7 @@ def _start_screen(settings: NewGame, ascii_only: bool, notice: str | None = None
                   if Path(g.log_path).exists()]
     except P2P10Error as err:
         lines, recent = [str(err)], []
-    return choose(settings, unfinished, recent, lines, ascii_only, notice=notice)
+    return unfinished, recent, lines
 
 
 def _unfinished_label(game: SavedGame) -> str:
@@ -222,14 +249,22 @@ def _play(local: LocalTable, ascii_only: bool) -> bool:
     import asyncio
 
     from cli.table.play import TableApp
-    from protocol import record_store
-    from protocol.local import USER
 
     app = TableApp(local, ascii_only=ascii_only)
     try:
         asyncio.run(app.run())
     finally:
         local.close()
+    after_game(local)
+    return app.again
+
+
+def after_game(local: LocalTable) -> None:
+    """How a game at ``local`` ended, printed: the winner and the scores (the record updated),
+    or how to continue it; where its log is, and how to replay and audit it."""
+    from protocol import record_store
+    from protocol.local import USER
+
     path = local.log_path
     table = local.table
     state = local.view() if table is not None else None
@@ -248,7 +283,6 @@ def _play(local: LocalTable, ascii_only: bool) -> bool:
     _say(_("To see it again move by move, and to check every shuffle, card and score:"))
     print(f"  p2p10 replay {path}")
     print(f"  p2p10 audit {path}")
-    return app.again
 
 
 def _say(text: str) -> None:

@@ -9,6 +9,7 @@ import argparse
 import asyncio
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from cli import UsageError
 from cli.log_files import read_log_file
@@ -43,9 +44,32 @@ def _check_hand(records: Sequence[bytes], hand: int) -> None:
                               played).format(hand=hand, n=played))
 
 
+def _write_html(args: argparse.Namespace, records: Sequence[bytes]) -> int:
+    """``--html -o FILE``: the game as one self-contained web page."""
+    from cli.web.page import write_page  # only --html needs the page builder
+    from cli.web.replay_html import replay_page
+
+    output: Path = args.output
+    print(write_page(replay_page(records, args.file), output))
+    return 0
+
+
 def cmd_replay(args: argparse.Namespace) -> int:
-    """Step through a game at the table (on a terminal), or print its transcript."""
+    """Step through a game at the table (on a terminal), print its transcript, or write it as
+    a web page."""
+    if args.html and args.output is None:
+        raise UsageError(_("--html needs -o FILE.html: the file to write the page to"))
+    if args.output is not None and not args.html:
+        raise UsageError(_("-o is for --html: the page's file"))
+    if args.html and (args.text or args.hand is not None or args.seat is not None):
+        raise UsageError(_("--html makes a page of the whole game, every seat's view in it: it takes no "
+                           "--text, --hand or --as"))
     records = read_log_file(args.file)
+    if args.html:
+        if not records.items:
+            print(_("The log is empty: it holds no entry, not even the table."))
+            return 1
+        return _write_html(args, records.items)
     viewer = None if args.seat is None else args.seat - 1
     if viewer is not None and viewer < 0:
         raise UsageError(_("--as takes a seat number from 1"))

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
-from cli import HelpFormatter
+from cli import HelpFormatter, UsageError
 from p2p10.i18n import N_, _
 
 NO_GAMES = N_("No finished games yet: play one with 'p2p10 play'.")
 """What ``p2p10 stats`` says with no game on record, in English (shown through ``_()``)."""
+HTML_FILE = "record.html"
+"""The page ``p2p10 stats --html`` writes without ``-o``, beside the record."""
 
 
 def add_parser(sub: Any) -> None:
@@ -25,9 +28,16 @@ def add_parser(sub: Any) -> None:
                       "$XDG_DATA_HOME/p2p10/record.json (~/.local/share/p2p10/record.json by "
                       "default)."),
         epilog=_("examples: p2p10 stats\n"
-                 "          p2p10 stats --json"),
+                 "          p2p10 stats --json\n"
+                 "          p2p10 stats --html -o record.html"),
         formatter_class=HelpFormatter)
     stats.add_argument("--json", action="store_true", help=_("print one JSON object"))
+    stats.add_argument("--html", action="store_true",
+                       help=_("write the record as one self-contained web page, with charts "
+                              "(record.html beside the record, or -o FILE.html)"))
+    # TRANSLATORS: the metavar of stats' -o/--output, a file to write.
+    stats.add_argument("-o", "--output", type=Path, metavar=_("FILE.html"),
+                       help=_("with --html: the file to write, FILE.html"))
     stats.set_defaults(func=cmd_stats)
 
 
@@ -39,9 +49,21 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
     from protocol.record_store import load, record_path
 
+    if args.output is not None and not args.html:
+        raise UsageError(_("-o is for --html: the page's file"))
+    if args.html and args.json:
+        raise UsageError(_("--html and --json: choose one"))
     path = record_path()
     record = load(path)
-    if args.json:
+    if args.html:
+        from cli.web.page import write_page  # only --html needs the page builder
+        from cli.web.stats_html import stats_page
+
+        output: Path = args.output or path.with_name(HTML_FILE)
+        if args.output is None:
+            output.parent.mkdir(parents=True, exist_ok=True)
+        print(write_page(stats_page(record, path), output))
+    elif args.json:
         print(json.dumps({"file": str(path), **record.summary()}))
     elif not record.games:
         print(_(NO_GAMES))

@@ -117,6 +117,21 @@ def choose_language(env: Mapping[str, str], override: str | None = None) -> str:
     return "en"
 
 
+def explicit_language(env: Mapping[str, str], override: str | None = None) -> str | None:
+    """The language the user asked for: ``override`` (checked as :func:`choose_language` does),
+    else the first of LANGUAGE, LC_ALL, LC_MESSAGES and LANG that names one this program speaks;
+    None when none does (unset, "C", "POSIX" or another language): then a front end may follow
+    another choice, such as a browser's."""
+    if override is not None:
+        return _known(override)
+    for variable in ENVIRONMENT:
+        for name in env.get(variable, "").split(":"):
+            code = language_code(name) if name else ""
+            if code in LANGUAGES:
+                return code
+    return None
+
+
 def set_language(lang: str) -> None:
     """Speak ``lang`` (one of :data:`LANGUAGES`) from now on, in the whole process, argparse's
     own words ("usage:", "options", its error messages) included. A catalogue that was not built

@@ -357,48 +357,62 @@ class Record:
         """The whole record as text (``p2p10 stats``): the totals, then for each kind of game
         (:meth:`by_kind`) won and lost by opponent level and by table size, phases made and the
         best game, then the ``count`` latest games."""
-        total = self.total()
-        # TRANSLATORS: the first line of `p2p10 stats`; {percent} is a share of the games, "57%".
-        head = ngettext("Your record: {n} game, {won} won, {lost} lost ({percent} won)",
-                        "Your record: {n} games, {won} won, {lost} lost ({percent} won)", total.games)
-        lines = [head.format(n=total.games, won=total.won, lost=total.lost, percent=percent(total.rate))]
+        lines = [self.heading()]
         for kind, games in self.by_kind().items():
             lines += ["", *games._kind_lines(kind)]
         return [*lines, _("(a game against several levels counts under each)"), "",
                 _("Latest games"), *(f"  {game.row()}" for game in self.latest(count))]
 
-    def _kind_lines(self, kind: tuple[str, ...]) -> list[str]:
-        """The figures of these games, all of ``kind``, as text."""
+    def heading(self) -> str:
+        """The record's first line: games played, won and lost, and the share won."""
         total = self.total()
-        made, hands = self.phases_made()
-        per_hand = self.phases_per_hand()
-        best = self.best()
+        # TRANSLATORS: the first line of `p2p10 stats`; {percent} is a share of the games, "57%".
+        head = ngettext("Your record: {n} game, {won} won, {lost} lost ({percent} won)",
+                        "Your record: {n} games, {won} won, {lost} lost ({percent} won)", total.games)
+        return head.format(n=total.games, won=total.won, lost=total.lost, percent=percent(total.rate))
+
+    def kind_heading(self, kind: tuple[str, ...]) -> str:
+        """The heading of these games, all of ``kind``: how many, won, lost, the share won."""
+        total = self.total()
         # TRANSLATORS: the heading of one kind of game in `p2p10 stats`; {kind} is "standard
         # rules" or "rules hands=3" (as after a game in your record), {percent} a share, "57%".
         head = ngettext("Games with {kind}: {n} game, {won} won, {lost} lost ({percent} won)",
                         "Games with {kind}: {n} games, {won} won, {lost} lost ({percent} won)",
                         total.games)
+        return head.format(kind=kind_text(kind), n=total.games, won=total.won, lost=total.lost,
+                           percent=percent(total.rate))
+
+    def phases_text(self) -> str:
+        """The phases made, in how many hands, and how many a hand."""
+        made, hands = self.phases_made()
+        per_hand = self.phases_per_hand()
         if per_hand is None:
             phases = ngettext("Phases made: {made} in {n} hand", "Phases made: {made} in {n} hands", hands)
         else:
             # TRANSLATORS: {rate} is phases laid down per hand dealt, on average: "0.67".
             phases = ngettext("Phases made: {made} in {n} hand, {rate} a hand",
                               "Phases made: {made} in {n} hands, {rate} a hand", hands)
+        return phases.format(made=made, n=hands, rate="" if per_hand is None else f"{per_hand:.2f}")
+
+    def best_text(self) -> str:
+        """The best game in words (under its kind: without the rules)."""
+        best = self.best()
         if best is None:
-            best_line = _("Best game (fewest hands, then lowest score): no win yet")
-        else:
-            best_line = _("Best game (fewest hands, then lowest score): {game}").format(
-                game=best.describe(rules=False))
-        levels = {_level_text(level): t for level, t in self.by_level().items()}
-        return [head.format(kind=kind_text(kind), n=total.games, won=total.won, lost=total.lost,
-                            percent=percent(total.rate)),
+            return _("Best game (fewest hands, then lowest score): no win yet")
+        return _("Best game (fewest hands, then lowest score): {game}").format(
+            game=best.describe(rules=False))
+
+    def _kind_lines(self, kind: tuple[str, ...]) -> list[str]:
+        """The figures of these games, all of ``kind``, as text."""
+        levels = {level_text(level): t for level, t in self.by_level().items()}
+        return [self.kind_heading(kind),
                 # TRANSLATORS: the title of a column of opponent levels (easy, hard, person, ...).
                 *_tally_table(pgettext("stats column", "Against"), levels),
                 # TRANSLATORS: the title of a column of table sizes (2, 3, 4 players).
                 *_tally_table(pgettext("stats column", "Players"),
                               {str(size): t for size, t in self.by_table_size().items()}),
-                "  " + phases.format(made=made, n=hands, rate="" if per_hand is None else f"{per_hand:.2f}"),
-                "  " + best_line]
+                "  " + self.phases_text(),
+                "  " + self.best_text()]
 
     def to_json(self) -> str:
         """The record as JSON, with its version."""
@@ -456,7 +470,7 @@ def percent(rate: float | None) -> str:
     return "-" if rate is None else f"{round(100 * rate)}%"
 
 
-def _level_text(level: str) -> str:
+def level_text(level: str) -> str:
     """An opponent level for a person, in the current language: a bot level as the bots' names
     show it ("hard", as in "Bot 2 (hard)"), ``bot`` and ``person``."""
     if level == BOT:

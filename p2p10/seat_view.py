@@ -87,8 +87,9 @@ class SeatRow:
     viewer's (``me``) and whose turn it is; the phase it plays (None where none is shown: the
     game is over, or the seat sits this hand out), described in words, and ``down`` once laid
     down; its cards in hand (None where no count is shown), its points, the Skips waiting for
-    it (``skips_text`` says so, "" for none), its melds, and ``away`` (a LAN table's note on a
-    player out of reach, else None)."""
+    it (``skips_text`` says so, "" for none), its melds, the count and points in words
+    ("10 cards", "25 pts"), and ``away`` (a LAN table's note on a player out of reach, else
+    None)."""
 
     seat: int
     name: str
@@ -102,6 +103,8 @@ class SeatRow:
     skips: int
     skips_text: str
     melds: tuple[MeldView, ...]
+    cards_text: str = ""
+    points_text: str = ""
     away: str | None = None
 
 
@@ -117,9 +120,13 @@ def seat_row(state: GameState, seat: int, me: int | None) -> SeatRow:
     skips_text = ("" if not skips else _("skipped next") if skips == 1
                   else _("skipped {n} turns").format(n=skips))
     melds = tuple(meld_view(m) for m in state.melds if m.owner == seat) if in_play else ()
+    points = state.totals[seat]
     return SeatRow(seat, shown_name(state.names[seat]), seat == me, turn, phase,
                    describe_phase(phase) if phase is not None else "", state.down[seat] is not None,
-                   cards, state.totals[seat], skips, skips_text, melds)
+                   cards, points, skips, skips_text, melds,
+                   ngettext("{n} card", "{n} cards", cards).format(n=cards) if cards is not None else "",
+                   # TRANSLATORS: a player's penalty points so far, short: "25 pts".
+                   _("{n} pts").format(n=points))
 
 
 def seat_rows(state: GameState, me: int | None) -> list[SeatRow]:

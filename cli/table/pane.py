@@ -181,10 +181,9 @@ class TablePane:
                       ("class:title" if row.turn else "", row.name)]
         if row.phase is not None:
             line += [("", "  "), ("class:chip", f" P{row.phase}{DOWN if row.down else ''} ")]
-        if row.cards is not None:
-            line.append(("", "  " + ngettext("{n} card", "{n} cards", row.cards).format(n=row.cards)))
-        # TRANSLATORS: a player's penalty points so far, short: "25 pts".
-        line.append(("", "  " + _("{n} pts").format(n=row.points)))
+        if row.cards_text:
+            line.append(("", "  " + row.cards_text))
+        line.append(("", "  " + row.points_text))
         if row.skips_text:
             line.append(("class:warn", "  " + row.skips_text))
         if width(line) > self.left_width():  # a long language: one space between the parts

@@ -109,6 +109,7 @@ class StartScreen:
         self.message: tuple[str, str] | None = None if notice is None else ("class:error", notice)
         self.editing: str | None = None  # "name" or "options" while a line is typed
         self.choice: StartChoice = Leave()
+        self.on_finish: list[Callable[[StartChoice], None]] = []  # another front end's (the browser's)
         self.editor = Buffer(multiline=False)
         keys = KeyBindings()
         menu = Condition(lambda: self.editing is None)
@@ -207,8 +208,13 @@ class StartScreen:
         field, text = self.editing, self.editor.text.strip()
         self.editing = None
         self.app.layout.focus(self.text)
-        if not keep:
-            return
+        if keep and field is not None:
+            self.edit(field, text)
+
+    def edit(self, field: str, text: str) -> None:
+        """Set the name or the rule options to ``text`` typed (an error said under the menu
+        and nothing changed when it is not one)."""
+        text = text.strip()
         if field == "name":
             if 0 < len(text) <= MAX_NAME and text.isprintable():
                 self.settings = replace(self.settings, name=text)
@@ -229,6 +235,8 @@ class StartScreen:
         self.choice = choice
         if self.app.is_running:
             self.app.exit()
+        for hook in self.on_finish:
+            hook(choice)
 
     # ------------------------------------------------------------------ drawing
 

@@ -19,6 +19,10 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib.resources import files
+from pathlib import Path
+
+from cli import UsageError
+from p2p10.i18n import _
 
 DATA_ID = "p2p10-data"
 
@@ -93,3 +97,15 @@ def page(title: str, lang: str, scripts: Sequence[str], styles: Sequence[str], b
         "</html>",
     ]
     return Page("\n".join(parts) + "\n", policy)
+
+
+def write_page(built: Page, output: Path) -> str:
+    """Write ``built``'s document to ``output`` and say so, in a line for the user; a file that
+    cannot be written is a :class:`~cli.UsageError` naming it and why."""
+    try:
+        output.write_text(built.html, encoding="utf-8")
+    except OSError as err:
+        raise UsageError(_("-o {path}: cannot write the page there: {reason}").format(
+            path=output, reason=err.strerror)) from None
+    return _("Wrote {path} ({size} KB): open it in a browser.").format(
+        path=output, size=(len(built.html.encode()) + 1023) // 1024)

@@ -112,7 +112,9 @@ class TableScreen:
         state = app.state()
         with self._wide():
             title = " ".join(plain_text(app.title(state)).split())
-            status = [fragments(line) for line in app.status_lines()] if app.prompt is None else []
+            gap = {"text": " ", "tone": ""}  # between the status's lines
+            status = [part for line in app.status_lines() for part in [*fragments(line), gap]
+                      ] if app.prompt is None else []
             hand = self._hand(state) if state is not None else None
         keys = [{"key": key, "label": label, "enabled": enabled} for key, label, enabled in app.key_items()]
         prompt = app.prompt

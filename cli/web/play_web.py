@@ -1,0 +1,274 @@
+"""``p2p10 play --web``: the start screen and the table in the user's browser.
+
+The command is the same: the same start screen (:class:`~cli.table.start.StartScreen`), the
+same table (:class:`~cli.table.play.TableApp`), the same peers, files and record; only the
+drawing is the browser's. One server (:mod:`cli.web.server`) serves the page for the whole
+run, and :class:`WebFront` hands its snapshots and the user's actions to what is showing now:
+the start screen (:class:`StartPage`) or a game (:class:`~cli.web.table_screen.TableScreen`).
+Neither is ever run as a terminal application (they are built under a dummy prompt_toolkit
+session, so that no terminal is needed).
+
+The language: ``--lang`` or the environment's (LANGUAGE, LC_ALL, LC_MESSAGES, LANG) when one
+names a language p2p10 speaks; else the first the browser asks for that it speaks, fixed when
+the first browser says hello (the narrator's lines are words once told).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from p2p10.errors import P2P10Error
+from p2p10.i18n import LANGUAGES, _, current_language, explicit_language, language_code, set_language
+
+if TYPE_CHECKING:
+    from cli.table.start import NewGame, StartChoice, StartScreen
+    from cli.web.page import Page
+    from cli.web.table_screen import TableScreen
+    from protocol.local import LocalTable
+
+
+def _nothing() -> None:
+    """No one to tell yet."""
+
+
+class StartPage:
+    """The start screen as the browser shows it: the terminal's menu, its rows, messages and
+    checks, driven by the page's clicks, fields and keys."""
+
+    def __init__(self, screen: StartScreen) -> None:
+        self.screen = screen
+
+    def snapshot(self) -> dict[str, Any]:
+        """The menu as JSON: its rows (with the heading each begins), the cursor, the message,
+        the name and options as typed, and the record."""
+        from cli.table.start import LEVELS
+        from cli.web.table_screen import page_words
+        from p2p10.names import level_name
+
+        screen = self.screen
+        headings = {"start": _("New game"), "continue": _("Unfinished games"), "replay": _("Recent games")}
+        rows = []
+        seen: set[str] = set()
+        for index, row in enumerate(screen.rows()):
+            heading = headings.get(row.key) if row.key not in seen else None
+            seen.add(row.key)
+            rows.append({"index": index, "key": row.key, "text": row.text, "heading": heading,
+                         "change": row.key in ("bots", "level", "game")})
+        message = screen.message
+        settings = screen.settings
+        return {
+            "page": "start", "lang": current_language(), "words": page_words(),
+            "title": _("p2p10: Phase 10 with no server and no trusted dealer"),
+            "rows": rows, "cursor": screen.cursor,
+            "message": None if message is None else {"text": message[1],
+                                                     "tone": message[0].removeprefix("class:")},
+            "name": settings.name, "options": " ".join(settings.options),
+            "levels": [{"level": level, "text": level_name(level)} for level in LEVELS],
+            "record_title": _("Your record"),
+            "record": screen.record or [_("No finished game yet.")],
+            "fields": {"name": _("Your name"), "options": _("Rule options"), "set": _("Set"),
+                       "hint": _("Rule options, e.g. phases=even skip=next (see 'p2p10 rules options'; "
+                                 "Enter, Esc):")},
+        }
+
+    def act(self, message: dict[str, Any]) -> None:
+        """A key, a row clicked (``step`` -1 or 1 changes a setting), or a field typed."""
+        screen = self.screen
+        kind = message.get("type")
+        rows = screen.rows()
+        if kind == "key" and isinstance(message.get("key"), str) and len(message["key"]) <= 16:
+            screen.press(message["key"])
+        elif kind == "row" and isinstance(message.get("index"), int) and 0 <= message["index"] < len(rows):
+            screen.cursor = message["index"]
+            screen.message = None
+            row = rows[screen.cursor]
+            step = message.get("step")
+            if step in (-1, 1) and row.key in ("bots", "level", "game"):
+                screen._change(row.key, int(step))  # (the menu's own ←/→)
+            elif row.key not in ("name", "options"):
+                screen.press("Enter")
+        elif kind == "edit" and message.get("field") in ("name", "options") and \
+                isinstance(message.get("text"), str) and len(message["text"]) <= 400:
+            screen.message = None
+            screen.edit(str(message["field"]), message["text"])
+
+
+class WebFront:
+    """The one screen the server shows for a whole ``play --web`` run (see the module
+    docstring): the page, the language, and whatever is showing now."""
+
+    def __init__(self, explicit: str | None) -> None:
+        self.explicit = explicit  # the language asked for, if any; else the browser's
+        self.chosen = explicit is not None
+        self.showing: StartPage | TableScreen | None = None
+        self.changed: Callable[[], None] = _nothing  # the server's push, once it runs
+        self.hello_heard = asyncio.Event()
+        self.closing: str | None = None
+
+    def page(self) -> Page:
+        """The shell: the table page's script and style, its words; nothing of the game."""
+        from cli.web.page import page
+        from cli.web.table_screen import page_words
+
+        return page("p2p10", current_language(), ["cards.js", "start.js", "table.js"],
+                    ["base.css", "table.css"], body='<div id="app"></div>',
+                    data={"page": "table", "words": page_words()}, connect=True)
+
+    def hello(self, langs: list[str]) -> None:
+        """A browser opened the page: the first one's language is the game's, unless one was
+        asked for."""
+        if not self.chosen:
+            self.chosen = True
+            for lang in langs:
+                code = language_code(lang)
+                if code in LANGUAGES:
+                    set_language(code)
+                    break
+        self.hello_heard.set()
+
+    def snapshot(self) -> Any:
+        """What is showing, as JSON."""
+        if self.showing is None:
+            from cli.web.table_screen import page_words
+
+            return {"page": "wait", "title": "p2p10", "words": page_words(),
+                    "text": self.closing or _("Opening the table...")}
+        return self.showing.snapshot()
+
+    async def act(self, message: dict[str, Any]) -> None:
+        """The user's action, to what is showing."""
+        if self.showing is not None:
+            self.showing.act(message)
+            self.changed()
+
+    # ------------------------------------------------------------------ the run
+
+    async def start_menu(self, settings: NewGame, notice: str | None) -> StartChoice:
+        """Show the start screen until a choice is made."""
+        from cli.play_cmd import start_lists
+        from cli.table.start import StartScreen
+
+        unfinished, recent, lines = start_lists()
+        screen = StartScreen(settings, unfinished, recent, lines, notice=notice)
+        chosen: asyncio.Future[StartChoice] = asyncio.get_running_loop().create_future()
+
+        def finished(choice: StartChoice) -> None:
+            if not chosen.done():
+                chosen.set_result(choice)
+
+        screen.on_finish.append(finished)
+        self.showing = StartPage(screen)
+        self.changed()
+        try:
+            return await chosen
+        finally:
+            self.showing = None
+
+    async def play(self, local: LocalTable) -> bool:
+        """One game at the table, in the page; True if the user asked for another."""
+        from cli.table.play import TableApp
+        from cli.web.table_screen import TableScreen, follow_table
+
+        app = TableApp(local)
+        table = TableScreen(app)
+        app.on_change.append(self.changed)
+        self.showing = table
+        self.changed()
+        try:
+            await follow_table(app)
+        finally:
+            self.showing = None
+            self.changed()
+        return app.again
+
+
+def _replay_html_choice(path: Path) -> str:
+    """A recent game chosen on the page's start screen: saved as one HTML page beside its log
+    (as ``p2p10 replay --html`` makes it), and where it is, said on the start screen."""
+    from cli.log_files import read_log_file
+    from cli.web.replay_html import replay_page
+
+    target = path.with_suffix(".html")
+    try:
+        target.write_text(replay_page(read_log_file(path).items, path).html, encoding="utf-8")
+    except OSError as err:
+        return _("The replay could not be saved: {reason}").format(reason=err.strerror or err)
+    return _("The replay is saved as one page: open {path} in your browser, or run "
+             "'p2p10 replay {log}'.").format(path=target, log=path)
+
+
+def web_language(lang_option: str | None) -> str | None:
+    """The language the user asked for (``--lang`` or the environment), or None: the browser's."""
+    return explicit_language(os.environ, lang_option)
+
+
+def play_web(args: argparse.Namespace, settings: NewGame, choice: StartChoice | None) -> int:
+    """``p2p10 play --web``: as ``p2p10 play``, drawn in the browser (see the module docstring)."""
+    from prompt_toolkit.application import create_app_session
+    from prompt_toolkit.input import DummyInput
+    from prompt_toolkit.output import DummyOutput
+
+    # The screens keep their terminal application unrun: under a dummy session, nothing
+    # reads this terminal (which may be none) or writes to it.
+    with create_app_session(input=DummyInput(), output=DummyOutput()):
+        return asyncio.run(_play_web(args, settings, choice))
+
+
+async def _play_web(args: argparse.Namespace, settings: NewGame, choice: StartChoice | None) -> int:
+    from cli import game_settings
+    from cli.play_cmd import _settings_of, _table, after_game
+    from cli.table.start import Continue, Leave, NewGame, Replay
+    from cli.web.launch import announce
+    from cli.web.server import WebServer
+
+    front = WebFront(web_language(getattr(args, "lang", None)))
+    server = await WebServer.start(front)
+    front.changed = server.changed
+    announce(server, open_browser=not args.no_browser)
+    from_screen = choice is None
+    notice: str | None = None
+    try:
+        if not front.chosen:  # the game speaks the browser's language: wait for it
+            await front.hello_heard.wait()
+        while True:
+            if choice is None:
+                choice, notice = await front.start_menu(settings, notice), None
+            if isinstance(choice, Leave):
+                return 0
+            if isinstance(choice, NewGame):
+                settings = choice
+                unsaved = game_settings.save(choice)
+                if unsaved is not None:
+                    print(f"p2p10: {unsaved}", file=sys.stderr)
+            try:
+                if isinstance(choice, Replay):
+                    notice = _replay_html_choice(choice.path)
+                    choice = None
+                    continue
+                local = _table(choice, args)
+            except P2P10Error as err:
+                if not from_screen:
+                    raise
+                choice, notice = None, str(err)
+                continue
+            assert isinstance(choice, NewGame | Continue)
+            try:
+                again = await front.play(local)
+            finally:
+                local.close()
+            after_game(local)
+            if again:
+                choice = settings = _settings_of(local)
+            elif from_screen:
+                choice = None
+            else:
+                return 0
+    finally:
+        front.closing = _("p2p10 has stopped.")
+        await server.close(front.closing)
