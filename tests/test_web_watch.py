@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 import re
 import signal
@@ -25,15 +26,14 @@ from cli.web.launch import URL_LINE
 from cli.web.watch_screen import WATCHING, WatchScreen
 from p2p10.audit import LiveAudit, audit_bytes, audit_records
 from p2p10.engine import GameState
-from p2p10.seat_view import as_json, seat_rows, sheet_view
+from p2p10.seat_view import SeatRow, as_json, seat_rows, sheet_view
 from tests.browser import chrome, desktop, phone, shot
 from tests.test_lan_processes import TIMEOUT, environment, p2p10, read_line, read_port, spawn, stop
 from tests.test_watch import bad_logs, records_of, the_game
 
 __all__ = ["chrome"]  # the fixture, taken by name below
 
-SEAT_KEYS = {"seat", "name", "me", "turn", "phase", "phase_words", "down", "cards", "points", "skips",
-             "skips_text", "melds", "away"}
+SEAT_KEYS = {field.name for field in dataclasses.fields(SeatRow)}
 # A seat's page's keys (cli/web/table_screen.py), and the verdict.
 VIEW_KEYS = {"page", "v", "lang", "words", "readonly", "screen", "title", "status", "keys", "prompt", "log",
              "seats", "piles", "hand", "sheet", "panel", "dealing", "over", "verdict"}
