@@ -11,25 +11,17 @@ import json
 import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from typing import Any
 
 import aiohttp
 import pytest
 
+from cli.web.page import Page
 from cli.web.server import FORBIDDEN, MAX_MESSAGE, MISDIRECTED, WebServer
 
 SECRET = "Ann-holds-R7-secret"
 SHELL = "<!DOCTYPE html><title>p2p10</title><p>the shell</p>"
 POLICY = "default-src 'none'; script-src 'sha256-abc'; connect-src 'self'"
-
-
-@dataclass(frozen=True)
-class Shell:
-    """A stand-in for cli.web.page.Page."""
-
-    html: str
-    csp: str
 
 
 class Seat:
@@ -42,8 +34,8 @@ class Seat:
         self.acts: list[dict[str, Any]] = []
         self.fail = False
 
-    def page(self) -> Shell:
-        return Shell(SHELL, POLICY)
+    def page(self) -> Page:
+        return Page(SHELL, POLICY)
 
     def hello(self, langs: list[str]) -> None:
         self.langs.append(langs)

@@ -47,6 +47,8 @@ from typing import Any, Protocol
 
 from aiohttp import WSMsgType, web
 
+from cli.web.page import Page
+
 MAX_MESSAGE = 16 * 1024  # bytes a browser's message may have: keys, clicks and a line of chat
 HEARTBEAT = 15.0  # s: a tab whose machine went away is noticed, and its writer ends
 MAX_LANGS = 16  # languages kept from a hello (a browser lists a handful)
@@ -57,16 +59,6 @@ STRICTEST = "default-src 'none'"  # the policy of a response when the page could
 FORBIDDEN = "forbidden"
 MISDIRECTED = "misdirected request"
 _FIXED = {403: FORBIDDEN, 404: "not found", 405: "method not allowed", 421: MISDIRECTED}
-
-
-class Page(Protocol):
-    """What the door needs of a page (``cli.web.page.Page``): the document and its policy."""
-
-    @property
-    def html(self) -> str: ...
-
-    @property
-    def csp(self) -> str: ...
 
 
 class Screen(Protocol):
