@@ -11,6 +11,7 @@ import argparse
 import asyncio
 import contextlib
 import dataclasses
+import os
 import signal
 import sys
 from pathlib import Path
@@ -19,7 +20,7 @@ from cli import UsageError
 from cli.lan_cmds import _find_table, _listen, _looks_like_address, _name, _seconds, given_code, with_code
 from p2p10.audit import Damage, LiveAudit, one_history
 from p2p10.errors import ProtocolViolation
-from p2p10.i18n import _, ngettext, pgettext
+from p2p10.i18n import _, explicit_language, ngettext, pgettext
 from protocol.discovery import TableAd
 from protocol.lan import LanError, parse_address
 from protocol.local import data_dir
@@ -99,16 +100,17 @@ async def _watch_screen(address: tuple[str, int], name: str, save: Path, announc
 
 async def _watch_web(address: tuple[str, int], name: str, save: Path, announced: str | None,
                      code: str | None, listen: tuple[str, int] | None, open_browser: bool,
-                     leave: asyncio.Event) -> WatchResult:
+                     explicit: str | None, leave: asyncio.Event) -> WatchResult:
     """A page for the room (``--web``): the live table served to browsers, read-only, at
     ``listen`` (default: 127.0.0.1 on a free port), its address the first line of output. The
     page stays up after the game, showing the end and the verdict, until the user leaves
-    (Ctrl-C); what goes wrong is said on the terminal too, line by line."""
+    (Ctrl-C); what goes wrong is said on the terminal too, line by line. ``explicit``: the
+    language asked for (else the first browser's)."""
     from cli.web.launch import announce
     from cli.web.server import WebServer
     from cli.web.watch_screen import WatchScreen
 
-    screen = WatchScreen()
+    screen = WatchScreen(explicit)
     host, port = listen if listen is not None else ("127.0.0.1", 0)
     try:
         server = await WebServer.start(screen, host, port, readonly=True)
@@ -209,7 +211,9 @@ def cmd_watch(args: argparse.Namespace) -> int:
         try:
             if args.web:
                 result = await _watch_web(address, name, save, announced, code, listen,
-                                          not args.no_browser, leave)
+                                          not args.no_browser,
+                                          explicit_language(os.environ, getattr(args, "lang", None)),
+                                          leave)
             elif screen:
                 result = await _watch_screen(address, name, save, announced, code, args.ascii, leave)
             else:

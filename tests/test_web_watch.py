@@ -26,6 +26,7 @@ from cli.web.launch import URL_LINE
 from cli.web.watch_screen import WATCHING, WatchScreen
 from p2p10.audit import LiveAudit, audit_bytes, audit_records
 from p2p10.engine import GameState
+from p2p10.i18n import _, current_language, set_language
 from p2p10.seat_view import SeatRow, as_json, seat_rows, sheet_view
 from tests.browser import chrome, desktop, phone, shot
 from tests.test_lan_processes import TIMEOUT, environment, p2p10, read_line, read_port, spawn, stop
@@ -39,9 +40,11 @@ VIEW_KEYS = {"page", "v", "lang", "words", "readonly", "screen", "title", "statu
              "seats", "piles", "hand", "sheet", "panel", "dealing", "over", "verdict"}
 
 
-def fed(records: list[bytes]) -> tuple[WatchScreen, list[dict[str, Any]]]:
-    """A screen fed ``records`` as the watch feeds it, and its snapshot after every entry."""
-    screen = WatchScreen()
+def fed(records: list[bytes], screen: WatchScreen | None = None,
+        shown: bool = True) -> tuple[WatchScreen, list[dict[str, Any]]]:
+    """A screen fed ``records`` as the watch feeds it, and its snapshot after every entry (if
+    ``shown``: a browser shows it)."""
+    screen = screen if screen is not None else WatchScreen(explicit="en")
     audit = LiveAudit()
     views = []
     for raw in records:
@@ -51,7 +54,8 @@ def fed(records: list[bytes]) -> tuple[WatchScreen, list[dict[str, Any]]]:
             views.append(screen.snapshot())
             break
         screen.entry(audit)
-        views.append(screen.snapshot())
+        if shown:
+            views.append(screen.snapshot())
     return screen, views
 
 
@@ -125,6 +129,24 @@ def test_chat_and_notes_go_to_the_status_lines() -> None:
         [{"text": f"{screen.table.names[1]}: hello room", "tone": "info"}],
         [{"text": "?: from nowhere", "tone": "info"}],
         [{"text": "the link broke: dialling again", "tone": "dim"}]]
+
+
+def test_the_page_speaks_the_first_visitors_language_unless_one_was_asked_for() -> None:
+    records = records_of(the_game())
+    try:
+        screen, _views = fed(records[:60], WatchScreen(), shown=False)  # (the story waits for a browser)
+        assert screen.narrator is None
+        screen.hello(["fr-FR", "de-DE", "en"])
+        screen.hello(["es"])  # the page's language is the first browser's
+        german = screen.snapshot()
+        assert german["lang"] == "de" and german["title"].startswith("p2p10 als Zuschauer, live")
+        assert german["log"][0]["text"] == _("The keys at this table (each player can compare theirs):")
+        assert german["log"][0]["text"] != "The keys at this table (each player can compare theirs):"
+    finally:
+        set_language("en")
+    asked = WatchScreen(explicit="en")
+    asked.hello(["de"])
+    assert current_language() == "en"
 
 
 def test_the_options_go_with_web(capsys: pytest.CaptureFixture[str]) -> None:
