@@ -107,7 +107,7 @@ async def _watch_web(address: tuple[str, int], name: str, save: Path, announced:
     (Ctrl-C); what goes wrong is said on the terminal too, line by line. ``explicit``: the
     language asked for (else the first browser's)."""
     from cli.web.launch import announce
-    from cli.web.server import WebServer
+    from cli.web.server import WebServer, host_port, is_wildcard
     from cli.web.watch_screen import WatchScreen
 
     screen = WatchScreen(explicit)
@@ -118,12 +118,12 @@ async def _watch_web(address: tuple[str, int], name: str, save: Path, announced:
         raise UsageError(_("cannot serve the page on {address}: {reason}").format(
             address=f"{host}:{port}", reason=err.strerror or err)) from None
     screen.server = server
-    if _is_wildcard(host):  # the address the others dial, not 0.0.0.0
+    if is_wildcard(host):  # the address the others dial, not 0.0.0.0
         from protocol.discovery import network_addresses
 
         here = network_addresses()
         if here:
-            server.url = server.url.replace(f"//{host}:", f"//{here[0]}:", 1)
+            server.url = f"http://{host_port(here[0], server.port)}/#t={server.token}"
     announce(server, open_browser)
 
     def failure(failure: ProtocolViolation | Damage) -> None:
@@ -149,10 +149,6 @@ async def _watch_web(address: tuple[str, int], name: str, save: Path, announced:
         return result
     finally:
         await server.close(bye)
-
-
-def _is_wildcard(host: str) -> bool:
-    return host in ("0.0.0.0", "::", "")
 
 
 def cmd_watch(args: argparse.Namespace) -> int:

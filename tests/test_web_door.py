@@ -319,3 +319,12 @@ def test_the_address_has_the_token_in_its_fragment() -> None:
     url, token, port = asyncio.run(started())
     assert url == f"http://127.0.0.1:{port}/#t={token}"
     assert len(token) >= 43  # 32 random bytes
+
+
+async def test_bound_to_every_address_any_ip_address_names_it_and_no_dns_name() -> None:
+    server = WebServer(Seat(), "0.0.0.0", readonly=True)  # (never started: no port opened)
+    server.port = 8080
+    for netloc in ("192.168.1.20:8080", "10.0.0.5:8080", "[fe80::1]:8080", "127.0.0.1:8080"):
+        assert server._host_ok(netloc), netloc
+    for netloc in ("evil.example:8080", "localhost:8080", "192.168.1.20:8081", "192.168.1.20", "", None):
+        assert not server._host_ok(netloc), netloc

@@ -156,6 +156,12 @@ def test_the_options_go_with_web(capsys: pytest.CaptureFixture[str]) -> None:
     assert "--listen and --no-browser go with --web" in capsys.readouterr().err
     assert main(["watch", "127.0.0.1:5", "--web", "--listen", "nowhere"]) == 2
     assert "--listen takes HOST:PORT" in capsys.readouterr().err
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["watch", "127.0.0.1:5", "--web", "--no-browser", "--listen", f"127.0.0.1:{port}"]) == 2
+    assert f"cannot serve the page on 127.0.0.1:{port}: " in capsys.readouterr().err
 
 
 # ------------------------------------------------------------------ three processes

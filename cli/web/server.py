@@ -81,12 +81,13 @@ class Screen(Protocol):
         ...
 
 
-def _netloc(host: str, port: int) -> str:
+def host_port(host: str, port: int) -> str:
     """``host:port`` as a URL and a ``Host`` header write it (an IPv6 address in brackets)."""
     return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
-def _is_wildcard(host: str) -> bool:
+def is_wildcard(host: str) -> bool:
+    """Whether ``host`` is the address of every interface (0.0.0.0, ::)."""
     try:
         return ipaddress.ip_address(host).is_unspecified
     except ValueError:
@@ -190,7 +191,7 @@ class WebServer:
             raise
         self._runner = runner
         self.port = int(runner.addresses[0][1])
-        here = _netloc(host, self.port)
+        here = host_port(host, self.port)
         hosts = {here.lower()}
         if host == "127.0.0.1":
             hosts.add(f"localhost:{self.port}")
@@ -207,7 +208,7 @@ class WebServer:
         netloc = netloc.lower()
         if netloc in self._hosts:
             return True
-        return (_is_wildcard(self.host) and netloc.endswith(f":{self.port}") and _ip_literal(netloc))
+        return (is_wildcard(self.host) and netloc.endswith(f":{self.port}") and _ip_literal(netloc))
 
     @web.middleware
     async def _door(self, request: web.Request,
