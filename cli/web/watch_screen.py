@@ -64,7 +64,8 @@ class WatchScreen:
         from cli.web.page import page
         from cli.web.table_screen import page_words
 
-        return page("p2p10", current_language(), ["cards.js", "table.js"], ["base.css", "table.css"],
+        return page("p2p10", current_language(), ["cards.js", "table.js"],
+                    ["base.css", "table.css", "watch.css"],
                     data={"page": "watch", "readonly": True, "words": page_words()}, connect=True)
 
     def hello(self, langs: list[str]) -> None:
