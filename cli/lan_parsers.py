@@ -124,7 +124,7 @@ def add_parsers(sub: Any, rule_options: argparse.ArgumentParser) -> None:
                               "may open it, read-only (default: this machine only, 127.0.0.1 on a "
                               "free port); the address's key is still needed"))
     watch.add_argument("--no-browser", action="store_true",
-                       help=_("with --web: do not open a browser, only print the page's address"))
+                       help=_("with --web: only print the page's address, do not open a browser"))
     watch.set_defaults(func=run_later("cli.watch_cmd", "cmd_watch"))
 
     tables = sub.add_parser(

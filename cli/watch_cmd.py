@@ -10,6 +10,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
+import os
 import signal
 import sys
 from pathlib import Path
@@ -18,7 +20,7 @@ from cli import UsageError
 from cli.lan_cmds import _find_table, _listen, _looks_like_address, _name, _seconds, given_code, with_code
 from p2p10.audit import Damage, LiveAudit, one_history
 from p2p10.errors import ProtocolViolation
-from p2p10.i18n import _, ngettext, pgettext
+from p2p10.i18n import _, explicit_language, ngettext, pgettext
 from protocol.discovery import TableAd
 from protocol.lan import LanError, parse_address
 from protocol.local import data_dir
@@ -98,16 +100,17 @@ async def _watch_screen(address: tuple[str, int], name: str, save: Path, announc
 
 async def _watch_web(address: tuple[str, int], name: str, save: Path, announced: str | None,
                      code: str | None, listen: tuple[str, int] | None, open_browser: bool,
-                     leave: asyncio.Event) -> WatchResult:
+                     explicit: str | None, leave: asyncio.Event) -> WatchResult:
     """A page for the room (``--web``): the live table served to browsers, read-only, at
     ``listen`` (default: 127.0.0.1 on a free port), its address the first line of output. The
     page stays up after the game, showing the end and the verdict, until the user leaves
-    (Ctrl-C); what goes wrong is said on the terminal too, line by line."""
+    (Ctrl-C); what goes wrong is said on the terminal too, line by line. ``explicit``: the
+    language asked for (else the first browser's)."""
     from cli.web.launch import announce
-    from cli.web.server import WebServer
+    from cli.web.server import WebServer, host_port, is_wildcard
     from cli.web.watch_screen import WatchScreen
 
-    screen = WatchScreen()
+    screen = WatchScreen(explicit)
     host, port = listen if listen is not None else ("127.0.0.1", 0)
     try:
         server = await WebServer.start(screen, host, port, readonly=True)
@@ -115,12 +118,12 @@ async def _watch_web(address: tuple[str, int], name: str, save: Path, announced:
         raise UsageError(_("cannot serve the page on {address}: {reason}").format(
             address=f"{host}:{port}", reason=err.strerror or err)) from None
     screen.server = server
-    if _is_wildcard(host):  # the address the others dial, not 0.0.0.0
+    if is_wildcard(host):  # the address the others dial, not 0.0.0.0
         from protocol.discovery import network_addresses
 
         here = network_addresses()
         if here:
-            server.url = server.url.replace(f"//{host}:", f"//{here[0]}:", 1)
+            server.url = f"http://{host_port(here[0], server.port)}/#t={server.token}"
     announce(server, open_browser)
 
     def failure(failure: ProtocolViolation | Damage) -> None:
@@ -136,7 +139,9 @@ async def _watch_web(address: tuple[str, int], name: str, save: Path, announced:
     try:
         result = await watch(address, name, save_dir=save, events=events, announced=announced, code=code,
                              leave=leave)
-        bye = result.summary()
+        # The page says the verdict without where this machine keeps the log: other machines
+        # may show it (--listen).
+        bye = dataclasses.replace(result, log_path=None).summary()
         screen.over(bye)
         if not result.left:
             _say(_("The game is over: the page stays up until you press Ctrl-C."))
@@ -144,10 +149,6 @@ async def _watch_web(address: tuple[str, int], name: str, save: Path, announced:
         return result
     finally:
         await server.close(bye)
-
-
-def _is_wildcard(host: str) -> bool:
-    return host in ("0.0.0.0", "::", "")
 
 
 def cmd_watch(args: argparse.Namespace) -> int:
@@ -206,7 +207,9 @@ def cmd_watch(args: argparse.Namespace) -> int:
         try:
             if args.web:
                 result = await _watch_web(address, name, save, announced, code, listen,
-                                          not args.no_browser, leave)
+                                          not args.no_browser,
+                                          explicit_language(os.environ, getattr(args, "lang", None)),
+                                          leave)
             elif screen:
                 result = await _watch_screen(address, name, save, announced, code, args.ascii, leave)
             else:

@@ -11,25 +11,17 @@ import json
 import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from typing import Any
 
 import aiohttp
 import pytest
 
+from cli.web.page import Page
 from cli.web.server import FORBIDDEN, MAX_MESSAGE, MISDIRECTED, WebServer
 
 SECRET = "Ann-holds-R7-secret"
 SHELL = "<!DOCTYPE html><title>p2p10</title><p>the shell</p>"
 POLICY = "default-src 'none'; script-src 'sha256-abc'; connect-src 'self'"
-
-
-@dataclass(frozen=True)
-class Shell:
-    """A stand-in for cli.web.page.Page."""
-
-    html: str
-    csp: str
 
 
 class Seat:
@@ -42,8 +34,8 @@ class Seat:
         self.acts: list[dict[str, Any]] = []
         self.fail = False
 
-    def page(self) -> Shell:
-        return Shell(SHELL, POLICY)
+    def page(self) -> Page:
+        return Page(SHELL, POLICY)
 
     def hello(self, langs: list[str]) -> None:
         self.langs.append(langs)
@@ -327,3 +319,12 @@ def test_the_address_has_the_token_in_its_fragment() -> None:
     url, token, port = asyncio.run(started())
     assert url == f"http://127.0.0.1:{port}/#t={token}"
     assert len(token) >= 43  # 32 random bytes
+
+
+async def test_bound_to_every_address_any_ip_address_names_it_and_no_dns_name() -> None:
+    server = WebServer(Seat(), "0.0.0.0", readonly=True)  # (never started: no port opened)
+    server.port = 8080
+    for netloc in ("192.168.1.20:8080", "10.0.0.5:8080", "[fe80::1]:8080", "127.0.0.1:8080"):
+        assert server._host_ok(netloc), netloc
+    for netloc in ("evil.example:8080", "localhost:8080", "192.168.1.20:8081", "192.168.1.20", "", None):
+        assert not server._host_ok(netloc), netloc

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 import re
 import signal
@@ -25,23 +26,25 @@ from cli.web.launch import URL_LINE
 from cli.web.watch_screen import WATCHING, WatchScreen
 from p2p10.audit import LiveAudit, audit_bytes, audit_records
 from p2p10.engine import GameState
-from p2p10.seat_view import as_json, seat_rows, sheet_view
+from p2p10.i18n import _, current_language, set_language
+from p2p10.seat_view import SeatRow, as_json, seat_rows, sheet_view
 from tests.browser import chrome, desktop, phone, shot
 from tests.test_lan_processes import TIMEOUT, environment, p2p10, read_line, read_port, spawn, stop
 from tests.test_watch import bad_logs, records_of, the_game
 
 __all__ = ["chrome"]  # the fixture, taken by name below
 
-SEAT_KEYS = {"seat", "name", "me", "turn", "phase", "phase_words", "down", "cards", "points", "skips",
-             "skips_text", "melds", "cards_text", "points_text", "away"}
+SEAT_KEYS = {field.name for field in dataclasses.fields(SeatRow)}
 # A seat's page's keys (cli/web/table_screen.py), and the verdict.
 VIEW_KEYS = {"page", "v", "lang", "words", "readonly", "screen", "title", "status", "keys", "prompt", "log",
              "seats", "piles", "hand", "sheet", "panel", "dealing", "over", "verdict"}
 
 
-def fed(records: list[bytes]) -> tuple[WatchScreen, list[dict[str, Any]]]:
-    """A screen fed ``records`` as the watch feeds it, and its snapshot after every entry."""
-    screen = WatchScreen()
+def fed(records: list[bytes], screen: WatchScreen | None = None,
+        shown: bool = True) -> tuple[WatchScreen, list[dict[str, Any]]]:
+    """A screen fed ``records`` as the watch feeds it, and its snapshot after every entry (if
+    ``shown``: a browser shows it)."""
+    screen = screen if screen is not None else WatchScreen(explicit="en")
     audit = LiveAudit()
     views = []
     for raw in records:
@@ -51,7 +54,8 @@ def fed(records: list[bytes]) -> tuple[WatchScreen, list[dict[str, Any]]]:
             views.append(screen.snapshot())
             break
         screen.entry(audit)
-        views.append(screen.snapshot())
+        if shown:
+            views.append(screen.snapshot())
     return screen, views
 
 
@@ -110,8 +114,8 @@ def test_a_violation_shows_at_once_in_red() -> None:
     records = bad_logs(the_game())["an illegal move, signed by its author"]
     _screen, views = fed(records)
     verdict = views[-1]["verdict"]
-    assert verdict["word"] == "VIOLATION" and verdict["text"].startswith("VIOLATION: ")
-    assert views[-1]["status"][-1] == [{"text": verdict["text"], "tone": "error"}]
+    assert verdict["word"] == "VIOLATION" and "seat" in verdict["text"]
+    assert views[-1]["status"][-1] == [{"text": "VIOLATION: " + verdict["text"], "tone": "error"}]
     assert views[-2]["verdict"]["word"] == WATCHING
 
 
@@ -127,6 +131,24 @@ def test_chat_and_notes_go_to_the_status_lines() -> None:
         [{"text": "the link broke: dialling again", "tone": "dim"}]]
 
 
+def test_the_page_speaks_the_first_visitors_language_unless_one_was_asked_for() -> None:
+    records = records_of(the_game())
+    try:
+        screen, _views = fed(records[:60], WatchScreen(), shown=False)  # (the story waits for a browser)
+        assert screen.narrator is None
+        screen.hello(["fr-FR", "de-DE", "en"])
+        screen.hello(["es"])  # the page's language is the first browser's
+        german = screen.snapshot()
+        assert german["lang"] == "de" and german["title"].startswith("p2p10 als Zuschauer, live")
+        assert german["log"][0]["text"] == _("The keys at this table (each player can compare theirs):")
+        assert german["log"][0]["text"] != "The keys at this table (each player can compare theirs):"
+    finally:
+        set_language("en")
+    asked = WatchScreen(explicit="en")
+    asked.hello(["de"])
+    assert current_language() == "en"
+
+
 def test_the_options_go_with_web(capsys: pytest.CaptureFixture[str]) -> None:
     from cli.main import main
 
@@ -134,6 +156,12 @@ def test_the_options_go_with_web(capsys: pytest.CaptureFixture[str]) -> None:
     assert "--listen and --no-browser go with --web" in capsys.readouterr().err
     assert main(["watch", "127.0.0.1:5", "--web", "--listen", "nowhere"]) == 2
     assert "--listen takes HOST:PORT" in capsys.readouterr().err
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["watch", "127.0.0.1:5", "--web", "--no-browser", "--listen", f"127.0.0.1:{port}"]) == 2
+    assert f"cannot serve the page on 127.0.0.1:{port}: " in capsys.readouterr().err
 
 
 # ------------------------------------------------------------------ three processes
@@ -167,15 +195,17 @@ async def follow(url: str) -> list[dict[str, Any]]:
 
 
 @contextlib.contextmanager
-def room_game(tmp_path: Path) -> Iterator[tuple[str, list[subprocess.Popen[str]], list[Path]]]:
-    """A LAN table of three processes (``--autoplay``) on 127.0.0.1 and the room's page
-    (``watch --web --listen``, read-only) up before the game starts: the page's address (the
-    watch's first line), the processes (the watch second) and the players' folders."""
+def room_game(tmp_path: Path, think: float = 0.0,
+              ) -> Iterator[tuple[str, list[subprocess.Popen[str]], list[Path]]]:
+    """A LAN table of three processes (``--autoplay``, ``think`` seconds a move) on 127.0.0.1
+    and the room's page (``watch --web --listen``, read-only) up before the game starts: the
+    page's address (the watch's first line), the processes (the watch second) and the players'
+    folders."""
     env = environment(tmp_path)
     port = free_port()
     names = ("Ann", "Bob", "Cy")
     dirs = [tmp_path / name.lower() for name in names]
-    common = ("--autoplay", "greedy", "--interface", "127.0.0.1")
+    common = ("--autoplay", "greedy", "--think", str(think), "--interface", "127.0.0.1")
     procs = [spawn(p2p10("host", "--name", "Ann", "--seats", "3", "--start-when-full", "--quiet-network",
                          "-o", "hands=1", "--save", str(dirs[0]), *common), env)]
     try:
@@ -222,7 +252,7 @@ def test_the_page_follows_a_lan_game_of_three_processes_to_its_clean_end(tmp_pat
         final = game_over(procs, dirs, tmp_path)
     last = views[-1]
     assert last["verdict"]["word"] == "CLEAN", last["verdict"]
-    assert [seat["name"] for seat in last["seats"]] == ["Ann", "Bob", "Cy"]
+    assert sorted(seat["name"] for seat in last["seats"]) == ["Ann", "Bob", "Cy"]
     assert [seat["points"] for seat in last["seats"]] == list(final.totals)
     assert last["sheet"]["totals"] == [str(total) for total in final.totals]
     # It followed the game as it went: seats with cards in hand, melds laid down.
@@ -239,9 +269,12 @@ def test_the_room_sees_the_game_to_its_clean_end_in_a_browser(tmp_path: Path, ch
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
-    with room_game(tmp_path) as (url, procs, dirs):
+    with room_game(tmp_path, think=0.2) as (url, procs, dirs):  # (a game to see as it goes)
         desktop(chrome)
         chrome.get(url)
+        WebDriverWait(chrome, 4 * TIMEOUT).until(  # melds on the table (or already the end)
+            lambda driver: driver.find_elements(By.CSS_SELECTOR, ".meld, .verdict-clean"))
+        shot(chrome, tmp_path, "watch-playing-1920x1080")
         WebDriverWait(chrome, 4 * TIMEOUT).until(
             lambda driver: driver.find_elements(By.CSS_SELECTOR, ".verdict-clean"))
         assert "#t=" not in chrome.current_url  # the key has left the address bar
@@ -252,7 +285,7 @@ def test_the_room_sees_the_game_to_its_clean_end_in_a_browser(tmp_path: Path, ch
         shot(chrome, tmp_path, "watch-360x740")
         text = chrome.find_element(By.TAG_NAME, "body").text
         final = game_over(procs, dirs, tmp_path)
-    assert names == ["Ann", "Bob", "Cy"]
-    assert "CLEAN" in text
+    assert sorted(names) == ["Ann", "Bob", "Cy"]
+    assert "CLEAN" in text and "every signature" in text and ".p2p10" not in text  # (no path)
     for total in final.totals:
         assert str(total) in text

@@ -47,6 +47,8 @@ from typing import Any, Protocol
 
 from aiohttp import WSMsgType, web
 
+from cli.web.page import Page
+
 MAX_MESSAGE = 16 * 1024  # bytes a browser's message may have: keys, clicks and a line of chat
 HEARTBEAT = 15.0  # s: a tab whose machine went away is noticed, and its writer ends
 MAX_LANGS = 16  # languages kept from a hello (a browser lists a handful)
@@ -57,16 +59,6 @@ STRICTEST = "default-src 'none'"  # the policy of a response when the page could
 FORBIDDEN = "forbidden"
 MISDIRECTED = "misdirected request"
 _FIXED = {403: FORBIDDEN, 404: "not found", 405: "method not allowed", 421: MISDIRECTED}
-
-
-class Page(Protocol):
-    """What the door needs of a page (``cli.web.page.Page``): the document and its policy."""
-
-    @property
-    def html(self) -> str: ...
-
-    @property
-    def csp(self) -> str: ...
 
 
 class Screen(Protocol):
@@ -89,12 +81,13 @@ class Screen(Protocol):
         ...
 
 
-def _netloc(host: str, port: int) -> str:
+def host_port(host: str, port: int) -> str:
     """``host:port`` as a URL and a ``Host`` header write it (an IPv6 address in brackets)."""
     return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
-def _is_wildcard(host: str) -> bool:
+def is_wildcard(host: str) -> bool:
+    """Whether ``host`` is the address of every interface (0.0.0.0, ::)."""
     try:
         return ipaddress.ip_address(host).is_unspecified
     except ValueError:
@@ -198,7 +191,7 @@ class WebServer:
             raise
         self._runner = runner
         self.port = int(runner.addresses[0][1])
-        here = _netloc(host, self.port)
+        here = host_port(host, self.port)
         hosts = {here.lower()}
         if host == "127.0.0.1":
             hosts.add(f"localhost:{self.port}")
@@ -215,7 +208,7 @@ class WebServer:
         netloc = netloc.lower()
         if netloc in self._hosts:
             return True
-        return (_is_wildcard(self.host) and netloc.endswith(f":{self.port}") and _ip_literal(netloc))
+        return (is_wildcard(self.host) and netloc.endswith(f":{self.port}") and _ip_literal(netloc))
 
     @web.middleware
     async def _door(self, request: web.Request,

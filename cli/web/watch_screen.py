@@ -16,7 +16,7 @@ from p2p10.audit import Damage, LiveAudit
 from p2p10.chatroom import spectators_in
 from p2p10.engine import GameState
 from p2p10.errors import ProtocolViolation
-from p2p10.i18n import _, current_language, ngettext
+from p2p10.i18n import LANGUAGES, _, current_language, language_code, ngettext, set_language
 from p2p10.log import fingerprint
 from p2p10.names import shown_name
 from p2p10.narrate import Narrator, spectators_text
@@ -42,16 +42,19 @@ def verdict_word(line: str) -> str:
 class WatchScreen:
     """What the spectator's page shows, and the door's :class:`~cli.web.server.Screen`."""
 
-    def __init__(self) -> None:
+    def __init__(self, explicit: str | None = None) -> None:
         self.server: WebServer | None = None  # told of every change once it serves the page
+        # The language asked for (--lang, the environment); None: the first browser's.
+        self.chosen = explicit is not None
         self.table: TableState | None = None  # the state after the last entry checked
         self.entries = 0
-        self.narrator: Narrator | None = None
-        self._steps: list[GameState] = []  # where the narrator has told the story to
+        self.narrator: Narrator | None = None  # made when the story is first shown
+        self._first: TableState | None = None  # the table entry's state
+        self._due: list[TableState] = []  # the steps not yet told
+        self._last_step: GameState | None = None
         self.status: list[tuple[str, str]] = []
         self.failure: str | None = None
         self.ended: str | None = None  # the verdict line, once the watch is over
-        self.langs: list[str] = []
         self.version = 0  # of the snapshot, as a seat's page counts them
 
     # ----------------------------------------------------------------- the door's side
@@ -61,13 +64,21 @@ class WatchScreen:
         from cli.web.page import page
         from cli.web.table_screen import page_words
 
-        return page("p2p10", current_language(), ["cards.js", "table.js"], ["base.css"],
+        return page("p2p10", current_language(), ["cards.js", "table.js"],
+                    ["base.css", "table.css", "watch.css"],
                     data={"page": "watch", "readonly": True, "words": page_words()}, connect=True)
 
     def hello(self, langs: list[str]) -> None:
-        """A browser opened the page. The page speaks the command's language (several people's
-        browsers may open it): their languages are only kept."""
-        self.langs = langs
+        """A browser opened the page: unless a language was asked for, the first browser's
+        (the first of its languages the program speaks) is the page's from now on. The story
+        is told only once a browser shows it, so it is told in that language from the start."""
+        if self.chosen:
+            return
+        self.chosen = True
+        for lang in langs:
+            if language_code(lang) in LANGUAGES:
+                set_language(language_code(lang))
+                break
 
     async def act(self, message: dict[str, Any]) -> None:
         """A spectator's page has nothing to do (the door serves it read-only)."""
@@ -79,39 +90,47 @@ class WatchScreen:
     # ------------------------------------------------------------ the watch's events
 
     def entry(self, audit: LiveAudit) -> None:
-        """An entry checked: the table after it."""
-        if audit.table is None:
+        """An entry checked: the table after it; a step of the story where a replay has one
+        (the table, a move due, a hand scored, the game's end), which the narrator reads the
+        game between."""
+        table = audit.table
+        if table is None:
             return
-        self.table = audit.table
+        self.table = table
         self.entries = len(audit.records)
-        if self.narrator is None:
-            self._start(audit.table)
+        if self._first is None:
+            self._first = table
+            self._step(table)
         else:
-            self._step(audit.table)
+            expect = table.expected()
+            last = self._last_step
+            scored = last is not None and len(table.engine.sheet) > len(last.sheet)
+            if expect is None or expect.kind == "move" or scored:
+                self._step(table)
         self._changed()
 
-    def _start(self, table: TableState) -> None:
-        """The table entry: the story starts with every seat's key, as the terminal's watch
-        shows them (only the players can say these keys are theirs)."""
-        self.narrator = narrator = Narrator(table.names, None)
-        narrator.note(_("The keys at this table (each player can compare theirs):"))
-        for seat in range(table.players):
-            narrator.note(_("seat {seat}: {name}, key:").format(seat=seat + 1, name=table.names[seat]))
-            narrator.note(fingerprint(table.keys[seat]))
-        self._tell(table)
-
     def _step(self, table: TableState) -> None:
-        """Tell the story where a replay has a step: a move is due, a hand was scored, the
-        game ended (the narrator reads the game between two such states)."""
-        expect = table.expected()
-        scored = bool(self._steps) and len(table.engine.sheet) > len(self._steps[-1].sheet)
-        if expect is None or expect.kind == "move" or scored:
-            self._tell(table)
+        self._due.append(table)
+        self._last_step = table.engine
 
-    def _tell(self, table: TableState) -> None:
-        assert self.narrator is not None
-        self._steps.append(table.engine)
-        self.narrator.update(table.engine, table)
+    def _narrate(self) -> Narrator | None:
+        """The story so far: told up to the last step (the first time, from the table's
+        start, with every seat's key as the terminal's watch shows them: only the players can
+        say these keys are theirs)."""
+        first = self._first
+        if first is None:
+            return None
+        narrator = self.narrator
+        if narrator is None:
+            self.narrator = narrator = Narrator(first.names, None)
+            narrator.note(_("The keys at this table (each player can compare theirs):"))
+            for seat in range(first.players):
+                narrator.note(_("seat {seat}: {name}, key:").format(seat=seat + 1, name=first.names[seat]))
+                narrator.note(fingerprint(first.keys[seat]))
+        for table in self._due:
+            narrator.update(table.engine, table)
+        self._due = []
+        return narrator
 
     def note(self, line: str) -> None:
         """A note of the watch (a link lost and found again, where the log goes)."""
@@ -136,8 +155,8 @@ class WatchScreen:
     def over(self, verdict: str) -> None:
         """The watch ended (the game's end, or the link's): its verdict line."""
         table = self.table
-        if table is not None and (not self._steps or self._steps[-1] is not table.engine):
-            self._tell(table)
+        if table is not None and self._last_step is not table.engine:
+            self._step(table)
         self.ended = verdict
         self._say(verdict, "info" if verdict_word(verdict).startswith("CLEAN") else "error")
 
@@ -192,18 +211,20 @@ class WatchScreen:
 
     def log(self) -> list[dict[str, Any]]:
         """The last lines of the move log, as a spectator's narrator tells them."""
-        if self.narrator is None:
+        narrator = self._narrate()
+        if narrator is None:
             return []
-        shown = [told for told in self.narrator.told if told.shown][-LOG_LINES:]
+        shown = [told for told in narrator.told if told.shown][-LOG_LINES:]
         return [{"hand": told.hand, "kind": told.kind, "text": told.line} for told in shown]
 
     def verdict(self) -> dict[str, str]:
         """The live audit's verdict: the failure at once if one was seen, the final verdict at
-        the end, and until then how many entries checked out."""
-        if self.failure is not None:
-            return {"word": verdict_word(self.failure), "text": self.failure}
-        if self.ended is not None:
-            return {"word": verdict_word(self.ended), "text": self.ended}
+        the end, and until then how many entries checked out; its ``word`` (CLEAN, VIOLATION,
+        ...) apart from the rest of the line."""
+        for line in (self.failure, self.ended):
+            if line is not None:
+                word = verdict_word(line)
+                return {"word": word, "text": line.removeprefix(word + ": ")}
         return {"word": WATCHING,
                 "text": ngettext("every entry so far checks out ({n} entry)",
                                  "every entry so far checks out ({n} entries)",
