@@ -96,8 +96,9 @@ def score_chart(names: Sequence[str], totals: Sequence[Sequence[int]], title: st
         if hand % label_every == 0 or hand == hands:
             parts.append(f'<text x="{x_at(hand):.1f}" y="{TOP + plot_h + 16}" text-anchor="middle" '
                          f'font-size="12" fill="#c8d6cc">{hand}</text>')
+    hand_word = pgettext("score sheet", "Hand")
     parts.append(f'<text x="{LEFT + plot_w / 2:.1f}" y="{TOP + plot_h + 36}" text-anchor="middle" '
-                 f'font-size="13" fill="#f4f7f4">{escape(pgettext("score sheet", "Hand"))}</text>')
+                 f'font-size="13" fill="#f4f7f4">{escape(hand_word)}</text>')
     # TRANSLATORS: the score chart's vertical axis: a player's penalty points so far.
     points = _("Points")
     parts.append(f'<text x="14" y="{TOP + plot_h / 2:.1f}" text-anchor="middle" font-size="13" '

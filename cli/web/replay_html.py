@@ -252,12 +252,52 @@ def words() -> dict[str, Any]:
     }
 
 
+def texts(data: dict[str, Any]) -> dict[str, str]:
+    """The page's fixed words, in the current language, escaped for HTML (the marked strings
+    stay outside f-strings, where the catalogues' extractor finds them)."""
+    words = {
+        "title": _("p2p10 replay"),
+        "rules": _("Rules: {rules}").format(rules=data["rules"]),
+        # TRANSLATORS: the replay page: the name of its row of buttons that step through the game.
+        "steps": _("Steps"),
+        # TRANSLATORS: the replay page: before the list "as a spectator", "as Ann" (whose eyes).
+        "seen": _("Seen"),
+        # TRANSLATORS: the replay page's keys; Home and End are the keys' names.
+        "keys": _("Keys: ← → one move, ↑ ↓ one hand, Home End the start or the end, 0-6 the seat seen."),
+        # TRANSLATORS: the replay page: the heading of the table (for a screen reader).
+        "table": _("Table"),
+        "moves": _("Moves"),
+        "sheet": _("Score sheet"),
+        "legend": _("(P2{tick}: phase 2 made that hand. Points are penalties: the lowest total "
+                    "wins.)").format(tick=DOWN),
+        # TRANSLATORS: the replay page: the heading of the audit's verdict.
+        "audit": _("Audit"),
+        # TRANSLATORS: the replay page, under the audit's verdict; {when} is a date and time (UTC).
+        "when": _("This verdict was computed by p2p10 audit when this file was made ({when}). The page "
+                  "does not check the game again: to check it yourself, run p2p10 audit on the game's "
+                  "log.").format(when=data["made"]),
+        # TRANSLATORS: the replay page: the name of the game's log file.
+        "file": _("Log file"),
+        # TRANSLATORS: the replay page: the SHA-256 of the log file (as sha256sum prints it).
+        "sha": _("SHA-256 of the log file"),
+        # TRANSLATORS: the replay page: the hash of the log's last entry, which chains every entry before it.
+        "head": _("Hash of the log's last entry"),
+        # TRANSLATORS: the replay page: what p2p10 audit printed, shown on a click.
+        "report": _("The audit's report"),
+        "noscript": _("Stepping through the game needs JavaScript."),
+        "spectator": _("as a spectator"),
+    }
+    return {key: escape(value) for key, value in words.items()}
+
+
 def body(data: dict[str, Any], charts: str) -> str:
     """The page's fixed HTML: headings, controls and the audit, in the current language. The
     script fills in the table, the log and the score sheet of each step."""
+    t = texts(data)
     names = data["names"]
-    seat_options = [f'<option value="0">{escape(_("as a spectator"))}</option>'] + [
-        f'<option value="{i + 1}">{escape(_("as {name}").format(name=name))}</option>'
+    seen_as = _("as {name}")
+    seat_options = [f'<option value="0">{t["spectator"]}</option>'] + [
+        f'<option value="{i + 1}">{escape(seen_as.format(name=name))}</option>'
         for i, name in enumerate(names)]
     audit = data["audit"]
     verdict = audit["verdict"]
@@ -271,28 +311,27 @@ def body(data: dict[str, Any], charts: str) -> str:
     controls = "".join(f'<button type="button" id="{id_}" aria-label="{escape(label)}" '
                        f'title="{escape(label)} ({key})">{symbol}</button>'
                        for id_, symbol, label, key in buttons)
-    made = data["made"]
     hashes = data["hash"]
+    report = escape("\n".join(audit["lines"]))
     return f"""
 <header class="top">
   <div class="title">
-    <h1>{escape(_("p2p10 replay"))}</h1>
+    <h1>{t["title"]}</h1>
     <p class="players">{escape(", ".join(names))}</p>
-    <p class="dim rules">{escape(_("Rules: {rules}").format(rules=data["rules"]))}</p>
+    <p class="dim rules">{t["rules"]}</p>
   </div>
-  <div class="controls" role="toolbar" aria-label="{escape(_("Steps"))}">
+  <div class="controls" role="toolbar" aria-label="{t["steps"]}">
     {controls}
-    <label class="seen">{escape(_("Seen"))}
+    <label class="seen">{t["seen"]}
       <select id="seat">{"".join(seat_options)}</select>
     </label>
   </div>
   <p id="where" class="where" aria-live="polite"></p>
-  <p class="keys dim">{escape(_("Keys: ← → one move, ↑ ↓ one hand, Home End the start or the end, "
-                                "0-6 the seat seen."))}</p>
+  <p class="keys dim">{t["keys"]}</p>
 </header>
 <main class="layout">
   <section class="panel table" aria-labelledby="table-head">
-    <h2 id="table-head" class="visually-hidden">{escape(_("Table"))}</h2>
+    <h2 id="table-head" class="visually-hidden">{t["table"]}</h2>
     <p id="status" class="status"></p>
     <div class="piles">
       <figure id="stock" class="pile"></figure>
@@ -301,34 +340,31 @@ def body(data: dict[str, Any], charts: str) -> str:
     <div id="seats" class="seats"></div>
   </section>
   <section class="panel log" aria-labelledby="log-head">
-    <h2 id="log-head">{escape(_("Moves"))}</h2>
+    <h2 id="log-head">{t["moves"]}</h2>
     <ol id="moves" class="moves"></ol>
   </section>
   <section class="panel sheet" aria-labelledby="sheet-head">
-    <h2 id="sheet-head">{escape(_("Score sheet"))}</h2>
+    <h2 id="sheet-head">{t["sheet"]}</h2>
     <div class="sheet-scroll"><table id="sheet-table"></table></div>
-    <p class="dim">{escape(_("(P2{tick}: phase 2 made that hand. Points are penalties: the lowest total "
-                             "wins.)").format(tick=DOWN))}</p>
+    <p class="dim">{t["legend"]}</p>
     <div class="charts">{charts}</div>
   </section>
   <section class="panel audit {tone}" aria-labelledby="audit-head">
-    <h2 id="audit-head">{escape(_("Audit"))}</h2>
+    <h2 id="audit-head">{t["audit"]}</h2>
     <p class="verdict"><strong class="word">{escape(word)}</strong>{escape(verdict[len(word):])}</p>
-    <p>{escape(_("This verdict was computed by p2p10 audit when this file was made ({when}). The "
-                  "page does not check the game again: to check it yourself, run p2p10 audit on the "
-                  "game's log.").format(when=made))}</p>
+    <p>{t["when"]}</p>
     <dl class="hashes">
-      <dt>{escape(_("Log file"))}</dt><dd>{escape(data["file"])}</dd>
-      <dt>{escape(_("SHA-256 of the log file"))}</dt><dd><code>{hashes["file"]}</code></dd>
-      <dt>{escape(_("Hash of the log's last entry"))}</dt><dd><code>{hashes["head"]}</code></dd>
+      <dt>{t["file"]}</dt><dd>{escape(data["file"])}</dd>
+      <dt>{t["sha"]}</dt><dd><code>{hashes["file"]}</code></dd>
+      <dt>{t["head"]}</dt><dd><code>{hashes["head"]}</code></dd>
     </dl>
     <details>
-      <summary>{escape(_("The audit's report"))}</summary>
-      <pre>{escape(chr(10).join(audit["lines"]))}</pre>
+      <summary>{t["report"]}</summary>
+      <pre>{report}</pre>
     </details>
   </section>
 </main>
-<noscript><p class="panel">{escape(_("Stepping through the game needs JavaScript."))}</p></noscript>
+<noscript><p class="panel">{t["noscript"]}</p></noscript>
 """
 
 
