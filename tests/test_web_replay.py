@@ -5,6 +5,7 @@ the network blocked in a real browser, stepped by keys to its end, showing the s
 from __future__ import annotations
 
 import hashlib
+import html
 import re
 import subprocess
 import sys
@@ -89,6 +90,21 @@ def test_the_command_says_what_is_wrong_and_loads_no_web_server(saved: Path, tmp
     assert result["statuses"] == [0]
     assert result["loaded"] == [] and set(LAN_STACK) >= {"aiohttp"}
     assert out.exists()
+
+
+def test_a_log_cut_short_makes_a_page_with_the_audits_verdict(saved: Path, tmp_path: Path) -> None:
+    records = read_records(saved.read_bytes()).items
+    cut = tmp_path / "cut.p2p10"
+    raw = saved.read_bytes()
+    cut.write_bytes(raw[:raw.index(records[40])])  # in the first hand, entry 40's length kept
+    out = tmp_path / "cut.html"
+    done = p2p10("replay", "--html", str(cut), "-o", str(out))
+    assert done.returncode == 0, done.stderr
+    verdict = p2p10("audit", str(cut)).stdout.splitlines()[-1]
+    assert verdict.startswith("DAMAGED: the file ends in the middle of entry 40")
+    page = out.read_text()
+    assert html.escape(verdict, quote=False) in page
+    assert str(tmp_path) not in page  # the page names the file, not where it was kept
 
 
 def test_the_chart_names_its_players_escaped_and_says_the_totals() -> None:

@@ -33,7 +33,7 @@ from cli.web.charts import score_chart
 from cli.web.page import Page, page
 from p2p10.cards import sort_key
 from p2p10.engine import GameState, HandResult
-from p2p10.errors import IllegalMove
+from p2p10.errors import ProtocolViolation
 from p2p10.i18n import _, current_language, ngettext, pgettext
 from p2p10.log import BadEntry, NotALog
 from p2p10.melds import label_text
@@ -71,18 +71,18 @@ class Interned:
 
 def audit_report(path: Path) -> tuple[list[str], int]:
     """The lines ``p2p10 audit PATH`` prints, and its exit status (0 clean), from the
-    command's own code."""
+    command's own code. It is run from the file's folder on its name alone, so that the report
+    names the file as the page does, and not where it was kept on this machine."""
     out = io.StringIO()
-    args = argparse.Namespace(file=path, jobs=1, by_reveals=False, json=False)
-    with contextlib.redirect_stdout(out):
+    args = argparse.Namespace(file=Path(path.name), jobs=1, by_reveals=False, json=False)
+    with contextlib.chdir(path.parent), contextlib.redirect_stdout(out):
         status = cmd_audit(args)
     return out.getvalue().splitlines(), status
 
 
-def running_totals(sheet: Sequence[HandResult]) -> list[list[int]]:
-    """Each seat's total after each row of the score sheet (a tie replay's points do not
-    count, as :attr:`GameState.totals` counts them); ``[seat][row]``."""
-    players = len(sheet[0].points) if sheet else 0
+def running_totals(sheet: Sequence[HandResult], players: int) -> list[list[int]]:
+    """Each of ``players`` seats' total after each row of the score sheet (a tie replay's
+    points do not count, as :attr:`GameState.totals` counts them); ``[seat][row]``."""
     totals = [0] * players
     after: list[list[int]] = [[] for _seat in range(players)]
     for row in sheet:
@@ -158,7 +158,7 @@ def replay_data(records: Sequence[bytes], path: Path,
     ``p2p10 audit``'s own code."""
     try:
         frames, stopped = replay_frames(records)
-    except (BadEntry, IllegalMove) as err:
+    except (BadEntry, ProtocolViolation) as err:
         raise NotALog(_("the log's first entry is not a table: {error}").format(error=err)) from None
     secrets = revealed_secrets(records)
     first: TableState = frames[0]
@@ -192,7 +192,7 @@ def replay_data(records: Sequence[bytes], path: Path,
         views.append(entry)
     last = frames[-1]
     sheet = last.engine.sheet
-    totals = running_totals(sheet)
+    totals = running_totals(sheet, first.players)
     lines, status = audit_report(path)
     when = (made or datetime.now(UTC)).replace(microsecond=0)
     raw = path.read_bytes()
@@ -216,8 +216,8 @@ def replay_data(records: Sequence[bytes], path: Path,
         "parts": built.parts.values,
     }
     # TRANSLATORS: the title of the chart of the scores over the hands.
-    chart = score_chart(names, totals, _("Scores over the hands"))
-    charts = f'<figure class="chart" id="chart">{chart}</figure>' if sheet else ""
+    title = _("Scores over the hands")
+    charts = f'<figure class="chart" id="chart">{score_chart(names, totals, title)}</figure>' if sheet else ""
     return data, charts
 
 
@@ -248,7 +248,6 @@ def words() -> dict[str, Any]:
         "down": DOWN,
         # TRANSLATORS: the replay page: the melds a seat has laid down.
         "melds": _("Melds"),
-        "noMelds": _("no meld yet"),
     }
 
 
@@ -373,6 +372,9 @@ def replay_page(records: Sequence[bytes], path: Path, made: datetime | None = No
     current language."""
     data, charts = replay_data(records, path, made)
     data["words"] = words()
+    # Said at the last step of a log that breaks the rules, as the terminal's viewer says it.
+    stopped = data["stopped"]
+    data["words"]["stopped"] = _("stopped: {reason}").format(reason=stopped) if stopped else ""
     title = _("p2p10 replay: {players}").format(players=", ".join(data["names"]))
     return page(title, current_language(), ["cards.js", "replay.js"], ["base.css", "replay.css"],
                 body=body(data, charts), data=data, connect=False)
