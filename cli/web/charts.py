@@ -33,6 +33,13 @@ def _nice_step(top: int) -> int:
     return 100000
 
 
+def _y_title(text: str) -> str:
+    """The vertical axis's title, ``text``, written upwards beside the axis."""
+    middle = TOP + (HEIGHT - TOP - BOTTOM) / 2
+    return (f'<text x="14" y="{middle:.1f}" text-anchor="middle" class="axis-y" font-size="13" '
+            f'fill="#f4f7f4" transform="rotate(-90 14 {middle:.1f})">{escape(text)}</text>')
+
+
 def _marker(kind: str, x: float, y: float, colour: str, hand: int = 0) -> str:
     """A small marker of ``kind`` at (x, y), marked as hand ``hand``'s (0: the legend's)."""
     open_ = kind.endswith("-open")
@@ -101,8 +108,7 @@ def score_chart(names: Sequence[str], totals: Sequence[Sequence[int]], title: st
                  f'class="axis" font-size="13" fill="#f4f7f4">{escape(hand_word)}</text>')
     # TRANSLATORS: the score chart's vertical axis: a player's penalty points so far.
     points = _("Points")
-    parts.append(f'<text x="14" y="{TOP + plot_h / 2:.1f}" text-anchor="middle" class="axis-y" font-size="13" '
-                 f'fill="#f4f7f4" transform="rotate(-90 14 {TOP + plot_h / 2:.1f})">{escape(points)}</text>')
+    parts.append(_y_title(points))
     for index, (name, row) in enumerate(zip(names, totals, strict=True)):
         colour = COLOURS[index % len(COLOURS)]
         dash = DASHES[index % len(DASHES)]
@@ -170,8 +176,7 @@ def rate_chart(labels: Sequence[str], rates: Sequence[float], title: str, axis: 
         if index % label_every == 0 or index == count - 1:
             parts.append(f'<text x="{x_at(index):.1f}" y="{TOP + plot_h + 16}" text-anchor="middle" '
                          f'class="tick" font-size="11" fill="#c8d6cc">{escape(label)}</text>')
-    parts.append(f'<text x="14" y="{TOP + plot_h / 2:.1f}" text-anchor="middle" class="axis-y" font-size="13" '
-                 f'fill="#f4f7f4" transform="rotate(-90 14 {TOP + plot_h / 2:.1f})">{escape(axis)}</text>')
+    parts.append(_y_title(axis))
     if count > 1:
         line = " ".join(f"{x_at(i):.1f},{y_at(v):.1f}" for i, v in enumerate(averages))
         parts.append(f'<polyline points="{line}" fill="none" stroke="{COLOURS[1]}" stroke-width="2.5" '
@@ -183,7 +188,8 @@ def rate_chart(labels: Sequence[str], rates: Sequence[float], title: str, axis: 
     # TRANSLATORS: the legend of a chart: one game's value (a dot), and the average so far (a dashed line).
     one, average = _("one game"), _("average so far")
     parts.append(_marker("circle", LEFT + 14, ly, COLOURS[0]))
-    parts.append(f'<text x="{LEFT + 28}" y="{ly + 5}" class="legend" font-size="14" fill="#f4f7f4">{escape(one)}</text>')
+    parts.append(f'<text x="{LEFT + 28}" y="{ly + 5}" class="legend" font-size="14" fill="#f4f7f4">'
+                 f"{escape(one)}</text>")
     middle = LEFT + plot_w / 2
     parts.append(f'<line x1="{middle:.1f}" y1="{ly}" x2="{middle + 28:.1f}" y2="{ly}" stroke="{COLOURS[1]}" '
                  f'stroke-width="2.5" stroke-dasharray="8 4"/>')
