@@ -141,6 +141,11 @@ def press(driver: Any, key: str, times: int = 1) -> None:
         ActionChains(driver).send_keys(key).perform()
 
 
+def count(driver: Any, selector: str) -> int:
+    """How many elements of the page ``selector`` finds."""
+    return int(driver.execute_script("return document.querySelectorAll(arguments[0]).length", selector))
+
+
 def step(driver: Any) -> int:
     return int(driver.execute_script("return document.body.dataset.step"))
 
@@ -163,8 +168,8 @@ def test_the_page_opens_offline_and_steps_by_keys_to_the_final_scores(
     press(chrome, Keys.ARROW_LEFT)
     assert step(chrome) == first + 2
     # A spectator sees nobody's cards in the middle of a hand; seat 2 sees its own.
-    hidden = chrome.execute_script("return document.querySelectorAll('.seat .hand [data-card=\"?\"]').length")
-    shown = chrome.execute_script("return document.querySelectorAll('.seat .hand [data-id]').length")
+    hidden = count(chrome, '.seat .hand [data-card="?"]')
+    shown = count(chrome, ".seat .hand [data-id]")
     assert hidden > 20 and shown == 0
     press(chrome, "2")
     own = chrome.execute_script(
@@ -187,6 +192,10 @@ def test_the_page_opens_offline_and_steps_by_keys_to_the_final_scores(
     assert visible_totals(chrome) == expected
     assert seat_points(chrome) == expected
     assert "Game over" in chrome.find_element("id", "status").text
+    # The cards left at the end, opened by the last reveal, face up for everybody.
+    press(chrome, "0")
+    assert count(chrome, '.seat .hand [data-card="?"]') == 0
+    assert count(chrome, ".seat .hand [data-id]") > 0
     assert chrome.find_element("id", "chart").is_displayed()
     shot(chrome, tmp_path, "replay-phone-end")
     desktop(chrome)

@@ -107,10 +107,10 @@ def _status(view: GameState, names: Sequence[str]) -> str:
             return pgettext("replay", "Game over")
         return ngettext("Game over: {name} wins with {n} point!", "Game over: {name} wins with {n} points!",
                         view.totals[view.winner]).format(name=names[view.winner], n=view.totals[view.winner])
-    if view.stage == "deal":
-        # TRANSLATORS: the replay page's status line between hands.
+    if view.stage == "deal" and not any(view.hands):
+        # TRANSLATORS: the replay page's status line before a hand is dealt.
         return _("The next hand is being dealt.")
-    if view.stage == "reveal":
+    if view.stage in ("deal", "reveal"):
         # TRANSLATORS: the replay page's status line at a hand's end.
         return _("The hand is over: every seat's cards are revealed.")
     if view.stage == "draw":
@@ -138,8 +138,11 @@ def _frame(built: Built, view: GameState, names: Sequence[str]) -> list[Any]:
     for seat in range(view.players):
         dealt = seat in view.seats_in_hand or view.stage == "deal"
         phase = view.phase_of(seat) if dealt and view.stage != "over" else None
+        # A hand is shown while it is played, and after it with the cards left, which the
+        # end-of-hand reveal opened for everybody.
+        shown = (playing and seat in view.seats_in_hand) or bool(view.hands[seat])
         seats.append(parts.add([phase or 0, int(view.down[seat] is not None), view.pending_skips[seat],
-                                view.totals[seat], int(playing and seat in view.seats_in_hand)]))
+                                view.totals[seat], int(shown)]))
     rows = [parts.add(_hand_row(view, seat)) for seat in range(view.players)]
     top = view.top_discard()
     return [view.hand_no + 1, STAGES.index(view.stage), view.turn, len(view.stock),
