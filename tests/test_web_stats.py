@@ -16,6 +16,7 @@ import pytest
 from cli.web.stats_html import LATEST_SHOWN, phases_by_game, stats_body
 from p2p10.record import PERSON, GameResult, Player, Record, level_text
 from tests.browser import chrome, desktop, offline, phone, shot
+from tests.test_cli_imports import DEALING, LAN_STACK, probe
 
 __all__ = ["chrome"]  # the fixture, taken by name below
 
@@ -80,6 +81,16 @@ def test_the_page_shows_the_records_own_figures(tmp_path: Path) -> None:
 
 def test_an_empty_record_makes_a_page_that_says_so(tmp_path: Path) -> None:
     assert "No finished games yet." in stats_body(Record(), tmp_path / "record.json")
+
+
+def test_the_page_is_made_without_the_dealing_cryptography_or_the_lan_stack(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    out = tmp_path / "record.html"
+    done = probe(["stats", "--html", "-o", str(out)], ["stats", "--html"], modules=DEALING + LAN_STACK)
+    assert done["statuses"] == [0, 0]
+    assert done["loaded"] == []
+    assert out.exists() and (tmp_path / "data" / "p2p10" / "record.html").exists()
 
 
 @pytest.mark.slow

@@ -33,6 +33,13 @@ def _nice_step(top: int) -> int:
     return 100000
 
 
+def _y_title(text: str) -> str:
+    """The vertical axis's title, ``text``, written upwards beside the axis."""
+    middle = TOP + (HEIGHT - TOP - BOTTOM) / 2
+    return (f'<text x="14" y="{middle:.1f}" text-anchor="middle" class="axis-y" font-size="13" '
+            f'fill="#f4f7f4" transform="rotate(-90 14 {middle:.1f})">{escape(text)}</text>')
+
+
 def _marker(kind: str, x: float, y: float, colour: str, hand: int = 0) -> str:
     """A small marker of ``kind`` at (x, y), marked as hand ``hand``'s (0: the legend's)."""
     open_ = kind.endswith("-open")
@@ -89,19 +96,19 @@ def score_chart(names: Sequence[str], totals: Sequence[Sequence[int]], title: st
         y = y_at(value)
         parts.append(f'<line x1="{LEFT}" y1="{y:.1f}" x2="{LEFT + plot_w}" y2="{y:.1f}" stroke="#3f7a58" '
                      f'stroke-width="1"/>')
-        parts.append(f'<text x="{LEFT - 6}" y="{y + 4:.1f}" text-anchor="end" font-size="12" '
+        parts.append(f'<text x="{LEFT - 6}" y="{y + 4:.1f}" text-anchor="end" class="tick" font-size="12" '
                      f'fill="#c8d6cc">{value}</text>')
     label_every = max(1, -(-hands // 16))
     for hand in range(1, hands + 1):
         if hand % label_every == 0 or hand == hands:
             parts.append(f'<text x="{x_at(hand):.1f}" y="{TOP + plot_h + 16}" text-anchor="middle" '
-                         f'font-size="12" fill="#c8d6cc">{hand}</text>')
+                         f'class="tick" font-size="12" fill="#c8d6cc">{hand}</text>')
+    hand_word = pgettext("score sheet", "Hand")
     parts.append(f'<text x="{LEFT + plot_w / 2:.1f}" y="{TOP + plot_h + 36}" text-anchor="middle" '
-                 f'font-size="13" fill="#f4f7f4">{escape(pgettext("score sheet", "Hand"))}</text>')
+                 f'class="axis" font-size="13" fill="#f4f7f4">{escape(hand_word)}</text>')
     # TRANSLATORS: the score chart's vertical axis: a player's penalty points so far.
     points = _("Points")
-    parts.append(f'<text x="14" y="{TOP + plot_h / 2:.1f}" text-anchor="middle" font-size="13" '
-                 f'fill="#f4f7f4" transform="rotate(-90 14 {TOP + plot_h / 2:.1f})">{escape(points)}</text>')
+    parts.append(_y_title(points))
     for index, (name, row) in enumerate(zip(names, totals, strict=True)):
         colour = COLOURS[index % len(COLOURS)]
         dash = DASHES[index % len(DASHES)]
@@ -123,7 +130,7 @@ def score_chart(names: Sequence[str], totals: Sequence[Sequence[int]], title: st
         parts.append(f'<line x1="{lx:.1f}" y1="{ly:.1f}" x2="{lx + 28:.1f}" y2="{ly:.1f}" stroke="{colour}" '
                      f'stroke-width="2.5"{dashed}/>')
         parts.append(_marker(marker, lx + 14, ly, colour))
-        parts.append(f'<text x="{lx + 36:.1f}" y="{ly + 5:.1f}" font-size="14" fill="#f4f7f4">'
+        parts.append(f'<text x="{lx + 36:.1f}" y="{ly + 5:.1f}" class="legend" font-size="14" fill="#f4f7f4">'
                      f'{escape(name)}</text>')
     parts.append("</svg>")
     return "".join(parts)
@@ -162,15 +169,14 @@ def rate_chart(labels: Sequence[str], rates: Sequence[float], title: str, axis: 
         value = top * i / steps
         y = y_at(value)
         parts.append(f'<line x1="{LEFT}" y1="{y:.1f}" x2="{LEFT + plot_w}" y2="{y:.1f}" stroke="#3f7a58"/>')
-        parts.append(f'<text x="{LEFT - 6}" y="{y + 4:.1f}" text-anchor="end" font-size="12" '
+        parts.append(f'<text x="{LEFT - 6}" y="{y + 4:.1f}" text-anchor="end" class="tick" font-size="12" '
                      f'fill="#c8d6cc">{value:.2f}</text>')
     label_every = max(1, -(-count // 6))
     for index, label in enumerate(labels):
         if index % label_every == 0 or index == count - 1:
             parts.append(f'<text x="{x_at(index):.1f}" y="{TOP + plot_h + 16}" text-anchor="middle" '
-                         f'font-size="11" fill="#c8d6cc">{escape(label)}</text>')
-    parts.append(f'<text x="14" y="{TOP + plot_h / 2:.1f}" text-anchor="middle" font-size="13" '
-                 f'fill="#f4f7f4" transform="rotate(-90 14 {TOP + plot_h / 2:.1f})">{escape(axis)}</text>')
+                         f'class="tick" font-size="11" fill="#c8d6cc">{escape(label)}</text>')
+    parts.append(_y_title(axis))
     if count > 1:
         line = " ".join(f"{x_at(i):.1f},{y_at(v):.1f}" for i, v in enumerate(averages))
         parts.append(f'<polyline points="{line}" fill="none" stroke="{COLOURS[1]}" stroke-width="2.5" '
@@ -182,11 +188,12 @@ def rate_chart(labels: Sequence[str], rates: Sequence[float], title: str, axis: 
     # TRANSLATORS: the legend of a chart: one game's value (a dot), and the average so far (a dashed line).
     one, average = _("one game"), _("average so far")
     parts.append(_marker("circle", LEFT + 14, ly, COLOURS[0]))
-    parts.append(f'<text x="{LEFT + 28}" y="{ly + 5}" font-size="14" fill="#f4f7f4">{escape(one)}</text>')
+    parts.append(f'<text x="{LEFT + 28}" y="{ly + 5}" class="legend" font-size="14" fill="#f4f7f4">'
+                 f"{escape(one)}</text>")
     middle = LEFT + plot_w / 2
     parts.append(f'<line x1="{middle:.1f}" y1="{ly}" x2="{middle + 28:.1f}" y2="{ly}" stroke="{COLOURS[1]}" '
                  f'stroke-width="2.5" stroke-dasharray="8 4"/>')
-    parts.append(f'<text x="{middle + 36:.1f}" y="{ly + 5}" font-size="14" fill="#f4f7f4">'
+    parts.append(f'<text x="{middle + 36:.1f}" y="{ly + 5}" class="legend" font-size="14" fill="#f4f7f4">'
                  f"{escape(average)}</text>")
     parts.append("</svg>")
     return "".join(parts)

@@ -33,7 +33,7 @@ from cli.web.charts import score_chart
 from cli.web.page import Page, page
 from p2p10.cards import sort_key
 from p2p10.engine import GameState, HandResult
-from p2p10.errors import IllegalMove
+from p2p10.errors import ProtocolViolation
 from p2p10.i18n import _, current_language, ngettext, pgettext
 from p2p10.log import BadEntry, NotALog
 from p2p10.melds import label_text
@@ -71,18 +71,18 @@ class Interned:
 
 def audit_report(path: Path) -> tuple[list[str], int]:
     """The lines ``p2p10 audit PATH`` prints, and its exit status (0 clean), from the
-    command's own code."""
+    command's own code. It is run from the file's folder on its name alone, so that the report
+    names the file as the page does, and not where it was kept on this machine."""
     out = io.StringIO()
-    args = argparse.Namespace(file=path, jobs=1, by_reveals=False, json=False)
-    with contextlib.redirect_stdout(out):
+    args = argparse.Namespace(file=Path(path.name), jobs=1, by_reveals=False, json=False)
+    with contextlib.chdir(path.parent), contextlib.redirect_stdout(out):
         status = cmd_audit(args)
     return out.getvalue().splitlines(), status
 
 
-def running_totals(sheet: Sequence[HandResult]) -> list[list[int]]:
-    """Each seat's total after each row of the score sheet (a tie replay's points do not
-    count, as :attr:`GameState.totals` counts them); ``[seat][row]``."""
-    players = len(sheet[0].points) if sheet else 0
+def running_totals(sheet: Sequence[HandResult], players: int) -> list[list[int]]:
+    """Each of ``players`` seats' total after each row of the score sheet (a tie replay's
+    points do not count, as :attr:`GameState.totals` counts them); ``[seat][row]``."""
     totals = [0] * players
     after: list[list[int]] = [[] for _seat in range(players)]
     for row in sheet:
@@ -107,10 +107,10 @@ def _status(view: GameState, names: Sequence[str]) -> str:
             return pgettext("replay", "Game over")
         return ngettext("Game over: {name} wins with {n} point!", "Game over: {name} wins with {n} points!",
                         view.totals[view.winner]).format(name=names[view.winner], n=view.totals[view.winner])
-    if view.stage == "deal":
-        # TRANSLATORS: the replay page's status line between hands.
+    if view.stage == "deal" and not any(view.hands):
+        # TRANSLATORS: the replay page's status line before a hand is dealt.
         return _("The next hand is being dealt.")
-    if view.stage == "reveal":
+    if view.stage in ("deal", "reveal"):
         # TRANSLATORS: the replay page's status line at a hand's end.
         return _("The hand is over: every seat's cards are revealed.")
     if view.stage == "draw":
@@ -138,8 +138,11 @@ def _frame(built: Built, view: GameState, names: Sequence[str]) -> list[Any]:
     for seat in range(view.players):
         dealt = seat in view.seats_in_hand or view.stage == "deal"
         phase = view.phase_of(seat) if dealt and view.stage != "over" else None
+        # A hand is shown while it is played, and after it with the cards left, which the
+        # end-of-hand reveal opened for everybody.
+        shown = (playing and seat in view.seats_in_hand) or bool(view.hands[seat])
         seats.append(parts.add([phase or 0, int(view.down[seat] is not None), view.pending_skips[seat],
-                                view.totals[seat], int(playing and seat in view.seats_in_hand)]))
+                                view.totals[seat], int(shown)]))
     rows = [parts.add(_hand_row(view, seat)) for seat in range(view.players)]
     top = view.top_discard()
     return [view.hand_no + 1, STAGES.index(view.stage), view.turn, len(view.stock),
@@ -158,7 +161,7 @@ def replay_data(records: Sequence[bytes], path: Path,
     ``p2p10 audit``'s own code."""
     try:
         frames, stopped = replay_frames(records)
-    except (BadEntry, IllegalMove) as err:
+    except (BadEntry, ProtocolViolation) as err:
         raise NotALog(_("the log's first entry is not a table: {error}").format(error=err)) from None
     secrets = revealed_secrets(records)
     first: TableState = frames[0]
@@ -192,7 +195,7 @@ def replay_data(records: Sequence[bytes], path: Path,
         views.append(entry)
     last = frames[-1]
     sheet = last.engine.sheet
-    totals = running_totals(sheet)
+    totals = running_totals(sheet, first.players)
     lines, status = audit_report(path)
     when = (made or datetime.now(UTC)).replace(microsecond=0)
     raw = path.read_bytes()
@@ -216,8 +219,8 @@ def replay_data(records: Sequence[bytes], path: Path,
         "parts": built.parts.values,
     }
     # TRANSLATORS: the title of the chart of the scores over the hands.
-    chart = score_chart(names, totals, _("Scores over the hands"))
-    charts = f'<figure class="chart" id="chart">{chart}</figure>' if sheet else ""
+    title = _("Scores over the hands")
+    charts = f'<figure class="chart" id="chart">{score_chart(names, totals, title)}</figure>' if sheet else ""
     return data, charts
 
 
@@ -248,16 +251,55 @@ def words() -> dict[str, Any]:
         "down": DOWN,
         # TRANSLATORS: the replay page: the melds a seat has laid down.
         "melds": _("Melds"),
-        "noMelds": _("no meld yet"),
     }
+
+
+def texts(data: dict[str, Any]) -> dict[str, str]:
+    """The page's fixed words, in the current language, escaped for HTML (the marked strings
+    stay outside f-strings, where the catalogues' extractor finds them)."""
+    words = {
+        "title": _("p2p10 replay"),
+        "rules": _("Rules: {rules}").format(rules=data["rules"]),
+        # TRANSLATORS: the replay page: the name of its row of buttons that step through the game.
+        "steps": _("Steps"),
+        # TRANSLATORS: the replay page: before the list "as a spectator", "as Ann" (whose eyes).
+        "seen": _("Seen"),
+        # TRANSLATORS: the replay page's keys; Home and End are the keys' names.
+        "keys": _("Keys: ← → one move, ↑ ↓ one hand, Home End the start or the end, 0-6 the seat seen."),
+        # TRANSLATORS: the replay page: the heading of the table (for a screen reader).
+        "table": _("Table"),
+        "moves": _("Moves"),
+        "sheet": _("Score sheet"),
+        "legend": _("(P2{tick}: phase 2 made that hand. Points are penalties: the lowest total "
+                    "wins.)").format(tick=DOWN),
+        # TRANSLATORS: the replay page: the heading of the audit's verdict.
+        "audit": _("Audit"),
+        # TRANSLATORS: the replay page, under the audit's verdict; {when} is a date and time (UTC).
+        "when": _("This verdict was computed by p2p10 audit when this file was made ({when}). The page "
+                  "does not check the game again: to check it yourself, run p2p10 audit on the game's "
+                  "log.").format(when=data["made"]),
+        # TRANSLATORS: the replay page: the name of the game's log file.
+        "file": _("Log file"),
+        # TRANSLATORS: the replay page: the SHA-256 of the log file (as sha256sum prints it).
+        "sha": _("SHA-256 of the log file"),
+        # TRANSLATORS: the replay page: the hash of the log's last entry, which chains every entry before it.
+        "head": _("Hash of the log's last entry"),
+        # TRANSLATORS: the replay page: what p2p10 audit printed, shown on a click.
+        "report": _("The audit's report"),
+        "noscript": _("Stepping through the game needs JavaScript."),
+        "spectator": _("as a spectator"),
+    }
+    return {key: escape(value) for key, value in words.items()}
 
 
 def body(data: dict[str, Any], charts: str) -> str:
     """The page's fixed HTML: headings, controls and the audit, in the current language. The
     script fills in the table, the log and the score sheet of each step."""
+    t = texts(data)
     names = data["names"]
-    seat_options = [f'<option value="0">{escape(_("as a spectator"))}</option>'] + [
-        f'<option value="{i + 1}">{escape(_("as {name}").format(name=name))}</option>'
+    seen_as = _("as {name}")
+    seat_options = [f'<option value="0">{t["spectator"]}</option>'] + [
+        f'<option value="{i + 1}">{escape(seen_as.format(name=name))}</option>'
         for i, name in enumerate(names)]
     audit = data["audit"]
     verdict = audit["verdict"]
@@ -271,28 +313,27 @@ def body(data: dict[str, Any], charts: str) -> str:
     controls = "".join(f'<button type="button" id="{id_}" aria-label="{escape(label)}" '
                        f'title="{escape(label)} ({key})">{symbol}</button>'
                        for id_, symbol, label, key in buttons)
-    made = data["made"]
     hashes = data["hash"]
+    report = escape("\n".join(audit["lines"]))
     return f"""
 <header class="top">
   <div class="title">
-    <h1>{escape(_("p2p10 replay"))}</h1>
+    <h1>{t["title"]}</h1>
     <p class="players">{escape(", ".join(names))}</p>
-    <p class="dim rules">{escape(_("Rules: {rules}").format(rules=data["rules"]))}</p>
+    <p class="dim rules">{t["rules"]}</p>
   </div>
-  <div class="controls" role="toolbar" aria-label="{escape(_("Steps"))}">
+  <div class="controls" role="toolbar" aria-label="{t["steps"]}">
     {controls}
-    <label class="seen">{escape(_("Seen"))}
+    <label class="seen">{t["seen"]}
       <select id="seat">{"".join(seat_options)}</select>
     </label>
   </div>
   <p id="where" class="where" aria-live="polite"></p>
-  <p class="keys dim">{escape(_("Keys: ← → one move, ↑ ↓ one hand, Home End the start or the end, "
-                                "0-6 the seat seen."))}</p>
+  <p class="keys dim">{t["keys"]}</p>
 </header>
 <main class="layout">
   <section class="panel table" aria-labelledby="table-head">
-    <h2 id="table-head" class="visually-hidden">{escape(_("Table"))}</h2>
+    <h2 id="table-head" class="visually-hidden">{t["table"]}</h2>
     <p id="status" class="status"></p>
     <div class="piles">
       <figure id="stock" class="pile"></figure>
@@ -301,34 +342,31 @@ def body(data: dict[str, Any], charts: str) -> str:
     <div id="seats" class="seats"></div>
   </section>
   <section class="panel log" aria-labelledby="log-head">
-    <h2 id="log-head">{escape(_("Moves"))}</h2>
+    <h2 id="log-head">{t["moves"]}</h2>
     <ol id="moves" class="moves"></ol>
   </section>
   <section class="panel sheet" aria-labelledby="sheet-head">
-    <h2 id="sheet-head">{escape(_("Score sheet"))}</h2>
+    <h2 id="sheet-head">{t["sheet"]}</h2>
     <div class="sheet-scroll"><table id="sheet-table"></table></div>
-    <p class="dim">{escape(_("(P2{tick}: phase 2 made that hand. Points are penalties: the lowest total "
-                             "wins.)").format(tick=DOWN))}</p>
+    <p class="dim">{t["legend"]}</p>
     <div class="charts">{charts}</div>
   </section>
   <section class="panel audit {tone}" aria-labelledby="audit-head">
-    <h2 id="audit-head">{escape(_("Audit"))}</h2>
+    <h2 id="audit-head">{t["audit"]}</h2>
     <p class="verdict"><strong class="word">{escape(word)}</strong>{escape(verdict[len(word):])}</p>
-    <p>{escape(_("This verdict was computed by p2p10 audit when this file was made ({when}). The "
-                  "page does not check the game again: to check it yourself, run p2p10 audit on the "
-                  "game's log.").format(when=made))}</p>
+    <p>{t["when"]}</p>
     <dl class="hashes">
-      <dt>{escape(_("Log file"))}</dt><dd>{escape(data["file"])}</dd>
-      <dt>{escape(_("SHA-256 of the log file"))}</dt><dd><code>{hashes["file"]}</code></dd>
-      <dt>{escape(_("Hash of the log's last entry"))}</dt><dd><code>{hashes["head"]}</code></dd>
+      <dt>{t["file"]}</dt><dd>{escape(data["file"])}</dd>
+      <dt>{t["sha"]}</dt><dd><code>{hashes["file"]}</code></dd>
+      <dt>{t["head"]}</dt><dd><code>{hashes["head"]}</code></dd>
     </dl>
     <details>
-      <summary>{escape(_("The audit's report"))}</summary>
-      <pre>{escape(chr(10).join(audit["lines"]))}</pre>
+      <summary>{t["report"]}</summary>
+      <pre>{report}</pre>
     </details>
   </section>
 </main>
-<noscript><p class="panel">{escape(_("Stepping through the game needs JavaScript."))}</p></noscript>
+<noscript><p class="panel">{t["noscript"]}</p></noscript>
 """
 
 
@@ -337,6 +375,9 @@ def replay_page(records: Sequence[bytes], path: Path, made: datetime | None = No
     current language."""
     data, charts = replay_data(records, path, made)
     data["words"] = words()
+    # Said at the last step of a log that breaks the rules, as the terminal's viewer says it.
+    stopped = data["stopped"]
+    data["words"]["stopped"] = _("stopped: {reason}").format(reason=stopped) if stopped else ""
     title = _("p2p10 replay: {players}").format(players=", ".join(data["names"]))
     return page(title, current_language(), ["cards.js", "replay.js"], ["base.css", "replay.css"],
                 body=body(data, charts), data=data, connect=False)

@@ -93,13 +93,16 @@ def stats_body(record: Record, path: Path, made: datetime | None = None) -> str:
     """The page's HTML: the whole record, in the current language."""
     when = (made or datetime.now(UTC)).replace(microsecond=0).isoformat().replace("+00:00", "Z")
     # TRANSLATORS: the heading of the record's web page (p2p10 stats --html).
-    parts = [f'<header class="top"><h1>{escape(_("Your record"))}</h1>']
+    heading = _("Your record")
+    parts = [f'<header class="top"><h1>{escape(heading)}</h1>']
     if not record.games:
-        parts.append(f"<p>{escape(_('No finished games yet.'))}</p></header>")
+        empty = _("No finished games yet.")
+        parts.append(f"<p>{escape(empty)}</p></header>")
         return "".join(parts)
     parts.append(f'<p class="total">{escape(record.heading())}</p></header><main>')
     parts += [_kind_section(kind, games) for kind, games in record.by_kind().items()]
-    parts.append(f'<p class="dim note">{escape(_("(a game against several levels counts under each)"))}</p>')
+    several = _("(a game against several levels counts under each)")
+    parts.append(f'<p class="dim note">{escape(several)}</p>')
     points = phases_by_game(record)
     # TRANSLATORS: the title of the chart of the phases made per hand, game after game.
     title = _("Phases made per hand, game by game")
@@ -107,11 +110,13 @@ def stats_body(record: Record, path: Path, made: datetime | None = None) -> str:
     axis = _("Phases a hand")
     parts.append(f'<section class="panel chart"><h2>{escape(title)}</h2>'
                  f"{rate_chart([d for d, _r in points], [r for _d, r in points], title, axis)}</section>")
-    parts.append(f'<section class="panel"><h2>{escape(_("Latest games"))}</h2>'
+    latest = _("Latest games")
+    parts.append(f'<section class="panel"><h2>{escape(latest)}</h2>'
                  f"{_latest_table(record.latest(LATEST_SHOWN))}</section>")
-    # TRANSLATORS: the foot of the record's web page: where the record is kept and when the page was made.
-    parts.append(f'<p class="dim note">{escape(_("Record: {path}").format(path=path))}. '
-                 f'{escape(_("This page was made at {when}.").format(when=when))}</p></main>')
+    kept = _("Record: {path}").format(path=path)
+    # TRANSLATORS: the foot of the record's web page: when the page was made ({when}: a date and time, UTC).
+    made_at = _("This page was made at {when}.").format(when=when)
+    parts.append(f'<p class="dim note">{escape(kept)}. {escape(made_at)}</p></main>')
     return "".join(parts)
 
 

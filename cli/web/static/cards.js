@@ -2,7 +2,9 @@
    Python sends ({id, text: "R7", words: "red 7", suit: "r|b|g|y|w|s", rank: "7|W|S"}).
    Nothing here knows a rule: it only draws. Plain script, no modules, no eval.
    Colour is never the only sign: each colour has its own shape (red circle, blue square,
-   green triangle, yellow diamond) in the corners and behind the big rank. */
+   green triangle, yellow diamond) in the corners and behind the big rank.
+   Sizes come from CSS (base.css): class p2p10-card for a hand's card, p2p10-card-small added
+   with opts.small for a meld's. */
 window.P2P10 = window.P2P10 || {};
 (function (P2P10) {
   "use strict";

@@ -50,7 +50,8 @@
     bits.push(fill(words.step, { at: state.at + 1, count: frames.length }));
     bits.push(state.viewer === 0 ? words.asSpectator : fill(words.as, { name: data.names[state.viewer - 1] }));
     $("where").textContent = bits.join(" · ");
-    $("status").textContent = frame.status;
+    var stopped = state.at === frames.length - 1 && words.stopped;
+    $("status").textContent = stopped ? frame.status + " " + words.stopped : frame.status;
   }
 
   function drawPiles(frame) {
@@ -236,4 +237,6 @@
   });
   see(0);
   document.body.classList.add("ready");
+  /* When the first step was drawn (benchmarks/bench_replay_html.py reads it). */
+  if (window.performance && performance.mark) { performance.mark("p2p10-drawn"); }
 })();
