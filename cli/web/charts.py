@@ -13,7 +13,9 @@ import itertools
 from collections.abc import Sequence
 from html import escape
 
+from p2p10.engine import GameState, HandResult
 from p2p10.i18n import _, pgettext
+from p2p10.names import shown_name
 
 # Distinct in hue and lightness on the dark green table (Okabe and Ito's colour-blind safe set).
 COLOURS = ("#f0e442", "#56b4e9", "#e69f00", "#ffffff", "#cc79a7", "#d55e00")
@@ -209,3 +211,23 @@ def tally_bar(won: int, lost: int, label: str) -> str:
             f'<rect x="0.5" y="0.5" width="{width - 1}" height="13" rx="3" fill="none" stroke="#c8d6cc"/>'
             f'<rect x="0.5" y="0.5" width="{max(filled - 1, 0):.1f}" height="13" rx="3" fill="{COLOURS[0]}"/>'
             "</svg>")
+
+
+def running_totals(sheet: Sequence[HandResult], players: int) -> list[list[int]]:
+    """Each of ``players`` seats' total after each row of the score sheet (a tie replay's
+    points do not count, as :attr:`GameState.totals` counts them); ``[seat][row]``."""
+    totals = [0] * players
+    after: list[list[int]] = [[] for _seat in range(players)]
+    for row in sheet:
+        for seat, points in enumerate(row.points):
+            if not row.tie and points is not None:
+                totals[seat] += points
+            after[seat].append(totals[seat])
+    return after
+
+
+def game_chart(state: GameState) -> str:
+    """The chart of the scores over the hands of ``state``'s game, its names as shown."""
+    names = [shown_name(name) for name in state.names]
+    # TRANSLATORS: the title of the chart of the scores over the hands.
+    return score_chart(names, running_totals(state.sheet, state.players), _("Scores over the hands"))

@@ -29,10 +29,10 @@ from pathlib import Path
 from typing import Any
 
 from cli.audit_cmd import cmd_audit
-from cli.web.charts import score_chart
+from cli.web.charts import running_totals, score_chart
 from cli.web.page import Page, page
 from p2p10.cards import sort_key
-from p2p10.engine import GameState, HandResult
+from p2p10.engine import GameState
 from p2p10.errors import ProtocolViolation
 from p2p10.i18n import _, current_language, ngettext, pgettext
 from p2p10.log import BadEntry, NotALog
@@ -78,19 +78,6 @@ def audit_report(path: Path) -> tuple[list[str], int]:
     with contextlib.chdir(path.parent), contextlib.redirect_stdout(out):
         status = cmd_audit(args)
     return out.getvalue().splitlines(), status
-
-
-def running_totals(sheet: Sequence[HandResult], players: int) -> list[list[int]]:
-    """Each of ``players`` seats' total after each row of the score sheet (a tie replay's
-    points do not count, as :attr:`GameState.totals` counts them); ``[seat][row]``."""
-    totals = [0] * players
-    after: list[list[int]] = [[] for _seat in range(players)]
-    for row in sheet:
-        for seat, points in enumerate(row.points):
-            if not row.tie and points is not None:
-                totals[seat] += points
-            after[seat].append(totals[seat])
-    return after
 
 
 def _hand_row(view: GameState, seat: int) -> list[int]:

@@ -125,7 +125,7 @@ class TableScreen:
                 "question": prompt.question, "index": prompt.index,
                 "choices": [{"key": c.key, "label": c.label} for c in prompt.choices]},
             "log": [{"hand": t.hand, "kind": t.kind, "text": t.line} for t in app.log_told() if t.shown],
-            "seats": [], "piles": None, "hand": hand, "sheet": None, "panel": None,
+            "seats": [], "piles": None, "hand": hand, "sheet": None, "panel": None, "chart": None,
             "dealing": app.table_seat.dealing(), "over": app.table_seat.over,
         }
         if state is not None:
@@ -135,6 +135,10 @@ class TableScreen:
             view["sheet"] = as_json(sheet_view(state, pad=False))
         if app.screen != "table":
             view["panel"] = [fragments(line) for line in self._panel_lines()]
+        if app.screen == "over" and state is not None and state.sheet:
+            from cli.web.charts import game_chart
+
+            view["chart"] = game_chart(state)
         return view
 
     def _hand(self, state: Any) -> dict[str, Any]:

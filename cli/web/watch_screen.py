@@ -169,6 +169,7 @@ class WatchScreen:
     def snapshot(self) -> dict[str, Any]:
         """The view, in the JSON shape of a seat's table page (:mod:`cli.web.table_screen`):
         read-only, no hand, no question, no keys, and the live audit's ``verdict`` besides."""
+        from cli.web.charts import game_chart
         from cli.web.table_screen import page_words
         from protocol.local import dealing_progress
 
@@ -195,6 +196,7 @@ class WatchScreen:
             "hand": None,
             "sheet": None if state is None else as_json(sheet_view(state, pad=False)),
             "panel": None,
+            "chart": game_chart(state) if self.ended and state is not None and state.sheet else None,
             "dealing": None if dealing is None else list(dealing),
             "over": self.ended is not None,
             "verdict": self.verdict(),

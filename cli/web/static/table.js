@@ -109,7 +109,7 @@
 
   function drawHand(parent) {
     var hand = view.hand;
-    if (!hand) { return; }
+    if (!hand || !hand.cards.length) { return; }
     var box = node("section", { "class": "hand", "aria-label": word("your_hand", "Your hand") }, parent);
     var sorts = node("div", { "class": "sorts" }, box);
     [["number", word("by_number", "Sort by number")], ["colour", word("by_colour", "Sort by colour")]].forEach(function (pair) {
@@ -246,7 +246,9 @@
     node("h1", { "class": "title", "aria-live": "polite" }, top, view.title || "p2p10");
     drawVerdict(top);
     var status = node("p", { "class": "status", role: "status" }, top);
-    toned(status, view.status);
+    (view.status || []).forEach(function (part) {  /* fragments, or lines of them */
+      if (Array.isArray(part)) { toned(status, part); node("br", {}, status); } else { toned(status, [part]); }
+    });
     var table = node("main", { "class": "table" }, root);
     var others = node("div", { "class": "others" }, table);
     var mine = null;
@@ -273,11 +275,15 @@
     node("p", { "class": "notice panel", role: "alert" }, root, text);
   }
 
+  /* How many characters of the side screens' text fit a line: the side screen's own width
+     where one is shown, else the page's less its margins. Python lays the text out to it. */
   function columns() {
-    var probe = node("span", { "class": "probe" }, document.body, "0000000000");
+    var holder = document.querySelector(".side-text") || document.body;
+    var probe = node("span", { "class": "probe" }, holder, "0000000000");
     var width = probe.getBoundingClientRect().width / 10 || 8;
-    document.body.removeChild(probe);
-    return Math.max(24, Math.min(200, Math.floor((document.documentElement.clientWidth - 48) / width)));
+    holder.removeChild(probe);
+    var room = holder === document.body ? document.documentElement.clientWidth - 60 : holder.clientWidth - 4;
+    return Math.max(24, Math.min(200, Math.floor(room / width)));
   }
 
   function connect() {
