@@ -10,6 +10,7 @@ folder (``shots/``) for a person to look at.
 
 from __future__ import annotations
 
+import getpass
 import os
 import re
 import subprocess
@@ -104,6 +105,12 @@ def click(driver: Any, css: str) -> bool:
 
 def changed(driver: Any, before: int) -> None:
     until(driver, lambda: version(driver) > before, "the page to change")
+
+
+def showing(driver: Any, page: str) -> dict[str, Any] | None:
+    """The view drawn last if it is of ``page`` ("start", "table")."""
+    v = view(driver)
+    return v if v is not None and v.get("page") == page else None
 
 
 def enabled(v: dict[str, Any], key: str) -> bool:
@@ -234,3 +241,144 @@ def test_a_whole_game_by_clicks_to_the_winners_screen_and_a_clean_log(chrome: An
     log = Path(re.search(r"p2p10 audit (.+\.p2p10)$", out, re.M).group(1))  # type: ignore[union-attr]
     report = audit_bytes(log.read_bytes())
     assert report.clean, report.verdict()
+
+
+def visible_words(driver: Any) -> str:
+    """What a reader sees and hears of the page: its text and its names (aria-label, title),
+    less the players' names."""
+    return str(driver.execute_script("""
+        const labels = Array.from(document.querySelectorAll('[aria-label], [title]')).map(
+            e => (e.getAttribute('aria-label') || '') + ' ' + (e.getAttribute('title') || ''));
+        return document.body.innerText + '\\n' + labels.join('\\n');"""))
+
+
+def english_left(driver: Any, lang: str, names: tuple[str, ...]) -> set[str]:
+    """The English words on the page that the language ``lang`` never uses (as the terminal's
+    sweep reads its screens)."""
+    from tests.test_screen_sweep import ALLOWED, LETTERS, NOT_WORDS, vocabulary
+
+    ours, english = vocabulary(lang)
+    english_only = english - ours - ALLOWED
+    text = visible_words(driver)
+    for name in names:
+        text = text.replace(name, " ")
+    return {word for word in LETTERS.findall(NOT_WORDS.sub(" ", text))
+            if len(word) > 1 and word.lower() in english_only}
+
+
+@pytest.mark.parametrize("lang", ["de", "es"])
+def test_the_german_and_spanish_pages_leave_no_english(chrome: Any, tmp_path: Path, lang: str) -> None:
+    """``--lang de`` (``es``): the start screen, the table with a question asked, the rules,
+    the help and the score sheet, in that language only."""
+    web = Web(["--lang", lang, "play", "--pace", "0"], environment(tmp_path, None), tmp_path)
+    names = (getpass.getuser(), "You", "Bot 1", "Bot 2", "Bot 3", "p2p10", "Phase 10")
+    found: dict[str, set[str]] = {}
+    try:
+        desktop(chrome)
+        chrome.get(web.url)
+        start = until(chrome, lambda: showing(chrome, "start"), "the start screen")
+        assert start["lang"] == lang
+        found["start"] = english_left(chrome, lang, names)
+        before = version(chrome)
+        assert click(chrome, '.menu-row[data-row="start"] .row-button')  # a new game
+        changed(chrome, before)
+        until(chrome, lambda: (v := view(chrome)) and v.get("page") == "table" and v.get("hand"), "the table")
+        found["table"] = english_left(chrome, lang, names)
+        for key in ("r", "?", "s", "q"):  # rules, help, the score sheet; the quit question
+            before = version(chrome)
+            chrome.execute_script("document.body.dispatchEvent(new KeyboardEvent('keydown', "
+                                  "{key: arguments[0], bubbles: true}))", key)
+            changed(chrome, before)
+            found[key] = english_left(chrome, lang, names)
+            if key != "q":
+                shot(chrome, tmp_path, f"{lang}-{key}")
+                before = version(chrome)
+                chrome.execute_script("document.body.dispatchEvent(new KeyboardEvent('keydown', "
+                                      "{key: 'Escape', bubbles: true}))")
+                changed(chrome, before)
+        resize(chrome, phone)
+        shot(chrome, tmp_path, f"{lang}-table-phone")
+    finally:
+        web.stop()
+    assert not any(found.values()), {k: sorted(v) for k, v in found.items() if v}
+
+
+def test_the_browsers_language_when_none_is_named(chrome: Any, tmp_path: Path) -> None:
+    """No --lang and no language in the environment: the page speaks the browser's."""
+    chrome.execute_cdp_cmd("Emulation.setLocaleOverride", {"locale": "es-ES"})
+    chrome.execute_cdp_cmd("Network.setUserAgentOverride", {
+        "userAgent": chrome.execute_script("return navigator.userAgent"), "acceptLanguage": "es-ES,es"})
+    web = Web(["play"], environment(tmp_path, None), tmp_path)
+    try:
+        chrome.get(web.url)
+        start = until(chrome, lambda: showing(chrome, "start"), "the start screen")
+        assert start["lang"] == "es", chrome.execute_script("return navigator.languages")
+        assert "Nueva partida" in page_text(chrome) or "partida" in page_text(chrome)
+    finally:
+        web.stop()
+
+
+def test_without_the_key_the_page_shows_nothing_of_the_seat(chrome: Any, tmp_path: Path) -> None:
+    """The address without its key, or with another, opens no table: the page says why, and
+    neither it nor the socket's answer holds a name or a card."""
+    import urllib.error
+    import urllib.request
+
+    web = Web(["play", "--name", "Zelda", "--bots", "2", "--seed", "5", "-o", "hands=1"],
+              environment(tmp_path), tmp_path)
+    try:
+        base = web.url.split("#")[0]
+        for url in (base, base + "#t=" + "A" * 43):
+            chrome.get(url)
+            until(chrome, lambda: "p2p10" in page_text(chrome) and view(chrome) is None
+                  and chrome.find_elements("css selector", ".notice"), "the refusal")
+            text = page_text(chrome)
+            assert "#t=" in text and "Zelda" not in text and not chrome.find_elements("css selector", ".hand")
+        # The socket itself, asked without the key, from another site, or with a wrong key.
+        port = base.split(":")[2].rstrip("/")
+        token = web.url.split("#t=")[1]
+        for path, origin in ((f"/ws?t={token}", "http://evil.example"), ("/ws", base.rstrip("/")),
+                             ("/ws?t=" + "B" * 43, base.rstrip("/"))):
+            request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", headers={
+                "Origin": origin, "Connection": "Upgrade", "Upgrade": "websocket",
+                "Sec-WebSocket-Version": "13", "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="})
+            with pytest.raises(urllib.error.HTTPError) as refused:
+                urllib.request.urlopen(request, timeout=10)
+            assert refused.value.code == 403
+            body = refused.value.read().decode()
+            assert "Zelda" not in body and "Bot" not in body and len(body) < 40
+    finally:
+        web.stop()
+
+
+def test_a_game_left_in_the_browser_is_resumed_in_it_at_the_same_hand(chrome: Any, tmp_path: Path) -> None:
+    """q then yes leaves a game under way; ``play --resume --web`` opens it again at its hand."""
+    env = environment(tmp_path)
+    web = Web(["play", "--name", "Ann", "--bots", "2", "--seed", "5", "-o", "hands=3", "--pace", "0"],
+              env, tmp_path)
+    try:
+        chrome.get(web.url)
+        v = until(chrome, lambda: (v := view(chrome)) and enabled(v, "d") and v, "the user's turn")
+        before = version(chrome)
+        assert click(chrome, '.keys [data-key="q"]')
+        changed(chrome, before)
+        question = view(chrome)
+        assert question is not None and question["prompt"] is not None
+        hand_before = question["title"].split()[1]
+        seen = sorted(c["card"]["text"] for c in question["hand"]["cards"])
+        assert click(chrome, '.prompt .choice[data-key="y"]')
+        out, err = web.finish()
+    finally:
+        web.stop()
+    assert web.proc.returncode == 0, err
+    assert "p2p10 play --resume" in out, out
+    again = Web(["play", "--resume"], env, tmp_path)
+    try:
+        chrome.get(again.url)
+        v = until(chrome, lambda: (v := view(chrome)) and v.get("page") == "table" and v.get("hand") and v,
+                  "the resumed table")
+        assert v["title"].split()[1] == hand_before
+        assert sorted(c["card"]["text"] for c in v["hand"]["cards"]) == seen
+        assert any("Hand 1" in line["text"] for line in v["log"])  # the story so far, told again
+    finally:
+        again.stop()
