@@ -7,6 +7,7 @@ import importlib
 from collections.abc import Callable
 
 from p2p10.errors import P2P10Error
+from p2p10.i18n import _
 
 
 class UsageError(P2P10Error):
@@ -33,3 +34,14 @@ def run_later(module: str, command: str) -> Callable[[argparse.Namespace], int]:
         return result
 
     return run
+
+
+def add_web_options(parser: argparse.ArgumentParser) -> None:
+    """``--web`` and ``--no-browser``: the table in the browser instead of the terminal."""
+    parser.add_argument("--web", action="store_true",
+                        help=_("draw the table in your browser instead of the terminal: the page is "
+                               "served on 127.0.0.1 only, at an address with a one-time key that "
+                               "the command prints on a line of its own (play: the first line; "
+                               "host, join, resume: when the game starts)"))
+    parser.add_argument("--no-browser", action="store_true",
+                        help=_("with --web: only print the page's address, do not open a browser"))

@@ -68,7 +68,7 @@ def _reachable_at(args: argparse.Namespace) -> tuple[str, int] | None:
 def _check_autoplay(args: argparse.Namespace) -> str | None:
     """The bot policy for the seat, or None for a person at this terminal."""
     if args.autoplay is None:
-        if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        if not args.web and not (sys.stdin.isatty() and sys.stdout.isatty()):
             # TRANSLATORS: POLICY is the metavar of --autoplay: translate it as there.
             raise UsageError(_("the table needs a terminal: run this in one, or let a bot play "
                                "the seat with --autoplay POLICY"))
@@ -80,10 +80,15 @@ def _check_autoplay(args: argparse.Namespace) -> str | None:
     return policy
 
 
-def _front(policy: str | None, ascii_only: bool) -> Front | None:
-    """The play screen for a person (None when a bot plays the seat)."""
+def _front(policy: str | None, ascii_only: bool, args: argparse.Namespace | None = None) -> Front | None:
+    """The play screen for a person (None when a bot plays the seat): the terminal's, or with
+    ``--web`` the browser's."""
     if policy is not None:
         return None
+    if args is not None and args.web:
+        from cli.web.play_web import lan_web_front  # aiohttp's server loads only for a page
+
+        return lan_web_front(getattr(args, "lang", None), not args.no_browser)
 
     async def front(seat: LanSeat) -> None:
         from cli.table.lan import LanTableApp  # prompt_toolkit loads only for a screen
@@ -122,8 +127,8 @@ def cmd_host(args: argparse.Namespace) -> int:
         host = Host(name, args.seats, args.rules, policy, args.interface, args.port,
                     args.save, title=args.table, advertised=not args.quiet_network,
                     reachable_at=_reachable_at(args), bots=args.bots, bot_level=args.level,
-                    start_when_full=starts_when_full(args.start_when_full), front=_front(policy, args.ascii),
-                    timing=_timing(args), spectators=args.spectators,
+                    start_when_full=starts_when_full(args.start_when_full),
+                    front=_front(policy, args.ascii, args), timing=_timing(args), spectators=args.spectators,
                     code=new_code() if args.private else None)
     except LanError as err:
         raise UsageError(str(err)) from None
@@ -216,7 +221,7 @@ def cmd_join(args: argparse.Namespace) -> int:
 
     def joining(code: str | None) -> Joiner:
         return Joiner(address, name, policy, args.interface, args.save,
-                      reachable_at=_reachable_at(args), front=_front(policy, args.ascii),
+                      reachable_at=_reachable_at(args), front=_front(policy, args.ascii, args),
                       timing=_timing(args),
                       host_fingerprint=found.fingerprint if found is not None else None, code=code,
                       listen_port=args.port)
@@ -281,7 +286,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
         # TRANSLATORS: 'p2p10 play --resume' is a command: keep it.
         raise UsageError(_("{path} is a game against bots, not a LAN game: it goes on with\n"
                            "  p2p10 play --resume {path}").format(path=path))
-    resumer = Resumer(path, policy, args.interface, front=_front(policy, args.ascii),
+    resumer = Resumer(path, policy, args.interface, front=_front(policy, args.ascii, args),
                       bot_level=args.level, timing=_timing(args))
     return _finish(asyncio.run(resumer.run()), policy is None)
 

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cli import HelpFormatter
+from cli import HelpFormatter, add_web_options
 from p2p10.errors import P2P10Error
 from p2p10.i18n import _, ngettext
 from p2p10.names import company, shown_name
@@ -70,16 +70,6 @@ def add_parser(sub: Any, rule_options: argparse.ArgumentParser) -> None:
                              "at the table)"))
     add_web_options(play)
     play.set_defaults(func=cmd_play)
-
-
-def add_web_options(parser: argparse.ArgumentParser) -> None:
-    """``--web`` and ``--no-browser``: the table in the browser instead of the terminal."""
-    parser.add_argument("--web", action="store_true",
-                        help=_("draw the table in your browser instead of the terminal: the page is "
-                               "served on 127.0.0.1 only, at an address with a one-time key that "
-                               "the command prints first"))
-    parser.add_argument("--no-browser", action="store_true",
-                        help=_("with --web: only print the page's address, do not open a browser"))
 
 
 def cmd_play(args: argparse.Namespace) -> int:

@@ -120,11 +120,16 @@ class LanTableApp(TableApp):
     def _send(self) -> None:
         text = self.chat.text
         self._end_chat()
+        self.send_chat(text)
+
+    def send_chat(self, text: str) -> None:
+        """Say ``text`` to the table (a line too long, or not allowed, is refused with why)."""
         if text.strip():
             try:
                 self.lan.say(text)
             except IllegalMove as err:
                 self.refuse(str(err))
+        self.invalidate()
 
     def press(self, key: str) -> None:
         """A key, or a click on the footer: while a chat line is typed, its Enter sends it and

@@ -19,7 +19,7 @@ import argparse
 import asyncio
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,9 +27,11 @@ from p2p10.errors import P2P10Error
 from p2p10.i18n import LANGUAGES, _, current_language, explicit_language, language_code, set_language
 
 if TYPE_CHECKING:
+    from cli.table.play import TableApp
     from cli.table.start import NewGame, StartChoice, StartScreen
     from cli.web.page import Page
     from cli.web.table_screen import TableScreen
+    from protocol.lan import LanSeat
     from protocol.local import LocalTable
 
 
@@ -173,19 +175,31 @@ class WebFront:
     async def play(self, local: LocalTable) -> bool:
         """One game at the table, in the page; True if the user asked for another."""
         from cli.table.play import TableApp
+
+        return await self.show_table(TableApp(local))
+
+    async def show_table(self, app: TableApp) -> bool:
+        """The table ``app`` in the page until the user leaves it; True if they asked for
+        another game. A clock redraws it every second (the LAN's "thinking (25 s)")."""
         from cli.web.table_screen import TableScreen, follow_table
 
-        app = TableApp(local)
         table = TableScreen(app)
         app.on_change.append(self.changed)
         self.showing = table
         self.changed()
+        clock = asyncio.create_task(self._tick())
         try:
             await follow_table(app)
         finally:
+            clock.cancel()
             self.showing = None
             self.changed()
         return app.again
+
+    async def _tick(self) -> None:
+        while True:
+            await asyncio.sleep(1.0)
+            self.changed()
 
 
 def _replay_html_choice(path: Path) -> str:
@@ -208,15 +222,43 @@ def web_language(lang_option: str | None) -> str | None:
     return explicit_language(os.environ, lang_option)
 
 
-def play_web(args: argparse.Namespace, settings: NewGame, choice: StartChoice | None) -> int:
-    """``p2p10 play --web``: as ``p2p10 play``, drawn in the browser (see the module docstring)."""
+def dummy_session() -> Any:
+    """A prompt_toolkit session with no terminal: the screens' applications stay unrun, and
+    nothing reads this terminal (which may be none) or writes to it."""
     from prompt_toolkit.application import create_app_session
     from prompt_toolkit.input import DummyInput
     from prompt_toolkit.output import DummyOutput
 
-    # The screens keep their terminal application unrun: under a dummy session, nothing
-    # reads this terminal (which may be none) or writes to it.
-    with create_app_session(input=DummyInput(), output=DummyOutput()):
+    return create_app_session(input=DummyInput(), output=DummyOutput())
+
+
+def lan_web_front(lang_option: str | None, open_browser: bool) -> Callable[[LanSeat], Awaitable[None]]:
+    """The front of a LAN seat (``host``, ``join``, ``resume`` with ``--web``): its table in
+    the browser, served from when the game starts until the user leaves it."""
+    async def front(seat: LanSeat) -> None:
+        from cli.web.launch import announce
+        from cli.web.server import WebServer
+
+        with dummy_session():
+            web = WebFront(web_language(lang_option))
+            server = await WebServer.start(web)
+            web.changed = server.changed
+            announce(server, open_browser=open_browser)
+            try:
+                if not web.chosen:  # the table speaks the browser's language: wait for it
+                    await web.hello_heard.wait()
+                from cli.table.lan import LanTableApp
+
+                await web.show_table(LanTableApp(seat))
+            finally:
+                await server.close(_("p2p10 has stopped."))
+
+    return front
+
+
+def play_web(args: argparse.Namespace, settings: NewGame, choice: StartChoice | None) -> int:
+    """``p2p10 play --web``: as ``p2p10 play``, drawn in the browser (see the module docstring)."""
+    with dummy_session():
         return asyncio.run(_play_web(args, settings, choice))
 
 

@@ -198,6 +198,8 @@ class TableScreen:
             if prompt is not None and 0 <= message["index"] < len(prompt.choices):
                 app.status = []
                 app._pick(int(message["index"]))
+        elif kind == "chat" and isinstance(message.get("text"), str) and hasattr(app, "send_chat"):
+            app.send_chat(message["text"])
         elif kind == "sort" and message.get("by") in ("colour", "number") and \
                 (message["by"] == "colour") != app.by_colour:
             app.press("o")
