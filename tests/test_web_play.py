@@ -123,6 +123,7 @@ def play_by_clicks(driver: Any, tmp_path: Path, drag_once: bool = True) -> dict[
     dragged = not drag_once
     shots = 0
     hits = 0
+    turn = 0  # the user's turns so far (one draw each)
     deadline = time.monotonic() + 20 * PATIENCE
     while True:
         assert time.monotonic() < deadline, f"the game did not end; the page:\n{page_text(driver)}"
@@ -143,6 +144,7 @@ def play_by_clicks(driver: Any, tmp_path: Path, drag_once: bool = True) -> dict[
         elif v.get("screen") != "table":
             assert click(driver, '.keys [data-key="Esc"], .keys [data-key="Enter"]')
         elif enabled(v, "d"):
+            turn += 1
             if shots < 1:
                 shots += 1
                 phone(driver)
@@ -151,7 +153,6 @@ def play_by_clicks(driver: Any, tmp_path: Path, drag_once: bool = True) -> dict[
                 shot(driver, tmp_path, "play-desktop")
             assert click(driver, '[data-pile="draw"]')
         elif enabled(v, "x"):
-            turn = len(v["log"])
             if enabled(v, "l") and turn not in laid_tried and not _down(v):
                 laid_tried.add(turn)
                 assert click(driver, '.keys [data-key="l"]')
@@ -205,7 +206,7 @@ def drag_to_discard(driver: Any, slot: str) -> None:
 
 
 def test_a_whole_game_by_clicks_to_the_winners_screen_and_a_clean_log(chrome: Any, tmp_path: Path) -> None:
-    web = Web(["play", "--name", "Ann", "--bots", "2", "--seed", "5", "-o", "hands=1", "--pace", "0"],
+    web = Web(["play", "--name", "Ann", "--bots", "2", "--seed", "5", "-o", "hands=2", "--pace", "0"],
               environment(tmp_path), tmp_path)
     try:
         desktop(chrome)
@@ -279,6 +280,10 @@ def test_the_german_and_spanish_pages_leave_no_english(chrome: Any, tmp_path: Pa
         start = until(chrome, lambda: showing(chrome, "start"), "the start screen")
         assert start["lang"] == lang
         found["start"] = english_left(chrome, lang, names)
+        shot(chrome, tmp_path, f"{lang}-start-desktop")
+        resize(chrome, phone)
+        shot(chrome, tmp_path, f"{lang}-start-phone")
+        resize(chrome, desktop)
         before = version(chrome)
         assert click(chrome, '.menu-row[data-row="start"] .row-button')  # a new game
         changed(chrome, before)

@@ -32,6 +32,7 @@ WIDE = (160, 60)
 """The text size the title and the status line are laid out at for the page: wide enough that
 nothing is shortened (the page wraps its own lines)."""
 
+LOG_SHOWN = 200  # the move log's last lines a view carries (the whole log is in the game's file)
 MAX_KEY = 16  # characters of a key's name ("pagedown"); a longer one is no key
 COLUMNS = (24, 200)  # the side screens' text width the page may ask for
 
@@ -124,7 +125,8 @@ class TableScreen:
             "prompt": None if prompt is None else {
                 "question": prompt.question, "index": prompt.index,
                 "choices": [{"key": c.key, "label": c.label} for c in prompt.choices]},
-            "log": [{"hand": t.hand, "kind": t.kind, "text": t.line} for t in app.log_told() if t.shown],
+            "log": [{"hand": t.hand, "kind": t.kind, "text": t.line}
+                    for t in [t for t in app.log_told() if t.shown][-LOG_SHOWN:]],
             "seats": [], "piles": None, "hand": hand, "sheet": None, "panel": None, "chart": None,
             "dealing": app.table_seat.dealing(), "over": app.table_seat.over,
         }
