@@ -241,7 +241,8 @@ class InProcess:
         self.snapshots: list[tuple[float, int, float, int]] = []  # (built at, v, build s, bytes)
         self.written: dict[int, float] = {}  # v: when the socket took its message
         self.parts: dict[str, list[int]] = {}  # a snapshot's key: its bytes in each snapshot
-        self.lags: list[float] = []  # how late the event loop ran a 10 ms timer, each time
+        self.kinds: list[str] = []  # each entry's kind
+        self.lags: list[tuple[float, float]] = []  # (when, how late) the event loop ran a 10 ms timer
         self.thread = threading.Thread(target=self._main, daemon=True)
 
     def start(self) -> None:
@@ -284,6 +285,7 @@ class InProcess:
         def entry(item: Any) -> None:  # before anything else hears of the entry
             saved_at.append(time.time())
             self.entries.append((saved_at[-1], item.author, -1))
+            self.kinds.append(item.kind)
             wake.set()
 
         # First among the peer's entry listeners, before the table saves and narrates it.
@@ -331,7 +333,7 @@ class InProcess:
         while True:
             start = loop.time()
             await asyncio.sleep(0.01)
-            self.lags.append(loop.time() - start - 0.01)
+            self.lags.append((time.time(), loop.time() - start - 0.01))
 
     def _time_snapshots(self, server: Any) -> None:
         """Time each snapshot the server builds (and serialises), and each message the socket
@@ -408,11 +410,18 @@ def delay_figures(driver: Any, hands: int, pace: float, seed: int) -> tuple[dict
             to_snapshot.append(later[0] - saved)
         told = max(told, lines)
     to_written, written_to_page = [], []
+    slow_writes, stalled = 0, 0  # views written 50 ms or more after being built; of them, during a stall
     for v, at in sent_v.items():
         if v in received:
             to_page.append(received[v] / 1000 - at)
         if v in run.written:
             to_written.append(run.written[v] - at)
+            if run.written[v] - at >= 0.05:
+                slow_writes += 1
+                wait = run.written[v] - at
+                # A timer that ended while the view waited and was late by half the wait or more.
+                if any(at <= end <= run.written[v] + 0.011 and late >= wait / 2 for end, late in run.lags):
+                    stalled += 1
             if v in received:
                 written_to_page.append(received[v] / 1000 - run.written[v])
         if v in received and v in drawn_v:
@@ -434,9 +443,24 @@ def delay_figures(driver: Any, hands: int, pace: float, seed: int) -> tuple[dict
         "snapshot_build_ms": figures([s for _a, _v, s, _b in run.snapshots], 1000, 2),
         "snapshot_bytes": figures([float(b) for _a, _v, _s, b in run.snapshots], 1, 0),
         "clock_offset_ms": figures(offsets, 1, 2),
-        "loop_lag_ms": figures(run.lags, 1000),
+        "loop_lag_ms": figures([late for _end, late in run.lags], 1000),
+        "slow_writes": slow_writes, "slow_writes_in_a_stall": stalled,
+        "longest_stall": longest_stall(run),
     }
     return result, log, port
+
+
+def longest_stall(run: InProcess) -> dict[str, Any]:
+    """The event loop's longest stall, and the kinds of the entries the user's log took in it
+    (what the peers in this process were doing)."""
+    if not run.lags:
+        return {}
+    end, late = max(run.lags, key=lambda lag: lag[1])
+    kinds: dict[str, int] = {}
+    for (at, _author, _lines), kind in zip(run.entries, run.kinds, strict=True):
+        if end - late - 0.01 <= at <= end:
+            kinds[kind] = kinds.get(kind, 0) + 1
+    return {"ms": round(late * 1000, 1), "entries": kinds}
 
 
 # ---------------------------------------------------------------------- 3. bytes
@@ -553,6 +577,12 @@ def report(result: dict[str, Any]) -> None:
     line("snapshot size", delay["snapshot_bytes"], "B ")
     line("page clock - Date.now()", delay["clock_offset_ms"])
     line("event loop late by", delay["loop_lag_ms"])
+    print(f"   views written 50 ms or more after built: {delay['slow_writes']}, of which "
+          f"{delay['slow_writes_in_a_stall']} waited out one stall of the event loop (half the wait or more)")
+    stall = delay["longest_stall"]
+    if stall:
+        print(f"   the longest stall, {stall['ms']} ms, took the entries "
+              + (", ".join(f"{k} x{n}" for k, n in stall["entries"].items()) or "none"))
     parts = delay["snapshot_parts_mean_bytes"]
     print("   a snapshot's parts, mean bytes: " + ", ".join(f"{k} {v}" for k, v in list(parts.items())[:8]))
     print(f"3. bytes: page {sizes['page_bytes'] / 1024:.1f} KB over HTTP ({sizes['requests']} requests: "
