@@ -30,13 +30,16 @@ notes ``Date.now()`` beside its own times, so the report gives their offset.
    the user's log is timed as it is saved (a listener of the user's peer); a move-log line it
    adds is "shown" when the page first draws a view holding it. **delay** is the time between
    the two, for the lines of the bots' entries: median, p90, p99, max. Beside it, the parts: the
-   entry to the snapshot serialised (Python), the snapshot to its websocket message received in
-   the page, and the message to the view drawn; and what a snapshot costs to build and its size.
+   entry to the snapshot serialised (Python), the snapshot to aiohttp's ``send_str`` done, that
+   to the websocket message received in the page, and the message to the view drawn; what a
+   snapshot costs to build, its size and its keys' sizes; and how late a 10 ms timer of the
+   event loop runs (the loop's stalls), with the kinds of the entries its longest stall took.
 3. **bytes**: from Chromium's performance log (``goog:loggingPrefs``): every HTTP response's
    encoded bytes, and every websocket frame's payload, over the game of part 2; each request's
    URL, and the report says whether any went elsewhere than ``127.0.0.1:PORT``.
 
-Without chromium and chromium-driver nothing can be measured: the report says why, exit 0.
+The browser keeps its performance log (the Network domain) for all three parts, which costs
+it a little. Without chromium and chromium-driver nothing can be measured: the report says why, exit 0.
 """
 
 from __future__ import annotations

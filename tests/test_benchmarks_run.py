@@ -295,3 +295,32 @@ def test_quick_web_benchmark_prints_every_figure_as_json() -> None:
     assert sizes["requests"] == 2 and len(sizes["urls"]) == 2
     assert _positive(sizes["page_bytes"]) and sizes["ws_frames_received"] > 0
     assert sizes["ws_bytes_received"] >= sizes["ws_largest_frame"] > 0
+
+
+def test_the_web_benchmark_names_a_request_that_left_the_machine() -> None:
+    # The check of part 3 on a made-up performance log: the page, its socket, and a font
+    # fetched from elsewhere, which must be named.
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_web", ROOT / "benchmarks" / "bench_web.py")
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+
+    def event(method: str, **params: object) -> dict[str, str]:
+        return {"message": json.dumps({"message": {"method": method, "params": params}})}
+
+    log = [event("Network.requestWillBeSent", requestId="1", request={"url": "http://127.0.0.1:4000/"}),
+           event("Network.loadingFinished", requestId="1", encodedDataLength=1000),
+           event("Network.webSocketCreated", requestId="2", url="ws://127.0.0.1:4000/ws?t=x"),
+           event("Network.webSocketFrameReceived", requestId="2", response={"payloadData": "abc"}),
+           event("Network.webSocketFrameSent", requestId="2", response={"payloadData": "de"})]
+    clean = bench.byte_figures(log, "4000", 1)
+    assert clean["only_local"] is True and clean["page_bytes"] == 1000
+    assert (clean["ws_bytes_received"], clean["ws_bytes_sent"]) == (3, 2)
+    font = "https://fonts.example.com/a.woff2"
+    log.append(event("Network.requestWillBeSent", requestId="3", request={"url": font}))
+    log.append(event("Network.requestWillBeSent", requestId="4", request={"url": "http://127.0.0.1:4001/"}))
+    dirty = bench.byte_figures(log, "4000", 1)
+    assert dirty["only_local"] is False
+    assert dirty["elsewhere"] == ["http://127.0.0.1:4001/", font]
