@@ -5,6 +5,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from tests.browser import browser_missing
+
 ROOT = Path(__file__).parent.parent
 SCRIPT = ROOT / "benchmarks" / "bench_rules.py"
 DEALING = ROOT / "benchmarks" / "bench_dealing.py"
@@ -248,3 +252,75 @@ def test_quick_watch_benchmark_prints_every_figure_as_json() -> None:
         # Three spectators checked every entry: their processes did work; none without them.
         assert (figures["spectators_cpu_s"] > 0) == (kind != "none"), (kind, figures)
     assert result["kinds"]["none"]["ratio_to_none"] == 1.0
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_quick_web_benchmark_prints_every_figure_as_json() -> None:
+    # One start of `p2p10 play --web` and a one-hand game in this process, in headless Chromium.
+    why = browser_missing()
+    if why is not None:
+        pytest.skip(why)
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "bench_web.py"), "--quick", "--runs", "1", "--json"],
+        cwd=ROOT, capture_output=True, text=True, check=False, timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert set(result) >= {"meta", "start", "delay", "bytes"}
+
+    start = result["start"]
+    assert start["runs"] == 1
+    for key in ("address_s", "first_view_s", "hand_s", "version_s", "rules_s"):
+        assert _positive(start["median_ms"][key]), (key, start)
+    # The address is printed before the page can draw anything, and the hand is drawn last.
+    medians = start["median_ms"]
+    assert medians["address_s"] < medians["first_view_s"] <= medians["hand_s"]
+    assert _positive(start["ratio_to_version"]) and _positive(start["ratio_to_rules"])
+
+    delay = result["delay"]
+    assert delay["hands"] == 1 and delay["bot_entries"] > 0 and delay["lines_timed"] > 0
+    for key in ("delay_ms", "entry_to_sent_ms", "sent_to_received_ms", "received_to_drawn_ms",
+                "snapshot_build_ms", "snapshot_bytes"):
+        figures = delay[key]
+        assert figures["n"] > 0 and _positive(figures["max"]), (key, figures)
+        assert figures["min"] <= figures["median"] <= figures["p99"] <= figures["max"], (key, figures)
+    # A line is drawn after the entry that told it was saved.
+    assert delay["delay_ms"]["min"] > 0
+    assert delay["snapshot_parts_mean_bytes"]["log"] > 0
+
+    sizes = result["bytes"]
+    # Nothing but the page and its socket, on 127.0.0.1 at the page's port.
+    assert sizes["only_local"] is True and sizes["elsewhere"] == []
+    assert sizes["requests"] == 2 and len(sizes["urls"]) == 2
+    assert _positive(sizes["page_bytes"]) and sizes["ws_frames_received"] > 0
+    assert sizes["ws_bytes_received"] >= sizes["ws_largest_frame"] > 0
+
+
+def test_the_web_benchmark_names_a_request_that_left_the_machine() -> None:
+    # The check of part 3 on a made-up performance log: the page, its socket, and a font
+    # fetched from elsewhere, which must be named.
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_web", ROOT / "benchmarks" / "bench_web.py")
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+
+    def event(method: str, **params: object) -> dict[str, str]:
+        return {"message": json.dumps({"message": {"method": method, "params": params}})}
+
+    log = [event("Network.requestWillBeSent", requestId="1", request={"url": "http://127.0.0.1:4000/"}),
+           event("Network.loadingFinished", requestId="1", encodedDataLength=1000),
+           event("Network.webSocketCreated", requestId="2", url="ws://127.0.0.1:4000/ws?t=x"),
+           event("Network.webSocketFrameReceived", requestId="2", response={"payloadData": "abc"}),
+           event("Network.webSocketFrameSent", requestId="2", response={"payloadData": "de"})]
+    clean = bench.byte_figures(log, "4000", 1)
+    assert clean["only_local"] is True and clean["page_bytes"] == 1000
+    assert (clean["ws_bytes_received"], clean["ws_bytes_sent"]) == (3, 2)
+    font = "https://fonts.example.com/a.woff2"
+    log.append(event("Network.requestWillBeSent", requestId="3", request={"url": font}))
+    log.append(event("Network.requestWillBeSent", requestId="4", request={"url": "http://127.0.0.1:4001/"}))
+    dirty = bench.byte_figures(log, "4000", 1)
+    assert dirty["only_local"] is False
+    assert dirty["elsewhere"] == ["http://127.0.0.1:4001/", font]
