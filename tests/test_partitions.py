@@ -23,10 +23,11 @@ from hypothesis import strategies as st
 
 from p2p10.audit import CLEAN, audit_records
 from p2p10.errors import IllegalMove
+from p2p10.log import public_bytes
 from p2p10.peer import Peer
 from p2p10.rules import RuleSet
 from p2p10.simulate import greedy_player
-from protocol.memory import MemoryNetwork, make_peers, open_table
+from protocol.memory import MemoryNetwork, make_peers, open_table, seeded_bytes
 
 RULES = RuleSet.parse(["hands=2"])
 AWAY_AFTER = 30.0
@@ -155,9 +156,14 @@ class Tables:
             for taken, key in peer.delegated.items():
                 bot = carried.get(taken)
                 if bot is None or bot.identity is not key:
+                    # Seeded by its key (itself drawn from the runner's seeded source): its hand
+                    # secrets, shuffles and choices are the same on every run, so a failing
+                    # schedule replays exactly (from the operating system, it played another game
+                    # each time after the first takeover).
+                    label = f"{self.schedule.seed}/bot/{public_bytes(key).hex()}"
                     bot = Peer.restore(taken, key, [e.raw for e in peer.log], [], player=greedy_player,
-                                       rng=random.Random(f"{self.schedule.seed}/bot{taken}"),
-                                       away_after=AWAY_AFTER)
+                                       rng_bytes=seeded_bytes(self.schedule.seed, label),
+                                       rng=random.Random(label), away_after=AWAY_AFTER)
                     self.network.carry(seat, bot)
 
     def think(self) -> None:
