@@ -880,7 +880,8 @@ class Peer:
         if self.table is not None and entry.kind != "away":
             table = self.table
             held = self.away.holds_back(entry.seq, table.machine_of(entry.author),
-                                        None if sender is None else table.machine_of(sender))
+                                        None if sender is None else table.machine_of(sender),
+                                        table.machine_of(self.seat))
             if held:
                 self.away.hold(raw, sender)  # agreed to go on without its machine
                 return

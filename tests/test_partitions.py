@@ -309,11 +309,29 @@ A_RETIRED_BOT_ON_A_MACHINE_LEFT_BEHIND = Schedule(
     thinking={2: 87.23589725864987, 3: 23.860066524820116, 0: 50.48484940156695, 1: 60.591055058007825})
 
 
+# Found by this test: Dan's machine was left behind and Ann's carried his bot. Later Bob's
+# machine was cut off as it wrote alone; Ann agreed to go on without it, and her bot held Bob's
+# late entry back with her. Then Cyd, who had not agreed, took the entry and passed it on: Ann
+# withdrew and took it, and passed it on to her bot, which heard it only from her, a player who
+# had agreed, and so held it back for ever. The table waited for the bot's tokens to the end of
+# time (PROTOCOL §4.13, A70).
+A_BOT_WHOSE_MACHINE_WITHDREW = Schedule(
+    seats=4, seed=109,
+    events=[Split(99.29647008867956, (frozenset({0, 1}), frozenset({2, 3})), 89.99999999999999),
+            Tail(150.78571771208973, 3, 4.723547361376755, -0.5085279188928506),
+            Split(261.8020644717963, (frozenset({2}), frozenset({0}), frozenset({1, 3})), 32.894203277820246),
+            Tail(416.63424972388646, 3, 7.131093574900876, 2.7687340506553078),
+            Tail(493.09159102202267, 1, 3.5356634731943797, 0.5563727241610454),
+            Tail(502.37534186485436, 2, 2.1413875048449587, -0.40959845735454437)],
+    thinking={2: 19.655549752300754, 0: 4.090104132565009e-77})
+
+
 @pytest.mark.slow
 @settings(max_examples=SCHEDULES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(schedules())
 @example(EVERY_SEAT_PAUSED_AT_ONCE)
 @example(A_RETIRED_BOT_ON_A_MACHINE_LEFT_BEHIND)
+@example(A_BOT_WHOSE_MACHINE_WITHDREW)
 def test_any_split_and_heal_schedule_ends_in_one_history_with_nobody_blamed(schedule: Schedule) -> None:
     tables = Tables(schedule)
     tables.run()
@@ -349,4 +367,14 @@ def test_a_retired_bot_on_a_machine_left_behind_follows_the_others() -> None:
     retired = [bot for bot in tables.network.carried[0] if bot.seat == 2]
     assert retired and not retired[0].plays_its_seat
     assert [e.hash for e in retired[0].log[:aways[1].seq + 1]] == [e.hash for e in log[:aways[1].seq + 1]]
+    check_one_history(tables)
+
+
+def test_a_bot_takes_the_late_entry_once_its_machine_withdrew_its_agreement() -> None:
+    """The schedule :data:`A_BOT_WHOSE_MACHINE_WITHDREW`, alone: the bot Ann's machine carries
+    takes Bob's late entry as soon as Ann, having withdrawn her agreement, passes it on; the
+    game ends in one history (PROTOCOL §4.13, A70)."""
+    tables = Tables(A_BOT_WHOSE_MACHINE_WITHDREW)
+    tables.run(limit=3000.0)
+    assert [bot.seat for bot in tables.network.carried[0]] == [3]  # the story above
     check_one_history(tables)
