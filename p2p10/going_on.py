@@ -67,15 +67,22 @@ class GoingOn:
             return None
         return tuple((s, signed[s]) for s in consenters)
 
-    def holds_back(self, seq: int, author_machine: int, sender_machine: int | None) -> bool | None:
+    def holds_back(self, seq: int, author_machine: int, sender_machine: int | None,
+                   own_machine: int) -> bool | None:
         """Whether an entry by ``author_machine`` at ``seq``, passed on by ``sender_machine``
-        (None: unknown), is held back: True (hold it), False (going on cannot happen: withdraw,
-        then take it), or None when this peer's agreement does not concern it."""
+        (None: unknown), is held back by a peer of ``own_machine``: True (hold it), False (going
+        on cannot happen: withdraw, then take it), or None when this peer's agreement does not
+        concern it."""
         if self.agreed is None:
             return None
         person, at, _prev = self.agreed
         if seq != at or author_machine != person:
             return None
+        if sender_machine == own_machine:
+            # Another peer of this very machine (its player, or a bot it carries) passes an
+            # entry on only once it accepted it: the machine withdrew its agreement. A bot hears
+            # nobody else, so it would otherwise hold the entry back for ever (§4.13).
+            return False
         signers = self.signatures.get(self.agreed, {})
         # A player who agreed too never takes it, so one passing it on proves nothing (and may
         # be lying); only a player known not to have agreed shows that it took it.

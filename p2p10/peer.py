@@ -700,28 +700,37 @@ class Peer:
                 self.delegated.pop(taken, None)
 
     def _left_behind(self, away: Entry, now: float) -> bool:
-        """This peer's machine was away, and the others went on without it at a position where
-        its log holds its own entries (which every other player held back, and nobody accepted):
-        if ``away`` checks at that position, cut the log back and take it. The peer then follows
-        the game without writing; a bot under a new key has its seat."""
+        """The others went on without a machine at a position where this log holds only entries
+        of that machine's seats (which every player who agreed held back: nobody who agreed
+        built on them): if ``away`` checks at that position, cut the log back and take it.
+
+        Above all this is the machine left behind itself: it then follows the game without
+        writing; a bot under a new key has its seat. It is also any other peer that took those
+        entries though the away entry did not need its agreement, or had it: a bot that plays
+        no more but still runs on that machine (it hears the machine's entries first, in the
+        same process), or a player who agreed and was then passed the late entry by a
+        consenter who had agreed too (§4.13, A70). The away entry carries every player's
+        agreement for this very position, so every honest player is on its side."""
         seq = away.seq
         if self.stopped or seq == 0 or self.table is None:
             return False
-        mine = self.table.machine_of(self.seat)
         try:
             person = AwayBody.from_wire(away.body).person
         except WireError:
             return False  # not an away entry at all: the fold refuses it
-        if person != mine:
-            return False  # the others went on without another machine: no business of this one
-        if any(self.table.machine_of(e.author) != mine for e in self.log[seq:]):
-            return False  # somebody else built on those entries: not this case
         try:
             # The fold before ``seq`` again: entries this peer checked when they came, so
             # refolded as the audit folds (each hand checked at its end), then a peer's again.
             table = fold(None, self.log[0], defer_proofs=True)
             for entry in self.log[1:seq]:
                 table = table.apply(entry)
+        except ProtocolViolation:
+            return False
+        # The group of ``person`` as the away entry takes it (a `back` among the dropped entries
+        # may have given a seat of that group back to its own machine since).
+        if any(table.machine_of(e.author) != person for e in self.log[seq:]):
+            return False  # somebody else built on those entries: not this case
+        try:
             table = table.checking_on_arrival().apply(away)
         except ProtocolViolation:
             return False
@@ -871,7 +880,8 @@ class Peer:
         if self.table is not None and entry.kind != "away":
             table = self.table
             held = self.away.holds_back(entry.seq, table.machine_of(entry.author),
-                                        None if sender is None else table.machine_of(sender))
+                                        None if sender is None else table.machine_of(sender),
+                                        table.machine_of(self.seat))
             if held:
                 self.away.hold(raw, sender)  # agreed to go on without its machine
                 return

@@ -168,6 +168,37 @@ def test_an_agreement_holds_back_the_late_entry_until_someone_who_did_not_agree_
     assert report.clean and not report.takeovers, report.verdict()
 
 
+def test_a_player_passed_the_late_entry_by_one_who_had_agreed_follows_the_away_entry() -> None:
+    """Bob agrees to go on without Cyd. Then Cyd's late entry reaches him from Ann before her
+    agreement does, so he takes it: to him, going on cannot happen any more. But Ann had agreed
+    (a dishonest consenter, or here the runner, passing it on anyway) and writes the away entry.
+    From that position Bob's log holds Cyd's entry only, which nobody who agreed built on: he
+    cuts it back and takes the away entry, as Cyd's own machine would, and the game ends in one
+    history. Nobody is blamed: a relay is not signed, so Bob cannot show who passed the entry
+    on (§4.13, the safety rule; A70). Before, Bob blamed Ann for the away entry and stayed on a
+    fork of his own."""
+    t = Table(15)
+    t.stuck_mid_hand()
+    seq = len(t.peers[1].log)
+    late = next(d for d in t.caught if decode_message(d)[0] == ENTRY
+                and parse_entry(decode_message(d)[1]).seq == seq)
+    t.peers[1].go_on_without(AWAY)
+    t.network.run(lambda: bool(t.peers[0].agreed()))  # Ann holds Bob's agreement
+    t.peers[1].receive(late, 0, t.network.now)  # "from Ann", not known to Bob to have agreed
+    assert len(t.peers[1].log) == seq + 1 and t.peers[1].going_on is None
+    t.peers[0].go_on_without(AWAY)  # ... and yet she agrees, and writes the away entry
+    away = t.log()[-1]
+    assert away.kind == "away" and away.seq == seq
+    later = t.network.now + 5
+    t.network.run(lambda: t.network.now >= later)
+    assert t.peers[1].log[seq] == away and t.peers[1].going_on is None
+    log = t.finish()
+    assert all(p.log == log and not p.stopped for p in t.peers)
+    assert not [f for p in t.peers for f in p.faults if f.seat is not None]
+    report = audit_records([e.raw for e in log])
+    assert report.violation is None and [o.seq for o in report.takeovers] == [seq], report.verdict()
+
+
 def forge(table: TableState, away: Entry, author: Ed25519PrivateKey, seat: int, body: object) -> Entry:
     return make_entry(author, away.game_id, away.seq, away.prev_hash, seat, "away", body)
 

@@ -23,10 +23,11 @@ from hypothesis import strategies as st
 
 from p2p10.audit import CLEAN, audit_records
 from p2p10.errors import IllegalMove
+from p2p10.log import public_bytes
 from p2p10.peer import Peer
 from p2p10.rules import RuleSet
 from p2p10.simulate import greedy_player
-from protocol.memory import MemoryNetwork, make_peers, open_table
+from protocol.memory import MemoryNetwork, make_peers, open_table, seeded_bytes
 
 RULES = RuleSet.parse(["hands=2"])
 AWAY_AFTER = 30.0
@@ -155,9 +156,14 @@ class Tables:
             for taken, key in peer.delegated.items():
                 bot = carried.get(taken)
                 if bot is None or bot.identity is not key:
+                    # Seeded by its key (itself drawn from the runner's seeded source): its hand
+                    # secrets, shuffles and choices are the same on every run, so a failing
+                    # schedule replays exactly (from the operating system, it played another game
+                    # each time after the first takeover).
+                    label = f"{self.schedule.seed}/bot/{public_bytes(key).hex()}"
                     bot = Peer.restore(taken, key, [e.raw for e in peer.log], [], player=greedy_player,
-                                       rng=random.Random(f"{self.schedule.seed}/bot{taken}"),
-                                       away_after=AWAY_AFTER)
+                                       rng_bytes=seeded_bytes(self.schedule.seed, label),
+                                       rng=random.Random(label), away_after=AWAY_AFTER)
                     self.network.carry(seat, bot)
 
     def think(self) -> None:
@@ -282,10 +288,50 @@ EVERY_SEAT_PAUSED_AT_ONCE = Schedule(
     thinking={2: 0.0, 0: 0.0, 1: 78.3})
 
 
+# Found by this test: the table went on without Bob's machine (Ann's machine carried his bot),
+# then without Ann's (Cyd's carried both seats). Ann's machine still ran Bob's old bot, which
+# plays no more but follows the log, as on the LAN. Ann's seat, played by its bot, gave it back
+# to her by a `back` entry; her machine at once wrote the next one (for Bob) and was cut off
+# again, and the others went on without her there. She cut her log back and took the away
+# entry, but the old bot, which had taken her entries on her own machine, blamed the away
+# entry's author and stayed forked (PROTOCOL §4.13, A70). (The two identical splits at one
+# instant are innocent: they heal together, long before.)
+A_RETIRED_BOT_ON_A_MACHINE_LEFT_BEHIND = Schedule(
+    seats=4, seed=17831,
+    events=[Tail(160.21457889899386, 1, 4.93594151732201, 2.1442648096561268),
+            Tail(281.1115504137419, 0, 7.636962695711311, -1.8502461591575473e-77),
+            Tail(318.15670176206874, 0, 5.820175016120342, 0.024459603953987497),
+            Tail(328.6393091074199, 0, 2.66611179449265, -1.374602669223921e-101),
+            GoOn(388.22154807552585, 2),
+            Tail(439.82666999756265, 0, 6.672500488276541, -0.8460273531877252),
+            Split(576.229190064729, (frozenset({0, 1}), frozenset({2, 3})), 33.437550772673056),
+            Split(576.229190064729, (frozenset({0, 1}), frozenset({2, 3})), 33.437550772673056)],
+    thinking={2: 87.23589725864987, 3: 23.860066524820116, 0: 50.48484940156695, 1: 60.591055058007825})
+
+
+# Found by this test: Dan's machine was left behind and Ann's carried his bot. Later Bob's
+# machine was cut off as it wrote alone; Ann agreed to go on without it, and her bot held Bob's
+# late entry back with her. Then Cyd, who had not agreed, took the entry and passed it on: Ann
+# withdrew and took it, and passed it on to her bot, which heard it only from her, a player who
+# had agreed, and so held it back for ever. The table waited for the bot's tokens to the end of
+# time (PROTOCOL §4.13, A70).
+A_BOT_WHOSE_MACHINE_WITHDREW = Schedule(
+    seats=4, seed=109,
+    events=[Split(99.29647008867956, (frozenset({0, 1}), frozenset({2, 3})), 89.99999999999999),
+            Tail(150.78571771208973, 3, 4.723547361376755, -0.5085279188928506),
+            Split(261.8020644717963, (frozenset({2}), frozenset({0}), frozenset({1, 3})), 32.894203277820246),
+            Tail(416.63424972388646, 3, 7.131093574900876, 2.7687340506553078),
+            Tail(493.09159102202267, 1, 3.5356634731943797, 0.5563727241610454),
+            Tail(502.37534186485436, 2, 2.1413875048449587, -0.40959845735454437)],
+    thinking={2: 19.655549752300754, 0: 4.090104132565009e-77})
+
+
 @pytest.mark.slow
 @settings(max_examples=SCHEDULES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(schedules())
 @example(EVERY_SEAT_PAUSED_AT_ONCE)
+@example(A_RETIRED_BOT_ON_A_MACHINE_LEFT_BEHIND)
+@example(A_BOT_WHOSE_MACHINE_WITHDREW)
 def test_any_split_and_heal_schedule_ends_in_one_history_with_nobody_blamed(schedule: Schedule) -> None:
     tables = Tables(schedule)
     tables.run()
@@ -302,4 +348,33 @@ def test_each_kind_of_split_lasting_past_away_after_with_everybody_pressing_go_o
     events += [GoOn(20.0 + AWAY_AFTER + 5 + k, s) for k in range(0, 40, 4) for s in range(seats)]
     tables = Tables(Schedule(seats, 1000 + seats, events, {seats - 1: 20.0}))
     tables.run()
+    check_one_history(tables)
+
+
+def test_a_retired_bot_on_a_machine_left_behind_follows_the_others() -> None:
+    """Cyd's machine is cut off as it writes alone and the others go on without it: Ann's
+    machine carries Cyd's bot. Cyd comes back at the next hand, and the bot plays no more, but
+    Ann's machine still runs it (as the LAN does, until another takeover of that seat). Then
+    Ann's machine is cut off as it writes alone, and the others go on without her. The old
+    bot took Ann's own entries on her machine; like Ann, it takes the away entry in their
+    place, blames nobody, and ends with everybody in one history (PROTOCOL §4.13, A70)."""
+    tables = Tables(Schedule(3, 1, [Tail(1.0, 2, 1.0, 1.0), Tail(166.0, 0, 1.0, 1.0)], thinking={1: 3.0}))
+    tables.run()
+    log = tables.peers[1].log
+    backs = [e.seq for e in log if e.kind == "back"]
+    aways = [e for e in log if e.kind == "away"]
+    assert len(aways) == 2 and backs and aways[0].seq < backs[0] < aways[1].seq  # the story above
+    retired = [bot for bot in tables.network.carried[0] if bot.seat == 2]
+    assert retired and not retired[0].plays_its_seat
+    assert [e.hash for e in retired[0].log[:aways[1].seq + 1]] == [e.hash for e in log[:aways[1].seq + 1]]
+    check_one_history(tables)
+
+
+def test_a_bot_takes_the_late_entry_once_its_machine_withdrew_its_agreement() -> None:
+    """The schedule :data:`A_BOT_WHOSE_MACHINE_WITHDREW`, alone: the bot Ann's machine carries
+    takes Bob's late entry as soon as Ann, having withdrawn her agreement, passes it on; the
+    game ends in one history (PROTOCOL §4.13, A70)."""
+    tables = Tables(A_BOT_WHOSE_MACHINE_WITHDREW)
+    tables.run(limit=3000.0)
+    assert [bot.seat for bot in tables.network.carried[0]] == [3]  # the story above
     check_one_history(tables)
