@@ -10,6 +10,7 @@
   var socket = null;
   var dragged = null;
   var drawn = 0;
+  var lastDrawn = null;
   var KEY_NAMES = { ArrowLeft: "←", ArrowRight: "→", ArrowUp: "↑", ArrowDown: "↓", Enter: "Enter",
     Escape: "Esc", " ": "Space", Home: "home", End: "end", PageUp: "pageup", PageDown: "pagedown",
     Tab: "Tab" };
@@ -162,7 +163,7 @@
       node("span", {}, button, " " + item.label);
       if (!item.enabled) { button.disabled = true; }
       button.addEventListener("click", function () {
-        if (item.key === "c" && document.getElementById("chat-line")) { document.getElementById("chat-line").focus(); return; }
+        if (item.key === "c" && chatShown()) { document.getElementById("chat-line").focus(); return; }
         send({ type: "key", key: item.key });
       });
     });
@@ -175,18 +176,31 @@
     (view.log || []).slice(-200).forEach(function (line) {
       node("li", { "class": "log-" + line.kind }, list, line.text);
     });
-    if (view.keys && view.keys.some(function (k) { return k.key === "c"; })) {
-      var form = node("form", { "class": "chat" }, box);
-      var input = node("input", { id: "chat-line", type: "text", maxlength: "200", "aria-label": word("chat", "Chat"),
-        placeholder: word("chat", "Chat") }, form);
-      node("button", { type: "submit" }, form, word("send", "Send"));
-      form.addEventListener("submit", function (event) {
-        event.preventDefault();
-        if (input.value.trim()) { send({ type: "chat", text: input.value }); }
-        input.value = "";
-      });
-    }
+    var chat = chatForm();
+    chat.hidden = !(view.keys && view.keys.some(function (k) { return k.key === "c"; }));
     return list;
+  }
+
+  /* The chat line lives outside the part of the page drawn again for each view, so that a line
+     being typed keeps its text and its focus while the table moves on. */
+  function chatShown() {
+    var form = document.getElementById("chat");
+    return Boolean(form && !form.hidden);
+  }
+
+  function chatForm() {
+    var form = document.getElementById("chat");
+    if (form) { return form; }
+    form = node("form", { id: "chat", "class": "chat panel", hidden: "hidden" }, document.body);
+    var input = node("input", { id: "chat-line", type: "text", maxlength: "200", "aria-label": word("chat", "Chat"),
+      placeholder: word("chat", "Chat") }, form);
+    node("button", { type: "submit" }, form, word("send", "Send"));
+    form.addEventListener("submit", function (event) {
+      event.preventDefault();
+      if (input.value.trim()) { send({ type: "chat", text: input.value }); }
+      input.value = "";
+    });
+    return form;
   }
 
   function drawSheet(parent) {
@@ -304,6 +318,9 @@
       var message;
       try { message = JSON.parse(event.data); } catch (err) { return; }
       if (message.type === "view") {
+        var same = JSON.stringify(Object.assign({}, message.view, { v: 0 }));
+        if (same === lastDrawn) { return; } /* the clock's redraw, with nothing new to show */
+        lastDrawn = same;
         view = message.view;
         words = view.words || words;
         if (view.page === "start" && P2P10.drawStart) {
@@ -337,7 +354,7 @@
     if (event.ctrlKey || event.metaKey || event.altKey) { return; }
     var key = KEY_NAMES[event.key] || (event.key.length === 1 ? event.key : null);
     if (!key || !view || view.readonly) { return; }
-    if (key === "c" && document.getElementById("chat-line")) {
+    if (key === "c" && chatShown()) {
       event.preventDefault();
       document.getElementById("chat-line").focus();
       return;
