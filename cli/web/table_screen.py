@@ -121,7 +121,8 @@ class TableScreen:
         prompt = app.prompt
         view: dict[str, Any] = {
             "page": "table", "v": self.version, "lang": current_language(), "words": page_words(),
-            "readonly": False, "screen": app.screen, "columns": self.columns, "title": title, "status": status, "keys": keys,
+            "readonly": False, "screen": app.screen, "columns": self.columns, "title": title,
+            "status": status, "keys": keys,
             "prompt": None if prompt is None else {
                 "question": prompt.question, "index": prompt.index,
                 "choices": [{"key": c.key, "label": c.label} for c in prompt.choices]},
