@@ -206,11 +206,13 @@ def test_injected_bytes_blame_nobody(tmp_path: Path) -> None:
     """Bytes injected into the stream, often, from the first byte of every link (its TLS
     handshake too): a machine in the middle cannot make a peer blame a seat, nor stop the game
     (``play_through_proxies`` checks every peer's faults at exit, and the log's audit)."""
-    faults = Faults(inject=0.03, handshake_bytes=0)
+    faults = Faults(inject=0.05, handshake_bytes=0)
     _logs, counts = play_through_proxies(tmp_path, faults, 3)
     total = sum(counts, Counts())
     print(f"injected: {total}")
-    assert total.injected >= 10 and total.broken > 0 and total.connections > 3, total
+    # How many chunks a game takes depends on the machine's timing (about 270 on a slow one, so
+    # about 13 injections expected): at least 5 is what "often" can promise on every machine.
+    assert total.injected >= 5 and total.broken > 0 and total.connections > 3, total
 
 
 # ------------------------------------------------------------------- the proxy on its own

@@ -50,7 +50,7 @@ WAIT_TIMEOUT = 30.0  # one wait for the game to move on before a kill
 LATEST_KILL = 110  # entries: a three-seat hands=1 game writes 40 to 250, about 105 on average
 FAIL_GRACE = 15.0  # once a process has failed, how long the others still get
 AFTER_GAME_OVER = 90.0  # once one has ended well: a finished peer stays 30 s at most (LINGER)
-DEFAULT_TRIALS = 5
+DEFAULT_TRIALS = 3
 TRIALS_VARIABLE = "P2P10_KILL_TRIALS"
 SEED_VARIABLE = "P2P10_KILL_SEED"
 

@@ -145,7 +145,11 @@ def play_by_clicks(driver: Any, tmp_path: Path, drag_once: bool = True) -> dict[
             index = 0 if keys == ["y", "n"] else v["prompt"]["index"]
             press(driver, f'.prompt .choice[data-index="{index}"]')
         elif v.get("screen") == "hand":  # a hand's summary: Enter is a button too
-            press(driver, '.keys [data-key="Enter"]')
+            if not click(driver, '.keys [data-key="Enter"]'):
+                # The summary gave way to the next hand's turn between reading the view and the
+                # click (the bots played on): look again.
+                time.sleep(0.05)
+                continue
         elif v.get("screen") != "table":
             assert click(driver, '.keys [data-key="Esc"], .keys [data-key="Enter"]')
         elif enabled(v, "d"):
