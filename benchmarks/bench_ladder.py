@@ -1,10 +1,12 @@
-"""The difficulty ladder: each bot level against the one below, heads-up and at four seats.
+"""The difficulty ladder: each bot level against every level below it, heads-up and at four
+seats, and ``hard`` at six.
 
 Prints figures, never pass/fail. See benchmarks/README.md.
 
-    python benchmarks/bench_ladder.py                 # 2,000 games a match (about 25 min on 2 cores)
+    python benchmarks/bench_ladder.py                 # 500 games a match (about 90 min on 2 cores)
     python benchmarks/bench_ladder.py --quick         # 20 games a match, a smoke run
-    python benchmarks/bench_ladder.py --games 500 --jobs 2 --json
+    python benchmarks/bench_ladder.py --only hard,normal,4 --games 2000 --jobs 2 --json
+    python benchmarks/bench_ladder.py --think-budget 0   # hard without its look-ahead
 
 A match seats one ``upper`` bot with ``players - 1`` copies of ``lower`` (seats rotate from
 game to game, so the upper bot plays every seat equally often) and counts the games the
@@ -28,15 +30,16 @@ import time
 from typing import Any
 
 from cli.simulate_cmd import wilson
-from p2p10.bots import POLICIES
+from p2p10.bots import POLICIES, THINK_BUDGET, use_think_budget
 from p2p10.rules import RuleSet
 from p2p10.simulate import play_game
 
-# (upper, lower, seats): each level against the one below it.
-MATCHES = (
-    ("hard", "normal", 2), ("normal", "easy", 2), ("easy", "greedy", 2), ("greedy", "random", 2),
-    ("hard", "normal", 4), ("normal", "easy", 4), ("easy", "greedy", 4),
-)
+LEVELS = ("random", "greedy", "easy", "normal", "hard")  # weakest first
+# (upper, lower, seats): each level against every one below it, heads-up and at four seats,
+# the strongest first; and hard against five normal bots.
+MATCHES = tuple((upper, lower, seats) for seats in (2, 4)
+                for i, upper in reversed(list(enumerate(LEVELS)))
+                for lower in reversed(LEVELS[:i])) + (("hard", "normal", 6),)
 HELD_OUT_SEED = 7_000_000
 
 
@@ -45,9 +48,11 @@ def progress(message: str) -> None:
     print(f"[bench] {message}", file=sys.stderr, flush=True)
 
 
-def _one(job: tuple[str, str, int, int]) -> bool:
+def _one(job: tuple[str, str, int, int, int | None]) -> bool:
     """Whether the upper bot wins game ``game`` of its match."""
-    upper, lower, players, game = job
+    upper, lower, players, game, think_budget = job
+    if think_budget is not None:
+        use_think_budget(think_budget)
     seat = game % players
     lineup = [POLICIES[lower]] * players
     lineup[seat] = POLICIES[upper]
@@ -55,10 +60,11 @@ def _one(job: tuple[str, str, int, int]) -> bool:
     return record.state.winner == seat
 
 
-def match(upper: str, lower: str, players: int, games: int, pool: Any) -> dict[str, Any]:
+def match(upper: str, lower: str, players: int, games: int, pool: Any,
+          think_budget: int | None = None) -> dict[str, Any]:
     """Play one match and return its figures."""
     started = time.perf_counter()
-    jobs = [(upper, lower, players, game) for game in range(games)]
+    jobs = [(upper, lower, players, game, think_budget) for game in range(games)]
     wins = 0
     last = started
     for done, won in enumerate(pool.imap_unordered(_one, jobs, chunksize=4), start=1):
@@ -76,26 +82,29 @@ def match(upper: str, lower: str, players: int, games: int, pool: Any) -> dict[s
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--games", type=int, default=2000, help="games per match (2000)")
+    parser.add_argument("--games", type=int, default=500, help="games per match (500)")
     parser.add_argument("--quick", action="store_true", help="20 games per match, a smoke run")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
                         help="processes to play on (all cores)")
-    parser.add_argument("--only", metavar="UPPER,LOWER,SEATS",
-                        help="play one match only, e.g. hard,normal,2")
+    parser.add_argument("--only", metavar="UPPER,LOWER,SEATS", action="append",
+                        help="play this match only, e.g. hard,normal,2 (again for more)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
+    parser.add_argument("--think-budget", type=int, metavar="N",
+                        help=f"worlds hard imagines per close call (default {THINK_BUDGET})")
     args = parser.parse_args()
     games = 20 if args.quick else args.games
     matches = MATCHES
     if args.only:
-        upper, lower, seats = args.only.split(",")
-        matches = ((upper, lower, int(seats)),)
+        matches = tuple((upper, lower, int(seats)) for upper, lower, seats
+                        in (only.split(",") for only in args.only))
     results = []
     with multiprocessing.Pool(args.jobs) as pool:
         for upper, lower, players in matches:
             progress(f"{upper} vs {lower} x{players - 1}: {games} games on {args.jobs} processes")
-            results.append(match(upper, lower, players, games, pool))
+            results.append(match(upper, lower, players, games, pool, args.think_budget))
     report: dict[str, Any] = {
         "meta": {"games": games, "jobs": args.jobs, "seed": HELD_OUT_SEED, "quick": args.quick,
+                 "think_budget": THINK_BUDGET if args.think_budget is None else args.think_budget,
                  "python": platform.python_version(), "machine": platform.platform()},
         "matches": results,
     }

@@ -25,6 +25,28 @@ class HelpFormatter(argparse.HelpFormatter):
         return super()._fill_text(text, width, indent)
 
 
+def _think_budget(text: str) -> int:
+    try:
+        worlds = int(text)
+    except ValueError:
+        worlds = -1
+    if worlds < 0:
+        raise argparse.ArgumentTypeError(
+            _("--think-budget is a number of imagined deals, 0 or more, not {value!r}").format(value=text))
+    return worlds
+
+
+def add_think_option(parser: argparse.ArgumentParser) -> None:
+    """``--think-budget N``: how far the ``hard`` bots on this machine look ahead."""
+    from p2p10.bots import THINK_BUDGET
+
+    # TRANSLATORS: N is the option's value, a number of imagined deals.
+    parser.add_argument("--think-budget", type=_think_budget, metavar="N",
+                        help=_("the hard bots play each close call out in N imagined deals of "
+                               "the cards they cannot see (default {n}; 0: no look-ahead, the "
+                               "fastest); more is slower and a little stronger").format(n=THINK_BUDGET))
+
+
 def run_later(module: str, command: str) -> Callable[[argparse.Namespace], int]:
     """A subcommand's ``func`` that imports ``module`` only when the subcommand runs and calls
     its ``command``: the parsers stay light, and ``--help`` or another command does not pay

@@ -11,7 +11,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from cli import HelpFormatter, add_web_options, run_later
+from cli import HelpFormatter, add_think_option, add_web_options, run_later
 from p2p10.bots import POLICIES
 from p2p10.engine import MAX_PLAYERS, MIN_PLAYERS
 from p2p10.i18n import _
@@ -184,6 +184,7 @@ def _playing(parser: argparse.ArgumentParser) -> None:
                             policies=", ".join(POLICIES)))
     parser.add_argument("--ascii", action="store_true", help=_("draw the table with ASCII only"))
     add_web_options(parser)
+    add_think_option(parser)
     parser.add_argument("--away-after", type=float, metavar="S", default=AWAY_AFTER,
                         # TRANSLATORS: S is the option's value, a number of seconds.
                         help=_("count a machine as away once no link to it has been up for S "

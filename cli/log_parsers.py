@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from cli import HelpFormatter, run_later
+from cli import HelpFormatter, add_think_option, run_later
 from p2p10.bots import POLICIES
 from p2p10.i18n import _
 
@@ -48,6 +48,7 @@ def add_parsers(sub: Any, rule_options: argparse.ArgumentParser) -> None:
     # TRANSLATORS: J is the option's value, a number of processes.
     sim.add_argument("--jobs", type=int, default=1, metavar="J", help=_("play on J processes (1)"))
     sim.add_argument("--json", action="store_true", help=_("print one JSON object"))
+    add_think_option(sim)
     sim.add_argument("--verbose", action="store_true",
                      help=_("a line per game (and every game in --json)"))
     sim.set_defaults(func=run_later("cli.simulate_cmd", "cmd_simulate"))

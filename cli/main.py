@@ -13,6 +13,7 @@ from typing import Any
 
 from cli import lan_parsers, log_parsers, play_cmd, rules_cmd, stats_cmd
 from p2p10 import __version__
+from p2p10.bots import use_think_budget
 from p2p10.errors import P2P10Error
 from p2p10.i18n import LANGUAGES, _, choose_language, set_language
 from p2p10.rules import RuleSet
@@ -104,6 +105,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if hasattr(args, "options"):
             args.rules = RuleSet.parse(
                 [o for opt in args.options for o in opt.split(",") if o.strip()])
+        if getattr(args, "think_budget", None) is not None:
+            use_think_budget(args.think_budget)
         status: int = args.func(args)
         return status
     except P2P10Error as err:

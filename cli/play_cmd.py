@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cli import HelpFormatter, add_web_options
+from cli import HelpFormatter, add_think_option, add_web_options
 from p2p10.errors import P2P10Error
 from p2p10.i18n import _, ngettext
 from p2p10.names import company, shown_name
@@ -69,6 +69,7 @@ def add_parser(sub: Any, rule_options: argparse.ArgumentParser) -> None:
                       help=_("how long each bot waits before its move (0.6; + and - change it "
                              "at the table)"))
     add_web_options(play)
+    add_think_option(play)
     play.set_defaults(func=cmd_play)
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from cli import UsageError
-from p2p10.bots import POLICIES
+from p2p10.bots import POLICIES, use_think_budget
 from p2p10.errors import P2P10Error
 from p2p10.i18n import _, ngettext, pgettext
 from p2p10.rules import RuleSet
@@ -45,9 +45,12 @@ class _Job:
     seed: int | None
     crypto: bool
     save: Path | None
+    think_budget: int | None = None
 
 
 def _play_one(job: _Job) -> dict[str, Any]:
+    if job.think_budget is not None:  # a helper process of --jobs starts with the default
+        use_think_budget(job.think_budget)
     players = [POLICIES[name] for name in job.seats]
     started = time.perf_counter()
     result: dict[str, Any] = {}
@@ -163,7 +166,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         shift = game % args.players
         seats = tuple(lineup[(s - shift) % args.players] for s in range(args.players))
         seed = None if args.seed is None else args.seed * 1_000_003 + game
-        jobs.append(_Job(game, seats, rules, seed, args.crypto, args.save))
+        jobs.append(_Job(game, seats, rules, seed, args.crypto, args.save, args.think_budget))
     show_progress = sys.stderr.isatty() and not args.json
     each_game = not args.json and (args.verbose or args.games <= 10)
     results: list[dict[str, Any]] = []

@@ -19,7 +19,9 @@ Policies:
   collecting; under ``order=any`` aim at the phase the hand is nearest to. ``hard`` also counts
   what goes down with the phase, sheds dear cards when an opponent is about to go out, keeps
   the cards a draw could make hittable and orders its hits; ``easy`` makes a person's mistakes.
-  ``benchmarks/bench_ladder.py`` measures each level against the one below.
+  ``hard`` is a :class:`LookAheadPolicy`: given a think budget (``--think-budget``, default
+  0) it plays its close calls out over the cards it cannot see (:mod:`p2p10.search`).
+  ``benchmarks/bench_ladder.py`` measures each level against every level below.
 """
 
 from __future__ import annotations
@@ -32,11 +34,12 @@ from functools import lru_cache
 from typing import Literal, NamedTuple
 
 from p2p10.cards import DECK_SIZE, NUMBERED, colour, face_id, is_natural, is_skip, is_wild, number, points
-from p2p10.engine import GameState
+from p2p10.engine import MAX_PLAYERS, GameState
 from p2p10.events import Discard, DrawStock, Hit, SeatEvent, TakeDiscard
 from p2p10.melds import Meld, hit_ends
 from p2p10.moves import discard_moves, hit_moves, hit_targets, lay_down_options, legal_moves
 from p2p10.rules import PHASES, RuleSet
+from p2p10.search import CONFIDENCE, NoWorld, best_move
 from p2p10.solver import can_make, solve
 
 Policy = Callable[[GameState, int, random.Random], SeatEvent]
@@ -106,18 +109,37 @@ def greedy_player(view: GameState, seat: int, rng: random.Random) -> SeatEvent:
 
 # ------------------------------------------------------------- measuring a hand
 
-def _canonical(cards: Iterable[int]) -> tuple[int, ...]:
+def _canonical(cards: Iterable[int], colourless: bool = False) -> tuple[int, ...]:
     """The hand with Skips dropped and each card replaced by the first free card of its face,
-    so that hands that differ only in which copy of a card they hold share a cache entry."""
+    so that hands that differ only in which copy of a card they hold share a cache entry. With
+    ``colourless`` (a phase of sets and runs only, where colours never matter) the k-th card of
+    a number becomes copy ``k % 2`` of colour ``k // 2``: a hand of 5s in any colours is one
+    entry (the look-ahead asks of many hands that differ only so)."""
     out: list[int] = []
     seen: Counter[int] = Counter()
     for card in cards:
         if is_skip(card):
             continue
-        base = NUMBERED if is_wild(card) else colour(card) * 24 + (number(card) - 1) * 2
-        out.append(base + seen[base])
-        seen[base] += 1
+        if is_wild(card):
+            out.append(NUMBERED + seen[NUMBERED])
+            seen[NUMBERED] += 1
+            continue
+        n = number(card) - 1
+        if colourless:
+            k = seen[n]
+            out.append((k // 2) * 24 + n * 2 + k % 2)
+            seen[n] += 1
+        else:
+            base = colour(card) * 24 + n * 2
+            out.append(base + seen[base])
+            seen[base] += 1
     return tuple(sorted(out))
+
+
+@lru_cache(maxsize=64)
+def colourless(phase: int) -> bool:
+    """Whether ``phase`` is made of sets and runs only (no colour group): colours never matter."""
+    return all(r.kind != "color" for r in PHASES[phase])
 
 
 def _with_wilds(hand: tuple[int, ...], extra: int) -> tuple[int, ...] | None:
@@ -138,7 +160,7 @@ def _makes_with(hand: tuple[int, ...], extra_wilds: int, phase: int, rules: Rule
 def missing(cards: Iterable[int], phase: int, rules: RuleSet) -> int:
     """How many more cards the hand needs for ``phase``: the fewest extra wilds that would
     complete it (``MAX_MISSING`` when even eight wilds do not)."""
-    hand = _canonical(cards)
+    hand = _canonical(cards, colourless(phase))
     spare = len(WILD_IDS) - sum(1 for c in hand if is_wild(c))
     low, high = 0, spare + 1  # answer in [low, high]; high means "not even with every wild"
     while low < high:
@@ -410,7 +432,7 @@ def _completes_a_meld(hand: Sequence[int], top: int, phase: int, rules: RuleSet)
 def naturals_down(hand: Sequence[int], need: int, phase: int, rules: RuleSet) -> int:
     """How many of ``hand``'s natural cards go down with ``phase`` once the ``need`` cards it
     misses arrive (wilds stand in for them): the rest must be hit or thrown afterwards."""
-    return _naturals_down(_canonical(hand), need, phase, rules)
+    return _naturals_down(_canonical(hand, colourless(phase)), need, phase, rules)
 
 
 @lru_cache(maxsize=100_000)
@@ -475,10 +497,82 @@ def bridging_outs(card: int, melds: Sequence[Meld], pool: Sequence[int]) -> floa
     return best
 
 
+# How many imagined worlds the hard bot plays each close call out in (``--think-budget``).
+THINK_BUDGET = 0
+# How likely a hand that misses 0, 1, 2, ... cards is to make its phase before the hand ends,
+# roughly, at a table of normal bots: how a play-out cut short scores a seat not yet down.
+NEAR = (0.9, 0.6, 0.35, 0.15, 0.05)
+# A play-out looks this many rounds ahead (then scores the table as it stands): a whole hand
+# is too long a way for a few worlds to tell two moves apart through its noise.
+ROUNDS_AHEAD = 2
+
+
+def near_value(state: GameState, seat: int) -> float:
+    """How good ``state`` (every card known; where a play-out stopped) is for ``seat``: its
+    phase made, or how near it is (:data:`NEAR`), minus its points in hand over 60. The other
+    seats are left out: a take or a draw shifts every later draw by one card, so their fortunes
+    in the two play-outs differ by chance far more than by the move."""
+    hand = [state.known[slot] for slot in state.hands[seat] if slot in state.known]
+    phase = state.phase_of(seat)
+    if state.down[seat] is not None:
+        made = 1.0
+    elif state.stage not in ("draw", "play") or phase is None:
+        made = 0.0  # the hand is over and the seat did not lay down
+    else:
+        made = NEAR[min(missing(hand, phase, state.rules), len(NEAR) - 1)]
+    return made - sum(points(c) for c in hand) / 60
+
+
+class LookAheadPolicy(StrongPolicy):
+    """``hard`` with look-ahead: :class:`StrongPolicy`'s rules, and its close calls played out
+    over the cards it cannot see (:func:`p2p10.search.best_move`), each opponent modelled as
+    ``normal``.
+
+    A close call is a discard pile card that would not bring the hand nearer its phase (take
+    it to shape the hand, or draw blind?). With a budget of 0 worlds the policy is the rules
+    alone. The search is deterministic for a given ``rng``."""
+
+    def __init__(self, worlds: int = THINK_BUDGET, confidence: float = CONFIDENCE) -> None:
+        super().__init__("hard")
+        if worlds < 0:
+            raise ValueError(f"a think budget is 0 worlds or more, not {worlds}")
+        self.worlds = worlds
+        self.confidence = confidence
+        self.rollout: tuple[Policy, ...] = (StrongPolicy("normal"),) * MAX_PLAYERS
+
+    def __repr__(self) -> str:
+        return f"LookAheadPolicy(worlds={self.worlds})"
+
+    def _draw(self, view: GameState, seat: int, rng: random.Random) -> SeatEvent:
+        move = super()._draw(view, seat, rng)
+        top = view.top_discard()
+        if (self.worlds == 0 or top is None or not is_natural(top) or not view.stock
+                or view.down[seat] is not None):
+            return move
+        hand = view.hand_cards(seat)
+        phase = self.target_phase(view, seat, (*hand, top))
+        if phase is None or missing((*hand, top), phase, view.rules) < missing(hand, phase, view.rules):
+            return move  # the card brings the phase nearer: no question
+        other: SeatEvent = DrawStock(seat) if isinstance(move, TakeDiscard) else TakeDiscard(seat)
+        try:
+            moves = ROUNDS_AHEAD * 2 * len(view.seats_in_hand) + 2
+            return best_move(view, seat, (move, other), self.rollout, rng, self.worlds,
+                             value=near_value, moves=moves, confidence=self.confidence).move
+        except NoWorld:
+            return move
+
+
 POLICIES: dict[str, Policy] = {
     "random": random_player,
     "greedy": greedy_player,
     "easy": StrongPolicy("easy"),
     "normal": StrongPolicy("normal"),
-    "hard": StrongPolicy("hard"),
+    "hard": LookAheadPolicy(),
 }
+
+
+def use_think_budget(worlds: int) -> None:
+    """From now on, ``POLICIES["hard"]`` looks ahead ``worlds`` imagined deals per close call:
+    the ``--think-budget`` of a command, set once before any bot plays (a bot already handed
+    its policy keeps the one it has)."""
+    POLICIES["hard"] = LookAheadPolicy(worlds)

@@ -11,9 +11,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from p2p10.bots import POLICIES, Policy, greedy_player, random_player
-from p2p10.cards import DECK_SIZE
-from p2p10.engine import HAND_SIZE, GameState
-from p2p10.events import Deal, EndHand, Event, Reshuffle, Reveal
+from p2p10.dealer import deal_events, reshuffle_events
+from p2p10.engine import GameState
+from p2p10.events import EndHand, Event
 from p2p10.rules import DEFAULT, RuleSet
 
 Player = Policy
@@ -35,23 +35,6 @@ class GameRecord:
 
     events: tuple[Event, ...]
     state: GameState
-
-
-def deal_events(state: GameState, rng: random.Random) -> list[Event]:
-    """A shuffled deal for the next hand, every slot revealed."""
-    deck = list(range(DECK_SIZE))
-    rng.shuffle(deck)
-    first = HAND_SIZE * len(state.next_deal_seats())
-    return [Deal(deck[first]), Reveal(tuple(enumerate(deck)))]
-
-
-def reshuffle_events(state: GameState, rng: random.Random) -> list[Event]:
-    """The reshuffle of the discard pile, the new draw pile's slots revealed."""
-    after = state.apply(Reshuffle())
-    first, end, pool = after.pools[-1]
-    cards = sorted(pool)
-    rng.shuffle(cards)
-    return [Reshuffle(), Reveal(tuple(zip(range(first, end), cards, strict=True)))]
 
 
 def play_game(

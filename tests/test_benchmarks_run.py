@@ -173,16 +173,18 @@ def test_quick_bots_benchmark_prints_every_figure_as_json() -> None:
 
 def test_a_short_ladder_prints_every_match_as_json() -> None:
     done = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "bench_ladder.py"), "--games", "4", "--jobs", "2",
-         "--json"],
+        [sys.executable, str(ROOT / "benchmarks" / "bench_ladder.py"), "--games", "2", "--jobs", "2",
+         "--think-budget", "1", "--json"],
         cwd=ROOT, capture_output=True, text=True, check=False,
     )
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     matches = {(m["upper"], m["lower"], m["players"]): m for m in result["matches"]}
-    assert ("hard", "normal", 2) in matches and ("hard", "normal", 4) in matches
+    # Every level against every level below it, heads-up and at four seats; hard at six.
+    assert len(matches) == 21 and ("hard", "normal", 6) in matches and ("easy", "random", 4) in matches
+    assert result["meta"]["think_budget"] == 1
     for match in matches.values():
-        assert match["games"] == 4 and 0 <= match["wins"] <= 4
+        assert match["games"] == 2 and 0 <= match["wins"] <= 2
         low, high = match["ci95"]
         assert 0 <= low <= match["win_rate"] <= high <= 1
         assert _positive(match["games_per_second"])
