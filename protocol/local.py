@@ -39,7 +39,8 @@ from p2p10.log import Entry, parse_entry
 from p2p10.peer import Peer, addressed
 from p2p10.rules import RuleSet
 from p2p10.table import TableState, fold
-from protocol import data_home
+from protocol import checkpoint, data_home
+from protocol.checkpoint import SavedLog, read_saved
 from protocol.memory import make_peers, seeded_bytes, sit_downs_for
 from protocol.seat_screen import PeerSeat
 from protocol.storage import (
@@ -148,8 +149,9 @@ class LocalTable(PeerSeat):
             raise SavedFileError(_("no game log at {path}").format(path=log_path))
         settings = LocalSettings.read(files.local) if files.local.exists() else None
         seed = settings.seed if settings is not None else None
-        written = len(read_log(log_path))  # so that every resume of a seeded game draws afresh
-        user = _restored_seat(files, USER, seed, written)
+        # Every seat goes on from this one log: it is read and checked once, for all of them.
+        saved = read_saved(log_path)
+        user = _restored_seat(files, USER, seed, saved)
         table = user.table
         if table is not None and table.expected() is None:
             winner = table.engine.winner
@@ -169,7 +171,7 @@ class LocalTable(PeerSeat):
                 or any(policy not in POLICIES for _name, policy in settings.seats[USER + 1:])):
             raise SavedFileError(_("{settings}: its seats are not the user and the bots of {log}").format(
                 settings=files.local, log=log_path.name))
-        peers = [user] + [_restored_seat(files, seat, seed, written)
+        peers = [user] + [_restored_seat(files, seat, seed, saved)
                           for seat in range(USER + 1, len(settings.seats))]
         for seat, peer in enumerate(peers):
             if peer.seat != seat:
@@ -177,6 +179,7 @@ class LocalTable(PeerSeat):
                     path=_secrets_of(files, seat), seat=peer.seat + 1, wanted=seat + 1))
         if pace is not None:
             settings = dataclasses.replace(settings, pace=pace)
+        written = len(saved.entries)  # so that every resume of a seeded game draws afresh
         rng = random.Random(f"{seed}/resume{written}") if seed is not None else random.Random()
         local = cls.__new__(cls)
         local.rules = table.rules
@@ -319,6 +322,7 @@ class LocalTable(PeerSeat):
         then (every hand's reveals). So :func:`unfinished_games` need not fold the logs of
         finished games to leave them out. The settings stay: they are what tells the bots from
         the person (each bot sits down under a key of its own), for ``p2p10 export``."""
+        self._checkpoint()
         self._log.close()
         for writer in self._secrets:
             writer.close()
@@ -326,13 +330,26 @@ class LocalTable(PeerSeat):
             files = SeatFiles(self.log_path)
             for seat in range(USER + 1, len(self.peers)):
                 files.bot_secrets(seat).unlink(missing_ok=True)
+            checkpoint.forget(self.log_path)
 
     # ------------------------------------------------------------------ internals
 
     def _saved(self, entry: Entry) -> None:
         self._log.add(entry)
+        table = self.user.table
+        if entry.kind == "reveal" and table is not None and table.hand is None:
+            self._checkpoint()  # a hand ended: a resume after a crash folds from here on
         for listener in self._listeners:
             listener()
+
+    def _checkpoint(self) -> None:
+        """Keep the user's checked fold as this machine's checkpoint of the log, for a fast
+        resume (:mod:`protocol.checkpoint`): its own peer checked every entry on arrival. Not
+        once the game is over, nor for a frozen peer (its log ends in evidence its fold refused)."""
+        table = self.user.table
+        if (table is not None and not self.user.finished and not self.user.stopped
+                and table.seq == len(self._log.records)):
+            checkpoint.save(self.log_path, self._log.records, table)
 
     def _wake(self) -> None:
         if self._changed is not None:
@@ -399,11 +416,12 @@ def _secrets_of(files: SeatFiles, seat: int) -> Path:
     return files.secrets if seat == USER else files.bot_secrets(seat)
 
 
-def _restored_seat(files: SeatFiles, seat: int, seed: int | None, written: int) -> Peer:
-    """The peer of ``seat``'s secrets file started again from the game's log (``written``
-    entries); seeded, its random source is another reproducible one at every resume."""
-    return resume_peer(files.log, _secrets_of(files, seat),
-                       rng_bytes=seeded_bytes(seed, f"seat{seat}/resume{written}"))
+def _restored_seat(files: SeatFiles, seat: int, seed: int | None, saved: SavedLog) -> Peer:
+    """The peer of ``seat``'s secrets file started again from the game's log (``saved``, read
+    and checked once for every seat); seeded, its random source is another reproducible one at
+    every resume."""
+    return resume_peer(files.log, _secrets_of(files, seat), saved=saved,
+                       rng_bytes=seeded_bytes(seed, f"seat{seat}/resume{len(saved.entries)}"))
 
 
 def dealing_progress(table: TableState | None, players: int) -> tuple[int, int] | None:

@@ -157,7 +157,8 @@ def test_every_file_of_a_resumable_game_is_private(tmp_path: Path) -> None:
     drive(local, mid_deal, random.Random(0))
     local.close()
     files = SeatFiles(local.log_path)
-    paths = [local.log_path, files.secrets, files.bot_secrets(1), files.bot_secrets(2), files.local]
+    paths = [local.log_path, files.secrets, files.bot_secrets(1), files.bot_secrets(2), files.local,
+             files.checkpoint]
     assert sorted(tmp_path.iterdir()) == sorted(paths)
     assert all(stat.S_IMODE(path.stat().st_mode) == 0o600 for path in paths)
     assert LocalSettings.read(files.local) == LocalSettings(
