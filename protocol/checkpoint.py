@@ -54,10 +54,10 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 import p2p10
 from p2p10.errors import SavedFileError
 from p2p10.log import Entry, public_key
-from p2p10.peer import check_saved, parse_saved
+from p2p10.peer import Peer, check_saved, parse_saved
 from p2p10.table import TableState
 from protocol import data_home
-from protocol.storage import SeatFiles, read_log, write_private
+from protocol.storage import AppendFile, SeatFiles, read_log, write_private
 
 MAGIC = b"P2P10CHK"
 FORMAT = 1
@@ -245,3 +245,34 @@ def forget(log_path: Path) -> None:
     """Delete the checkpoint of the log at ``log_path`` (a finished game's: nothing resumes it)."""
     SeatFiles(log_path).checkpoint.unlink(missing_ok=True)
 
+
+
+class Keeper:
+    """Keeps a playing peer's checkpoint of its log (written by ``log``) as it goes: where a
+    hand ends and where its deal ends (the costly checks behind it), and on :meth:`keep`; so
+    that a resume, even after a crash, folds at most the moves of one hand. Listen to the
+    peer's entries after the log writer (:meth:`entry_added`)."""
+
+    def __init__(self, peer: Peer, log: AppendFile) -> None:
+        self.peer = peer
+        self.log = log
+        self._stage: str | None = None
+
+    def entry_added(self, entry: Entry) -> None:
+        """The peer's log took ``entry`` (already written)."""
+        table = self.peer.table
+        stage = None if table is None or table.hand is None else table.hand.stage
+        ended = entry.kind == "reveal" and stage is None
+        dealt = self._stage == "deal_tokens" and stage == "play"
+        self._stage = stage
+        if ended or dealt:
+            self.keep()
+
+    def keep(self) -> bool:
+        """Write the checkpoint of the peer's fold now; False if there is none to keep (the game
+        is over, or the peer froze: its log ends in evidence its fold refused) or it could not
+        be written."""
+        table, peer = self.peer.table, self.peer
+        if table is None or peer.finished or peer.stopped or table.seq != len(self.log.records):
+            return False
+        return save(self.log.path, self.log.records, table)

@@ -52,6 +52,7 @@ from p2p10.rules import RuleSet
 from p2p10.sitdown import SitDown
 from p2p10.table import TableState
 from p2p10.wire import AT_TABLE, LEFT, READING
+from protocol.checkpoint import read_saved
 from protocol.discovery import TABLE_PATH, Advertisement, TableAd, advertise, network_addresses
 from protocol.listener import Door, Handler, listen
 from protocol.lobby import (
@@ -1109,8 +1110,8 @@ class Resumer:
                 if table.signing_keys[seat] == table.keys[seat]:
                     hosted.append(await self._restore(bot_files.log, self.bot_level, runners))
                 else:  # taken over from a machine that went away: carried by this peer's mesh
-                    bot = resume_peer(bot_files.log, bot_files.secrets, player=POLICIES[self.bot_level],
-                                      away_after=self.timing.away_after)
+                    bot = resume_peer(bot_files.log, bot_files.secrets, saved=read_saved(bot_files.log),
+                                      player=POLICIES[self.bot_level], away_after=self.timing.away_after)
                     taken_over.append((bot, bot_files.log))
             machine.peers.extend(bot for bot, _play in hosted)
             started.append(play(machine=machine, front=self.front, timing=self.timing,
@@ -1169,7 +1170,7 @@ class Resumer:
         if not files.secrets.exists():
             raise LanError(_("no secrets file beside the log ({name}): this seat cannot go on").format(
                 name=files.secrets.name))
-        peer = resume_peer(log_path, files.secrets, player=player_for(policy),
+        peer = resume_peer(log_path, files.secrets, saved=read_saved(log_path), player=player_for(policy),
                            away_after=self.timing.away_after)
         if peer.seat >= len(roster) or roster[peer.seat].key != public_bytes(peer.identity):
             raise LanError(_("the saved roster does not seat this peer's key"))

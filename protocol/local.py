@@ -36,12 +36,13 @@ from p2p10.errors import IllegalMove, P2P10Error, SavedFileError
 from p2p10.events import SeatEvent
 from p2p10.i18n import _
 from p2p10.log import Entry, parse_entry
-from p2p10.peer import Peer, addressed
+from p2p10.peer import Peer, addressed, parse_saved
 from p2p10.rules import RuleSet
 from p2p10.table import TableState, fold
 from protocol import checkpoint, data_home
 from protocol.checkpoint import SavedLog, read_saved
 from protocol.memory import make_peers, seeded_bytes, sit_downs_for
+from protocol.saved_index import Found, SavedIndex, Stamp
 from protocol.seat_screen import PeerSeat
 from protocol.storage import (
     LOG_SUFFIX,
@@ -130,6 +131,7 @@ class LocalTable(PeerSeat):
         if new:
             settings.save(files.local)
         self._log = LogWriter(log_path)
+        self._keeper = checkpoint.Keeper(self.user, self._log)
         self.user.hooks.listen(entry=self._saved)
         self._listeners: list[Callable[[], None]] = []
         self._changed = asyncio.Event() if _loop_running() else None
@@ -322,8 +324,9 @@ class LocalTable(PeerSeat):
         then (every hand's reveals). So :func:`unfinished_games` need not fold the logs of
         finished games to leave them out. The settings stay: they are what tells the bots from
         the person (each bot sits down under a key of its own), for ``p2p10 export``."""
-        self._checkpoint()
+        self._keeper.keep()  # (not once the game is over: nothing resumes it)
         self._log.close()
+        self._index()
         for writer in self._secrets:
             writer.close()
         if self.user.finished:
@@ -336,20 +339,19 @@ class LocalTable(PeerSeat):
 
     def _saved(self, entry: Entry) -> None:
         self._log.add(entry)
-        table = self.user.table
-        if entry.kind == "reveal" and table is not None and table.hand is None:
-            self._checkpoint()  # a hand ended: a resume after a crash folds from here on
+        self._keeper.entry_added(entry)
         for listener in self._listeners:
             listener()
 
-    def _checkpoint(self) -> None:
-        """Keep the user's checked fold as this machine's checkpoint of the log, for a fast
-        resume (:mod:`protocol.checkpoint`): its own peer checked every entry on arrival. Not
-        once the game is over, nor for a frozen peer (its log ends in evidence its fold refused)."""
-        table = self.user.table
-        if (table is not None and not self.user.finished and not self.user.stopped
-                and table.seq == len(self._log.records)):
-            checkpoint.save(self.log_path, self._log.records, table)
+    def _index(self) -> None:
+        """Note in the folder's index of saved games what this log holds now, from the user's
+        own fold: the next start screen need not fold it (:mod:`protocol.saved_index`)."""
+        table, stamp = self.user.table, Stamp.of(self.log_path)
+        if table is None or stamp is None or self.user.stopped or table.seq != len(self._log.records):
+            return
+        index = SavedIndex(self.log_path.parent)
+        index.put(self.log_path, stamp, _found(table))
+        index.save()
 
     def _wake(self) -> None:
         if self._changed is not None:
@@ -360,25 +362,29 @@ def unfinished_games(folder: Path | None = None, limit: int | None = None) -> li
     """The games against bots saved in ``folder`` (:func:`data_dir` by default) that
     :meth:`LocalTable.resume` can go on with, the most recently played first, at most ``limit``
     of them. A LAN seat's log (no bots' secrets and settings beside it), a finished game, and one
-    whose files are missing or do not read are left out. The logs are folded without the
-    end-of-hand checks of their proofs (a resume makes them all); with a ``limit``, only the
-    newest files are folded, so a start screen opens in time however many games are kept."""
-    def played(path: Path) -> float:
-        try:
-            return path.stat().st_mtime
-        except OSError:
-            return 0.0
-
+    whose files are missing or do not read are left out. What each log holds is read from the
+    folder's index of saved games (:mod:`protocol.saved_index`); only a log the index does not
+    have as it is now is folded (without the end-of-hand checks of its proofs: a resume makes
+    them all), and the index is updated. With a ``limit``, only the newest files are looked at,
+    so a start screen opens in time however many games are kept."""
+    where = folder or data_dir()
+    stamps: dict[Path, Stamp] = {}
+    for path in where.glob(f"*{LOG_SUFFIX}"):
+        if (stamp := Stamp.of(path)) is not None:
+            stamps[path] = stamp
+    index = SavedIndex(where)
+    index.keep_only(list(stamps))
     found: list[SavedGame] = []
-    for path in sorted((folder or data_dir()).glob(f"*{LOG_SUFFIX}"), key=played, reverse=True):
+    for path in sorted(stamps, key=lambda p: stamps[p].mtime_ns, reverse=True):
         if limit is not None and len(found) >= limit:
             break
-        if (game := _unfinished(path)) is not None:
+        if (game := _unfinished(path, stamps[path], index)) is not None:
             found.append(game)
+    index.save()
     return found
 
 
-def _unfinished(path: Path) -> SavedGame | None:
+def _unfinished(path: Path, stamp: Stamp, index: SavedIndex) -> SavedGame | None:
     files = SeatFiles(path)
     try:
         settings = LocalSettings.read(files.local) if files.local.exists() else None
@@ -387,11 +393,38 @@ def _unfinished(path: Path) -> SavedGame | None:
             return None
     except (P2P10Error, OSError):
         return None
-    folded = fold_unfinished(path, lambda: read_log(path))
-    if folded is None:
+    known, found = index.lookup(path, stamp)
+    if not known:
+        found = _look_into(path)
+        index.put(path, stamp, found)
+    if found is None:
         return None
-    table, when, hand = folded
-    return SavedGame(path, when, tuple(table.given_names), hand, table.engine.phase_of(USER))
+    return SavedGame(path, datetime.fromtimestamp(stamp.mtime_ns / 1e9), found.names, found.hand, found.phase)
+
+
+def _look_into(path: Path) -> Found | None:
+    """What the log at ``path`` holds for a start screen if it is an unfinished game: from this
+    machine's checkpoint of it if one fits it whole (:mod:`protocol.checkpoint`), else folded."""
+    try:
+        records = read_log(path)
+        entries = parse_saved(records)
+    except (P2P10Error, OSError):
+        return None
+    table = checkpoint.load(path, records, entries) if entries else None
+    if table is None or table.seq != len(entries):
+        folded = fold_unfinished(path, lambda: records)
+        if folded is None:
+            return None
+        table = folded[0]
+    return _found(table)
+
+
+def _found(table: TableState) -> Found | None:
+    """A table as a start screen lists it; None once its game is over."""
+    if table.expected() is None:
+        return None
+    hand = table.hand.number + 1 if table.hand is not None else table.hands_started + 1
+    return Found(tuple(table.given_names), hand, table.engine.phase_of(USER))
 
 
 def fold_unfinished(path: Path, records: Callable[[], Iterable[bytes]]
