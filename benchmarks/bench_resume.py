@@ -221,7 +221,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     print(f"Resuming a game against bots (normal bots), {runs} runs each, {os.cpu_count()} cores; "
           "median [min, max], and the ratio to each seat refolding the log (before):")
-    names = {"per_seat": "every seat refolds the log (before)", "shared": "one fold for every seat, no checkpoint",
+    names = {"per_seat": "every seat refolds the log (before)",
+             "shared": "one fold for every seat, no checkpoint",
              "checkpoint": "from this machine's checkpoint"}
     for case in figures["cases"]:
         print(f"  {case['seats']} seats at hand {case['hand']}: {case['entries']} entries, "
