@@ -551,10 +551,16 @@ class SeatRunner:
             carried = self.mesh.locals.get(taken)
             if carried is None or carried.identity is not key:
                 # The others went on without a machine and this peer runs its seats now: the
-                # bot's key and log are saved before the away entry leaves this peer.
-                bot = Peer.restore(taken, key, [e.raw for e in peer.log], [],
-                                   player=POLICIES[self.machine.bot_level],
-                                   away_after=self.timing.away_after)
+                # bot's key and log are saved before the away entry leaves this peer. The bot
+                # goes on from this peer's own checked fold of the log (one fold for the seats
+                # of this machine), not from a refold of it, which would stop the game seconds.
+                options: dict[str, Any] = {"player": POLICIES[self.machine.bot_level],
+                                           "away_after": self.timing.away_after}
+                table = peer.table
+                if table is not None and table.seq == len(peer.log):
+                    bot = Peer.resumed(taken, key, peer.log, table, [], **options)
+                else:  # (its log ends in evidence its fold refused: refold it, as a resume does)
+                    bot = Peer.restore(taken, key, [e.raw for e in peer.log], [], **options)
                 self._take_over(bot, log_path_for(self.log_path.parent, self.table_id, taken),
                                 restored=False)
         if peer.table is not None:

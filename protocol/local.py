@@ -35,7 +35,7 @@ from p2p10.bots import POLICIES, Policy
 from p2p10.errors import IllegalMove, P2P10Error, SavedFileError
 from p2p10.events import SeatEvent
 from p2p10.i18n import _
-from p2p10.log import Entry, parse_entry
+from p2p10.log import Entry
 from p2p10.peer import Peer, addressed, parse_saved
 from p2p10.rules import RuleSet
 from p2p10.table import TableState, fold
@@ -403,20 +403,9 @@ def _unfinished(path: Path, stamp: Stamp, index: SavedIndex) -> SavedGame | None
 
 
 def _look_into(path: Path) -> Found | None:
-    """What the log at ``path`` holds for a start screen if it is an unfinished game: from this
-    machine's checkpoint of it if one fits it whole (:mod:`protocol.checkpoint`), else folded."""
-    try:
-        records = read_log(path)
-        entries = parse_saved(records)
-    except (P2P10Error, OSError):
-        return None
-    table = checkpoint.load(path, records, entries) if entries else None
-    if table is None or table.seq != len(entries):
-        folded = fold_unfinished(path, lambda: records)
-        if folded is None:
-            return None
-        table = folded[0]
-    return _found(table)
+    """What the log at ``path`` holds for a start screen if it is an unfinished game."""
+    folded = fold_unfinished(path, lambda: read_log(path))
+    return None if folded is None else _found(folded[0])
 
 
 def _found(table: TableState) -> Found | None:
@@ -430,12 +419,19 @@ def _found(table: TableState) -> Found | None:
 def fold_unfinished(path: Path, records: Callable[[], Iterable[bytes]]
                     ) -> tuple[TableState, datetime, int] | None:
     """A saved log's ``records`` folded without the end-of-hand checks of their proofs (a
-    resume makes them all): the table, when the file was last written, and the hand in play
-    (or the next to be dealt, from 1); None if the game is over or the file does not read."""
+    resume makes them all), or taken from this machine's checkpoint of the whole log where one
+    fits it (:mod:`protocol.checkpoint`): the table, when the file was last written, and the
+    hand in play (or the next to be dealt, from 1); None if the game is over or the file does
+    not read."""
     table: TableState | None = None
     try:
-        for raw in records():
-            table = fold(table, parse_entry(raw), postpone=True)  # the hands' checks never made
+        stored = list(records())
+        entries = parse_saved(stored)
+        table = checkpoint.load(path, stored, entries) if entries else None
+        if table is None or table.seq != len(entries):
+            table = None
+            for entry in entries:
+                table = fold(table, entry, postpone=True)  # the hands' checks never made
         when = datetime.fromtimestamp(path.stat().st_mtime)
     except (P2P10Error, OSError):
         return None
