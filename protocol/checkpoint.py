@@ -98,10 +98,10 @@ def machine_key() -> bytes | None:
 
 @functools.cache
 def code_fingerprint() -> bytes:
-    """A digest of the source of the ``p2p10`` package and of the Python version: a state is
-    only read back by the code that folded it."""
+    """A digest of the source of the ``p2p10`` package, its version and the Python version: a
+    state is only read back by the code that folded it."""
     digest = hashlib.blake2b(digest_size=DIGEST_BYTES, person=b"p2p10/code")
-    digest.update(sys.version.encode())
+    digest.update(f"{sys.version}\0{p2p10.__version__}\0".encode())
     root = Path(p2p10.__file__).parent
     for path in sorted(root.rglob("*.py")):
         digest.update(str(path.relative_to(root)).encode() + b"\0")
