@@ -216,20 +216,26 @@ def _fitting(body: bytes, records: Sequence[bytes], entries: Sequence[Entry]) ->
 @dataclass(frozen=True, slots=True)
 class SavedLog:
     """A saved log read, parsed and checked once, for every seat of this machine that goes on
-    from it (``protocol.storage.resume_peer``): its entries, and their checked fold (None for
-    an empty log)."""
+    from it (``protocol.storage.resume_peer``): its entries, their checked fold (None for an
+    empty log) and the digest of its records."""
 
     path: Path
     entries: list[Entry]
     table: TableState | None
+    digest: bytes
 
 
-def read_saved(log_path: Path) -> SavedLog:
+def read_saved(log_path: Path, like: SavedLog | None = None) -> SavedLog:
     """The log at ``log_path`` (none yet: an empty one) read and checked, from this machine's
     checkpoint of it where one fits (see the module docstring); the checkpoint is written
-    again when the log reaches past it. Raises :class:`SavedFileError` naming the log and
-    what is wrong with it, as ``Peer.restore`` does."""
+    again when the log reaches past it. ``like``: another log of this machine's seats read
+    just before (a LAN host's, whose bots keep logs of their own): if this one holds the very
+    same records, its fold is this one's too. Raises :class:`SavedFileError` naming the log
+    and what is wrong with it, as ``Peer.restore`` does."""
     records = read_log(log_path) if log_path.exists() else []
+    digest = prefix_digest(records, len(records))
+    if like is not None and like.digest == digest:
+        return SavedLog(log_path, like.entries, like.table, digest)
     try:
         entries = parse_saved(records)
         since = load(log_path, records, entries) if entries else None
@@ -238,7 +244,7 @@ def read_saved(log_path: Path) -> SavedLog:
         raise SavedFileError(f"{log_path}: {err}") from None
     if table is not None and (since is None or since.seq != table.seq):
         save(log_path, records, table)
-    return SavedLog(log_path, entries, table)
+    return SavedLog(log_path, entries, table, digest)
 
 
 def forget(log_path: Path) -> None:

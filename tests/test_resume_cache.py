@@ -358,3 +358,22 @@ def test_a_key_others_can_read_is_replaced(log: Path) -> None:
     os.chmod(key, 0o644)
     assert checkpoint.load(log, records, entries) is None
     assert stat.S_IMODE(key.stat().st_mode) == 0o600
+
+
+def test_the_seats_of_a_machine_share_the_fold_of_the_same_records(log: Path, tmp_path: Path) -> None:
+    """A LAN host's bots keep logs of their own: one with the very same records as the log
+    read first shares its fold; one that differs (a record short) is read and checked itself."""
+    first = checkpoint.read_saved(log)
+    same = tmp_path / "same.p2p10"
+    same.write_bytes(log.read_bytes())
+    shared = checkpoint.read_saved(same, like=first)
+    assert shared.table is first.table and shared.entries is first.entries
+    assert not SeatFiles(same).checkpoint.exists()  # nothing was folded for it
+    shorter = tmp_path / "shorter.p2p10"
+    shorter.write_bytes(log.read_bytes())
+    writer = LogWriter(shorter)
+    writer.keep_first(len(writer.records) - 1)
+    writer.close()
+    own = checkpoint.read_saved(shorter, like=first)
+    assert own.table is not first.table and len(own.entries) == len(first.entries) - 1
+    assert fields(own.table) == fields(check_saved(parse_saved(read_log(shorter))))
