@@ -156,7 +156,10 @@ def save(log_path: Path, records: Sequence[bytes], table: TableState) -> bool:
         return False
     header = msgpack.packb([code_fingerprint(), count, prefix_digest(records, count)], use_bin_type=True)
     buffer = io.BytesIO()
-    _Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump(table)
+    try:
+        _Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump(table)
+    except Exception:  # a state this code cannot keep: no checkpoint, and the game goes on
+        return False
     body = MAGIC + bytes([FORMAT]) + len(header).to_bytes(4, "big") + header + buffer.getvalue()
     try:
         write_private(SeatFiles(log_path).checkpoint, body + _mac(key, body))

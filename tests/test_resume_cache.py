@@ -377,3 +377,19 @@ def test_the_seats_of_a_machine_share_the_fold_of_the_same_records(log: Path, tm
     own = checkpoint.read_saved(shorter, like=first)
     assert own.table is not first.table and len(own.entries) == len(first.entries) - 1
     assert fields(own.table) == fields(check_saved(parse_saved(read_log(shorter))))
+
+
+def test_a_state_that_cannot_be_kept_leaves_no_checkpoint_and_no_error(
+        log: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    records, entries = entries_of(log)
+    table = check_saved(entries)
+    assert table is not None
+
+    def refuse(self: Any, obj: Any) -> Any:
+        raise TypeError("cannot pickle this")
+
+    monkeypatch.setattr(checkpoint._Pickler, "reducer_override", refuse)
+    assert checkpoint.save(log, records, table) is False
+    assert not SeatFiles(log).checkpoint.exists()
+    saved = checkpoint.read_saved(log)  # folded the long way, as without a checkpoint
+    assert fields(saved.table) == fields(table)
