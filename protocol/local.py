@@ -8,7 +8,9 @@ person can follow the game. The user's log is written to ``save_dir`` as the gam
 Beside the log go every seat's secrets (the user's ``STEM.p2p10-secrets``, each bot's
 ``STEM.seatN.p2p10-secrets``) and the table's settings (``STEM.p2p10-local``): see
 :mod:`protocol.storage`. From them :meth:`LocalTable.resume` starts every seat again, each one
-from the user's log, with ``Peer.restore`` as a LAN seat's resume does. The bots keep no log of
+from the user's log, with the checks of ``Peer.restore`` as a LAN seat's resume does: the log is
+read and checked once for every seat, from this machine's checkpoint of it where one fits
+(:mod:`protocol.checkpoint`, kept as the table plays). The bots keep no log of
 their own: an entry a bot signed that never reached the user's peer was never saved nor shown
 anywhere, since every seat lives in this one process, so the bot writing another one for that
 position after a resume is seen by nobody. Its hand secrets were saved before any entry that
