@@ -5,8 +5,7 @@ play``) has one log, the user's, and beside it every bot's secrets (``.seatN.p2p
 the table's settings (``.p2p10-local``, :class:`LocalSettings`). Beside any log, this machine
 may keep a checkpoint of its checked fold (``.p2p10-checked``, :mod:`protocol.checkpoint`), a
 cache it alone trusts. Every one is readable by its owner alone (mode 0600), whether it is
-created or reopened: the secrets hold private keys, and
-the others show the owner's game.
+created or reopened: the secrets hold private keys, and the others show the owner's game.
 
 The log and the secrets are append-only; each record is written with one ``write`` and flushed
 (and, when ``durable``, fsynced) before the peer sends anything that depends on it, so a crash
