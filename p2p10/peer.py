@@ -1196,7 +1196,6 @@ def identity_bytes(key: Ed25519PrivateKey) -> bytes:
     return public_bytes(key)
 
 
-
 def parse_saved(records: Sequence[bytes]) -> list[Entry]:
     """The entries of a saved log, parsed from its records as stored; :class:`SavedFileError`
     naming the first that does not parse."""
