@@ -45,7 +45,7 @@ from p2p10.chatroom import ChatLine as ChatLine
 from p2p10.chatroom import ChatRefused, ChatRoom, check_chat, sign_chat
 from p2p10.chatroom import chat_text as chat_text
 from p2p10.crypto.elgamal import initial_deck, token
-from p2p10.crypto.group import Point, RandomBytes, Scalar, base_mul, random_scalar
+from p2p10.crypto.group import RandomBytes, Scalar, base_mul, random_scalar
 from p2p10.crypto.proofs import prove_equal_logs, prove_knowledge
 from p2p10.crypto.shuffle import commit_seed, new_seed, seed_matches, shuffle_and_prove
 from p2p10.engine import GameState
@@ -88,6 +88,7 @@ from p2p10.wire import (
     TokensBody,
     WireError,
     WireMeld,
+    decode_body,
     encode_agreement,
     encode_back,
     encode_chat,
@@ -283,62 +284,58 @@ class Peer:
     def restore(cls, seat: int, identity: Ed25519PrivateKey, records: list[bytes],
                 secrets: list[HandSecrets], **options: Any) -> Peer:
         """A peer started again from its own files: the log it had accepted (``records``, as
-        stored) and its hand secrets. It refolds the log, checking every entry again, and
-        then catches up with ``want`` like any peer that was away. It never signs a second
-        entry for a position it signed before: every entry it sent was stored before it was
-        sent, so it is in ``records``; and every hand key it published was stored first too,
-        so each has its secrets: the one behind the key (``secret·G``) and the seed that opens
-        the commitment beside it. Another secret or seed would have this seat sign a shuffle,
-        tokens or a reveal that convict it.
+        stored) and its hand secrets. It refolds the log, checking every entry again
+        (:func:`check_saved`), and then catches up with ``want`` like any peer that was away
+        (:meth:`resumed`, which says what else it checks).
 
         Raises :class:`SavedFileError` naming what is wrong: an entry that does not check,
         a log that does not seat this key, a hand key this identity published whose secrets
         are missing or others, or two different secrets for one hand."""
+        entries = parse_saved(records)
+        return cls.resumed(seat, identity, entries, check_saved(entries), secrets, **options)
+
+    @classmethod
+    def resumed(cls, seat: int, identity: Ed25519PrivateKey, entries: Sequence[Entry],
+                table: TableState | None, secrets: list[HandSecrets], **options: Any) -> Peer:
+        """A peer started again from its own log (``entries``, parsed from the records as
+        stored), already folded and checked into ``table`` by :func:`check_saved` (or a state
+        equal to what it returns: the seats of one machine share one fold of their common log,
+        and a machine may keep a checkpoint of it, see ``protocol.checkpoint``), and its hand
+        secrets. Only what is this seat's own is checked here.
+
+        It never signs a second entry for a position it signed before: every entry it sent was
+        stored before it was sent, so it is in the log; and every hand key it published was
+        stored first too, so each has its secrets: the one behind the key (``secret·G``) and
+        the seed that opens the commitment beside it. Another secret or seed would have this
+        seat sign a shuffle, tokens or a reveal that convict it.
+
+        Raises :class:`SavedFileError` as :meth:`restore` does (the log checked already)."""
+        if (table is None) != (not entries) or (table is not None and table.seq != len(entries)):
+            raise SavedFileError("the checked fold does not cover the saved log")  # a caller's bug
         peer = cls(seat, identity, **options)
         for item in secrets:
             if peer.secrets.setdefault(item.hand, item) != item:
                 raise SavedFileError(f"the secrets file holds two different secrets for hand "
                                      f"{item.hand + 1}")
+        peer.log = list(entries)
+        peer.table = table
         own = public_bytes(identity)
-        # By hand: the key entry this identity signed, its key, its seed commitment and the
-        # commitment's context.
-        published: dict[int, tuple[int, Point, bytes, bytes]] = {}
-        for index, raw in enumerate(records):
-            try:
-                entry = parse_entry(raw)
-                # Its own log, every entry of which it checked before it kept it: refolded as
-                # the audit folds, each hand checked with its revealed secrets at its end.
-                table = fold(peer.table, entry, defer_proofs=True)
-            except (BadEntry, ProtocolError) as err:
-                raise SavedFileError(f"entry {index} of the saved log does not check: {err}") from None
-            if (entry.kind == "key" and entry.author == seat and peer.table is not None
-                    and peer.table.signing_keys[seat] == own and table.hand is not None):
-                hand = table.hand
-                published[hand.number] = (entry.seq, hand.publics[seat], hand.commitments[seat],
-                                          seed_context(entry.game_id, hand.number, seat))
-            peer.table = table
-            peer.log.append(entry)
-        if peer.table is not None:
-            try:
-                peer.table = peer.table.checking_on_arrival()
-            except ProtocolError as err:
-                raise SavedFileError(f"the saved log does not check: {err}") from None
-        folded = peer.table
         # The seat's own key, or a bot's key for it after the others went on without that
         # machine (the machine itself may then still follow the game, never writing).
-        if folded is not None and (not 0 <= seat < folded.players
-                                   or own not in (folded.keys[seat], folded.signing_keys[seat])):
+        if table is not None and (not 0 <= seat < table.players
+                                  or own not in (table.keys[seat], table.signing_keys[seat])):
             raise SavedFileError(f"the saved log does not seat this key at seat {seat + 1}")
-        for number, (seq, key, commitment, context) in sorted(published.items()):
+        for number, (seq, key, commitment) in sorted(_published_keys(entries, table, seat, own).items()):
             saved = peer.secrets.get(number)
             where = f"the key this seat published at entry {seq}"
             if saved is None:
                 raise SavedFileError(f"the secrets file has no secret for hand {number + 1}, "
                                      f"whose key this seat published at entry {seq}")
-            if base_mul(saved.secret) != key:
+            if base_mul(saved.secret).to_bytes() != key:
                 raise SavedFileError(f"the saved secret of hand {number + 1} is not the one behind "
                                      f"{where}: the secrets file is damaged or belongs to another game")
-            if not seed_matches(commitment, saved.seed, context):
+            assert table is not None  # (a key entry was folded)
+            if not seed_matches(commitment, saved.seed, seed_context(table.game_id, number, seat)):
                 raise SavedFileError(f"the saved shuffle seed of hand {number + 1} does not open the "
                                      f"commitment beside {where}: the secrets file is damaged")
         return peer
@@ -1198,3 +1195,65 @@ def identity_bytes(key: Ed25519PrivateKey) -> bytes:
     """A peer's public identity (its Ed25519 public key)."""
     return public_bytes(key)
 
+
+def parse_saved(records: Sequence[bytes]) -> list[Entry]:
+    """The entries of a saved log, parsed from its records as stored; :class:`SavedFileError`
+    naming the first that does not parse."""
+    entries = []
+    for index, raw in enumerate(records):
+        try:
+            entries.append(parse_entry(raw))
+        except BadEntry as err:
+            raise SavedFileError(f"entry {index} of the saved log does not check: {err}") from None
+    return entries
+
+
+def check_saved(entries: Sequence[Entry], since: TableState | None = None) -> TableState | None:
+    """A peer's own saved log folded and checked again, as :meth:`Peer.restore` needs it: the
+    state after ``entries``, checking every proof on arrival from there on (None for an empty
+    log). Every seat of one machine restores from the same public fold, so it is made once.
+
+    ``since``: a state this machine checked before over the first ``since.seq`` of
+    ``entries`` (a checkpoint, see ``protocol.checkpoint``); only the entries after it are
+    folded. From the start or from between two hands, the entries are folded as the audit
+    folds them, each hand checked with its revealed secrets at its end, and the hand under way
+    where the log ends checked through its proofs; from the middle of a hand, on arrival, as
+    the peer that saved the checkpoint went on folding them. Either way the verdict is the one
+    a peer reached when the entries came.
+
+    Raises :class:`SavedFileError` naming the first entry that does not check."""
+    table = since
+    start = 0 if since is None else since.seq
+    if since is not None and (start > len(entries) or entries[start - 1].hash != since.last_hash):
+        raise SavedFileError("the checkpoint does not cover the saved log")  # a caller's bug
+    deferring = since is None or since.hand is None
+    if since is not None and deferring and start < len(entries):
+        table = since.deferring()
+    for index in range(start, len(entries)):
+        try:
+            table = fold(table, entries[index], defer_proofs=deferring)
+        except ProtocolError as err:
+            raise SavedFileError(f"entry {index} of the saved log does not check: {err}") from None
+    if table is not None and table.defer_proofs:
+        try:
+            table = table.checking_on_arrival()
+        except ProtocolError as err:
+            raise SavedFileError(f"the saved log does not check: {err}") from None
+    return table
+
+
+def _published_keys(entries: Sequence[Entry], table: TableState | None, seat: int,
+                    own: bytes) -> dict[int, tuple[int, bytes, bytes]]:
+    """By hand, the hand key that ``seat`` published under the key ``own`` in a checked log
+    (whose fold is ``table``): the entry's position, the key and its seed commitment. A hand
+    dealt again (after an ``away`` entry) keeps the last one."""
+    published: dict[int, tuple[int, bytes, bytes]] = {}
+    if table is None:
+        return published
+    for entry in entries:
+        if (entry.kind == "key" and entry.author == seat
+                and table.verifier_at(seat, entry.seq).public_bytes_raw() == own):
+            body = decode_body("key", entry.body)  # (it checked: it is a key body)
+            assert isinstance(body, KeyBody)
+            published[body.hand] = (entry.seq, body.key, body.commitment)
+    return published

@@ -989,6 +989,16 @@ class TableState:
             new.hand = replace(new.hand, deferred=())
         return new
 
+    def deferring(self) -> TableState:
+        """This state, deferring proofs from now on as the audit does (``defer_proofs``): for a
+        peer that goes on from a state it checked before (a checkpoint), between two hands
+        only, so that no hand is checked half one way and half the other."""
+        if self.hand is not None:
+            raise ProtocolError("a fold may only start deferring between two hands")
+        new = self._copy()
+        new.defer_proofs = True
+        return new
+
     def deferred_jobs(self, before: int | None = None) -> list[deferred.Job]:
         """The checks a deferring fold put off in the hand under way (``HandCrypto.deferred``),
         those of entries before ``before`` if given, each to be made the cheapest sound way the

@@ -52,6 +52,7 @@ from p2p10.rules import RuleSet
 from p2p10.sitdown import SitDown
 from p2p10.table import TableState
 from p2p10.wire import AT_TABLE, LEFT, READING
+from protocol.checkpoint import SavedLog, read_saved
 from protocol.discovery import TABLE_PATH, Advertisement, TableAd, advertise, network_addresses
 from protocol.listener import Door, Handler, listen
 from protocol.lobby import (
@@ -550,10 +551,16 @@ class SeatRunner:
             carried = self.mesh.locals.get(taken)
             if carried is None or carried.identity is not key:
                 # The others went on without a machine and this peer runs its seats now: the
-                # bot's key and log are saved before the away entry leaves this peer.
-                bot = Peer.restore(taken, key, [e.raw for e in peer.log], [],
-                                   player=POLICIES[self.machine.bot_level],
-                                   away_after=self.timing.away_after)
+                # bot's key and log are saved before the away entry leaves this peer. The bot
+                # goes on from this peer's own checked fold of the log (one fold for the seats
+                # of this machine), not from a refold of it, which would stop the game seconds.
+                options: dict[str, Any] = {"player": POLICIES[self.machine.bot_level],
+                                           "away_after": self.timing.away_after}
+                table = peer.table
+                if table is not None and table.seq == len(peer.log):
+                    bot = Peer.resumed(taken, key, peer.log, table, [], **options)
+                else:  # (its log ends in evidence its fold refused: refold it, as a resume does)
+                    bot = Peer.restore(taken, key, [e.raw for e in peer.log], [], **options)
                 self._take_over(bot, log_path_for(self.log_path.parent, self.table_id, taken),
                                 restored=False)
         if peer.table is not None:
@@ -1089,6 +1096,7 @@ class Resumer:
         self.gallery: Gallery | None = None
         self.title: str | None = None
         self._announced: TableAd | None = None
+        self._saved: SavedLog | None = None  # the first of this machine's logs read
 
     async def run(self) -> GameResult:
         """Restore the peer (and its bots), listen where it listened, play to the end."""
@@ -1109,8 +1117,9 @@ class Resumer:
                 if table.signing_keys[seat] == table.keys[seat]:
                     hosted.append(await self._restore(bot_files.log, self.bot_level, runners))
                 else:  # taken over from a machine that went away: carried by this peer's mesh
-                    bot = resume_peer(bot_files.log, bot_files.secrets, player=POLICIES[self.bot_level],
-                                      away_after=self.timing.away_after)
+                    bot = resume_peer(bot_files.log, bot_files.secrets,
+                                      saved=read_saved(bot_files.log, like=self._saved),
+                                      player=POLICIES[self.bot_level], away_after=self.timing.away_after)
                     taken_over.append((bot, bot_files.log))
             machine.peers.extend(bot for bot, _play in hosted)
             started.append(play(machine=machine, front=self.front, timing=self.timing,
@@ -1169,7 +1178,11 @@ class Resumer:
         if not files.secrets.exists():
             raise LanError(_("no secrets file beside the log ({name}): this seat cannot go on").format(
                 name=files.secrets.name))
-        peer = resume_peer(log_path, files.secrets, player=player_for(policy),
+        # The seats of this machine (the player's, its bots') keep logs of their own, nearly
+        # always the same records: the first one read is checked, the others share its fold.
+        saved = read_saved(log_path, like=self._saved)
+        self._saved = self._saved or saved
+        peer = resume_peer(log_path, files.secrets, saved=saved, player=player_for(policy),
                            away_after=self.timing.away_after)
         if peer.seat >= len(roster) or roster[peer.seat].key != public_bytes(peer.identity):
             raise LanError(_("the saved roster does not seat this peer's key"))

@@ -9,8 +9,9 @@ that started and has not ended, and whose table did not freeze (a frozen table's
 kept, and it does not go on). A game against bots (``p2p10 play``) is not a LAN game: it goes on
 with ``p2p10 play --resume``.
 
-Whether a game has ended takes folding its whole log (about 0.2 s for three hands on one core),
-so only the :data:`LOOKED_AT` most recently written seats of a person are folded (a game to
+Whether a game has ended takes folding its whole log (about 0.2 s for three hands on one core;
+this machine's checkpoint of it, :mod:`protocol.checkpoint`, spares that where it fits), so
+only the :data:`LOOKED_AT` most recently written seats of a person are folded (a game to
 resume after a killed terminal is one of the last played), and a game already in the player's
 record (:mod:`protocol.record_store`: it ended) is not folded at all. Which seat a log is, and
 whether it is a person's, reads from its secrets and the log's first entry alone.

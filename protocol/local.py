@@ -8,7 +8,9 @@ person can follow the game. The user's log is written to ``save_dir`` as the gam
 Beside the log go every seat's secrets (the user's ``STEM.p2p10-secrets``, each bot's
 ``STEM.seatN.p2p10-secrets``) and the table's settings (``STEM.p2p10-local``): see
 :mod:`protocol.storage`. From them :meth:`LocalTable.resume` starts every seat again, each one
-from the user's log, with ``Peer.restore`` as a LAN seat's resume does. The bots keep no log of
+from the user's log, with the checks of ``Peer.restore`` as a LAN seat's resume does: the log is
+read and checked once for every seat, from this machine's checkpoint of it where one fits
+(:mod:`protocol.checkpoint`, kept as the table plays). The bots keep no log of
 their own: an entry a bot signed that never reached the user's peer was never saved nor shown
 anywhere, since every seat lives in this one process, so the bot writing another one for that
 position after a resume is seen by nobody. Its hand secrets were saved before any entry that
@@ -35,12 +37,14 @@ from p2p10.bots import POLICIES, Policy
 from p2p10.errors import IllegalMove, P2P10Error, SavedFileError
 from p2p10.events import SeatEvent
 from p2p10.i18n import _
-from p2p10.log import Entry, parse_entry
-from p2p10.peer import Peer, addressed
+from p2p10.log import Entry
+from p2p10.peer import Peer, addressed, parse_saved
 from p2p10.rules import RuleSet
 from p2p10.table import TableState, fold
-from protocol import data_home
+from protocol import checkpoint, data_home
+from protocol.checkpoint import SavedLog, read_saved
 from protocol.memory import make_peers, seeded_bytes, sit_downs_for
+from protocol.saved_index import Found, SavedIndex, Stamp
 from protocol.seat_screen import PeerSeat
 from protocol.storage import (
     LOG_SUFFIX,
@@ -129,6 +133,7 @@ class LocalTable(PeerSeat):
         if new:
             settings.save(files.local)
         self._log = LogWriter(log_path)
+        self._keeper = checkpoint.Keeper(self.user, self._log)
         self.user.hooks.listen(entry=self._saved)
         self._listeners: list[Callable[[], None]] = []
         self._changed = asyncio.Event() if _loop_running() else None
@@ -148,8 +153,9 @@ class LocalTable(PeerSeat):
             raise SavedFileError(_("no game log at {path}").format(path=log_path))
         settings = LocalSettings.read(files.local) if files.local.exists() else None
         seed = settings.seed if settings is not None else None
-        written = len(read_log(log_path))  # so that every resume of a seeded game draws afresh
-        user = _restored_seat(files, USER, seed, written)
+        # Every seat goes on from this one log: it is read and checked once, for all of them.
+        saved = read_saved(log_path)
+        user = _restored_seat(files, USER, seed, saved)
         table = user.table
         if table is not None and table.expected() is None:
             winner = table.engine.winner
@@ -169,7 +175,7 @@ class LocalTable(PeerSeat):
                 or any(policy not in POLICIES for _name, policy in settings.seats[USER + 1:])):
             raise SavedFileError(_("{settings}: its seats are not the user and the bots of {log}").format(
                 settings=files.local, log=log_path.name))
-        peers = [user] + [_restored_seat(files, seat, seed, written)
+        peers = [user] + [_restored_seat(files, seat, seed, saved)
                           for seat in range(USER + 1, len(settings.seats))]
         for seat, peer in enumerate(peers):
             if peer.seat != seat:
@@ -177,6 +183,7 @@ class LocalTable(PeerSeat):
                     path=_secrets_of(files, seat), seat=peer.seat + 1, wanted=seat + 1))
         if pace is not None:
             settings = dataclasses.replace(settings, pace=pace)
+        written = len(saved.entries)  # so that every resume of a seeded game draws afresh
         rng = random.Random(f"{seed}/resume{written}") if seed is not None else random.Random()
         local = cls.__new__(cls)
         local.rules = table.rules
@@ -319,20 +326,34 @@ class LocalTable(PeerSeat):
         then (every hand's reveals). So :func:`unfinished_games` need not fold the logs of
         finished games to leave them out. The settings stay: they are what tells the bots from
         the person (each bot sits down under a key of its own), for ``p2p10 export``."""
+        self._keeper.keep()  # (not once the game is over: nothing resumes it)
         self._log.close()
+        self._index()
         for writer in self._secrets:
             writer.close()
         if self.user.finished:
             files = SeatFiles(self.log_path)
             for seat in range(USER + 1, len(self.peers)):
                 files.bot_secrets(seat).unlink(missing_ok=True)
+            checkpoint.forget(self.log_path)
 
     # ------------------------------------------------------------------ internals
 
     def _saved(self, entry: Entry) -> None:
         self._log.add(entry)
+        self._keeper.entry_added(entry)
         for listener in self._listeners:
             listener()
+
+    def _index(self) -> None:
+        """Note in the folder's index of saved games what this log holds now, from the user's
+        own fold: the next start screen need not fold it (:mod:`protocol.saved_index`)."""
+        table, stamp = self.user.table, Stamp.of(self.log_path)
+        if table is None or stamp is None or self.user.stopped or table.seq != len(self._log.records):
+            return
+        index = SavedIndex(self.log_path.parent)
+        index.put(self.log_path, stamp, _found(table))
+        index.save()
 
     def _wake(self) -> None:
         if self._changed is not None:
@@ -343,25 +364,29 @@ def unfinished_games(folder: Path | None = None, limit: int | None = None) -> li
     """The games against bots saved in ``folder`` (:func:`data_dir` by default) that
     :meth:`LocalTable.resume` can go on with, the most recently played first, at most ``limit``
     of them. A LAN seat's log (no bots' secrets and settings beside it), a finished game, and one
-    whose files are missing or do not read are left out. The logs are folded without the
-    end-of-hand checks of their proofs (a resume makes them all); with a ``limit``, only the
-    newest files are folded, so a start screen opens in time however many games are kept."""
-    def played(path: Path) -> float:
-        try:
-            return path.stat().st_mtime
-        except OSError:
-            return 0.0
-
+    whose files are missing or do not read are left out. What each log holds is read from the
+    folder's index of saved games (:mod:`protocol.saved_index`); only a log the index does not
+    have as it is now is folded (without the end-of-hand checks of its proofs: a resume makes
+    them all), and the index is updated. With a ``limit``, only the newest files are looked at,
+    so a start screen opens in time however many games are kept."""
+    where = folder or data_dir()
+    stamps: dict[Path, Stamp] = {}
+    for path in where.glob(f"*{LOG_SUFFIX}"):
+        if (stamp := Stamp.of(path)) is not None:
+            stamps[path] = stamp
+    index = SavedIndex(where)
+    index.keep_only(list(stamps))
     found: list[SavedGame] = []
-    for path in sorted((folder or data_dir()).glob(f"*{LOG_SUFFIX}"), key=played, reverse=True):
+    for path in sorted(stamps, key=lambda p: stamps[p].mtime_ns, reverse=True):
         if limit is not None and len(found) >= limit:
             break
-        if (game := _unfinished(path)) is not None:
+        if (game := _unfinished(path, stamps[path], index)) is not None:
             found.append(game)
+    index.save()
     return found
 
 
-def _unfinished(path: Path) -> SavedGame | None:
+def _unfinished(path: Path, stamp: Stamp, index: SavedIndex) -> SavedGame | None:
     files = SeatFiles(path)
     try:
         settings = LocalSettings.read(files.local) if files.local.exists() else None
@@ -370,22 +395,45 @@ def _unfinished(path: Path) -> SavedGame | None:
             return None
     except (P2P10Error, OSError):
         return None
-    folded = fold_unfinished(path, lambda: read_log(path))
-    if folded is None:
+    known, found = index.lookup(path, stamp)
+    if not known:
+        found = _look_into(path)
+        index.put(path, stamp, found)
+    if found is None:
         return None
-    table, when, hand = folded
-    return SavedGame(path, when, tuple(table.given_names), hand, table.engine.phase_of(USER))
+    return SavedGame(path, datetime.fromtimestamp(stamp.mtime_ns / 1e9), found.names, found.hand, found.phase)
+
+
+def _look_into(path: Path) -> Found | None:
+    """What the log at ``path`` holds for a start screen if it is an unfinished game."""
+    folded = fold_unfinished(path, lambda: read_log(path))
+    return None if folded is None else _found(folded[0])
+
+
+def _found(table: TableState) -> Found | None:
+    """A table as a start screen lists it; None once its game is over."""
+    if table.expected() is None:
+        return None
+    hand = table.hand.number + 1 if table.hand is not None else table.hands_started + 1
+    return Found(tuple(table.given_names), hand, table.engine.phase_of(USER))
 
 
 def fold_unfinished(path: Path, records: Callable[[], Iterable[bytes]]
                     ) -> tuple[TableState, datetime, int] | None:
     """A saved log's ``records`` folded without the end-of-hand checks of their proofs (a
-    resume makes them all): the table, when the file was last written, and the hand in play
-    (or the next to be dealt, from 1); None if the game is over or the file does not read."""
+    resume makes them all), or taken from this machine's checkpoint of the whole log where one
+    fits it (:mod:`protocol.checkpoint`): the table, when the file was last written, and the
+    hand in play (or the next to be dealt, from 1); None if the game is over or the file does
+    not read."""
     table: TableState | None = None
     try:
-        for raw in records():
-            table = fold(table, parse_entry(raw), postpone=True)  # the hands' checks never made
+        stored = list(records())
+        entries = parse_saved(stored)
+        table = checkpoint.load(path, stored, entries) if entries else None
+        if table is None or table.seq != len(entries):
+            table = None
+            for entry in entries:
+                table = fold(table, entry, postpone=True)  # the hands' checks never made
         when = datetime.fromtimestamp(path.stat().st_mtime)
     except (P2P10Error, OSError):
         return None
@@ -399,11 +447,12 @@ def _secrets_of(files: SeatFiles, seat: int) -> Path:
     return files.secrets if seat == USER else files.bot_secrets(seat)
 
 
-def _restored_seat(files: SeatFiles, seat: int, seed: int | None, written: int) -> Peer:
-    """The peer of ``seat``'s secrets file started again from the game's log (``written``
-    entries); seeded, its random source is another reproducible one at every resume."""
-    return resume_peer(files.log, _secrets_of(files, seat),
-                       rng_bytes=seeded_bytes(seed, f"seat{seat}/resume{written}"))
+def _restored_seat(files: SeatFiles, seat: int, seed: int | None, saved: SavedLog) -> Peer:
+    """The peer of ``seat``'s secrets file started again from the game's log (``saved``, read
+    and checked once for every seat); seeded, its random source is another reproducible one at
+    every resume."""
+    return resume_peer(files.log, _secrets_of(files, seat), saved=saved,
+                       rng_bytes=seeded_bytes(seed, f"seat{seat}/resume{len(saved.entries)}"))
 
 
 def dealing_progress(table: TableState | None, players: int) -> tuple[int, int] | None:

@@ -57,6 +57,7 @@ from p2p10.errors import ProtocolError
 from p2p10.log import PUBLIC_KEY_BYTES, SIGNATURE_BYTES, BadEntry, parse_entry, public_bytes, public_key
 from p2p10.peer import ENTRY, MAX_MESSAGE_BYTES, WANT, WANT_BATCH, Fault, Peer, decode_message, encode_want
 from p2p10.signing import Domain, sign, verify
+from protocol.checkpoint import Keeper
 from protocol.storage import LogWriter, SeatFiles, SecretsWriter
 from protocol.tls import client_context, require_key
 
@@ -179,13 +180,16 @@ def attach_files(peer: Peer, log_path: Path, durable: bool = True,
     """Save ``peer``'s log at ``log_path`` and its secrets beside it, as they happen (before
     anything that depends on them is sent, since the peer calls back before it relays): the
     first listeners of its hooks, so that its files have an entry before anybody else hears of
-    it. A restarted peer (``identity_saved``) appends to the files it has."""
+    it. A restarted peer (``identity_saved``) appends to the files it has. This machine's
+    checkpoint of the log is kept beside it too (:class:`protocol.checkpoint.Keeper`)."""
     # The identity first: once the log exists, ``p2p10 resume`` must find the seat's key.
     secrets = SecretsWriter(SeatFiles(log_path).secrets, durable=durable)
     if not identity_saved:
         secrets.add_identity(peer.seat, peer.identity.private_bytes_raw())
     log = LogWriter(log_path, durable=durable)
     peer.hooks.listen(entry=log.add, rollback=log.keep_first, secret=secrets.add_hand)
+    # This machine's checkpoint of the log, kept as the game goes: a resume folds little.
+    peer.hooks.listen(entry=Keeper(peer, log).entry_added)
     return log, secrets
 
 

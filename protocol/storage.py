@@ -2,9 +2,10 @@
 LAN seat, the roster (``.p2p10-roster``) and the evidence of a frozen table (``.p2p10-evidence``)
 beside them; :class:`SeatFiles` names them all. A game against bots on this machine (``p2p10
 play``) has one log, the user's, and beside it every bot's secrets (``.seatN.p2p10-secrets``) and
-the table's settings (``.p2p10-local``, :class:`LocalSettings`). Every one is readable by its
-owner alone (mode 0600), whether it is created or reopened: the secrets hold private keys, and
-the others show the owner's game.
+the table's settings (``.p2p10-local``, :class:`LocalSettings`). Beside any log, this machine
+may keep a checkpoint of its checked fold (``.p2p10-checked``, :mod:`protocol.checkpoint`), a
+cache it alone trusts. Every one is readable by its owner alone (mode 0600), whether it is
+created or reopened: the secrets hold private keys, and the others show the owner's game.
 
 The log and the secrets are append-only; each record is written with one ``write`` and flushed
 (and, when ``durable``, fsynced) before the peer sends anything that depends on it, so a crash
@@ -18,7 +19,7 @@ import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
@@ -38,6 +39,9 @@ from p2p10.log import (
     unpack_secret,
 )
 from p2p10.peer import HandSecrets, Peer
+
+if TYPE_CHECKING:
+    from protocol.checkpoint import SavedLog
 
 PRIVATE = 0o600  # the mode of every file of a seat
 LOG_SUFFIX = ".p2p10"
@@ -86,6 +90,12 @@ class SeatFiles:
     def local(self) -> Path:
         """The settings of a game against bots on this machine (:class:`LocalSettings`)."""
         return self._beside(".p2p10-local")
+
+    @property
+    def checkpoint(self) -> Path:
+        """This machine's checkpoint of the log's checked fold: a cache for a fast resume,
+        trusted by nobody but this machine (:mod:`protocol.checkpoint`)."""
+        return self._beside(".p2p10-checked")
 
     def bot_secrets(self, seat: int) -> Path:
         """The secrets of the bot at ``seat`` (from 0) of a game against bots on this machine:
@@ -280,13 +290,18 @@ def _secrets_record(raw: bytes) -> tuple[int, bytes] | HandSecrets:
     raise ProtocolError("neither an identity record nor a hand record")
 
 
-def resume_peer(log_path: Path, secrets_path: Path, **options: Any) -> Peer:
+def resume_peer(log_path: Path, secrets_path: Path, *, saved: SavedLog | None = None,
+                **options: Any) -> Peer:
     """A peer started again from its log and secrets files; :class:`SavedFileError` naming
-    what is wrong if they are damaged or do not belong together."""
+    what is wrong if they are damaged or do not belong together. ``saved``: the log read and
+    checked already (``protocol.checkpoint.read_saved``), shared by every seat of this machine
+    that goes on from it; without it, the log is read and refolded whole."""
     seat, identity, hands = read_secrets(secrets_path)
-    records = read_log(log_path) if log_path.exists() else []
     try:
-        return Peer.restore(seat, identity, records, hands, **options)
+        if saved is None:
+            records = read_log(log_path) if log_path.exists() else []
+            return Peer.restore(seat, identity, records, hands, **options)
+        return Peer.resumed(seat, identity, saved.entries, saved.table, hands, **options)
     except SavedFileError as err:
         raise SavedFileError(f"{log_path}: {err}") from None
 

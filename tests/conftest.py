@@ -16,6 +16,9 @@ LIVENESS = "tests/test_lan_liveness.py"
 os.environ["LANGUAGE"] = "en"
 # p2p10 play remembers its last settings in $XDG_CONFIG_HOME/p2p10: never the developer's own.
 os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="p2p10-test-config-")
+# Nor its data folder: a resume keeps this machine's checkpoint key there (protocol.checkpoint).
+# A test that lists or saves games sets its own.
+os.environ["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="p2p10-test-data-")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

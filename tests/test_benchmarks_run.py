@@ -256,6 +256,33 @@ def test_quick_watch_benchmark_prints_every_figure_as_json() -> None:
     assert result["kinds"]["none"]["ratio_to_none"] == 1.0
 
 
+def test_quick_resume_benchmark_prints_every_figure_as_json() -> None:
+    # One 4-seat game quit at hand 3, resumed each way three times, and the start screen's lists.
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "bench_resume.py"), "--quick", "--json"],
+        cwd=ROOT, capture_output=True, text=True, check=False, timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    [case] = result["cases"]
+    assert (case["seats"], case["hand"], case["runs"]) == (4, 3, 3)
+    for key in ("entries", "log_bytes", "checkpoint_bytes", "played_s"):
+        assert _positive(case[key]), key
+    ways = ("per_seat", "shared", "checkpoint")
+    assert set(case["resume_s"]) == set(ways) == set(case["ratio_to_per_seat"])
+    for way in ways:
+        figures = case["resume_s"][way]
+        assert 0 < figures["min"] <= figures["median"] <= figures["max"], (way, figures)
+        assert _positive(case["ratio_to_per_seat"][way])
+    assert case["ratio_to_per_seat"]["per_seat"] == 1.0
+    screen = result["start_screen"]
+    assert screen["logs"] == 1 and screen["listed"] == 1 and _positive(screen["log_bytes"])
+    assert set(screen["start_lists_s"]) == {"folded", "checkpoints", "index"}
+    for figures in screen["start_lists_s"].values():
+        assert 0 < figures["min"] <= figures["median"] <= figures["max"], figures
+    assert screen["ratio_to_folded"]["folded"] == 1.0
+
+
 @pytest.mark.slow
 @pytest.mark.browser
 def test_quick_web_benchmark_prints_every_figure_as_json() -> None:

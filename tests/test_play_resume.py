@@ -28,6 +28,7 @@ from p2p10.errors import SavedFileError
 from p2p10.peer import addressed
 from p2p10.rules import RuleSet
 from protocol.local import USER, GameOver, LocalTable, unfinished_games
+from protocol.saved_index import INDEX_NAME
 from protocol.storage import LocalSettings, SeatFiles, read_log, read_secrets
 
 TWO_HANDS = RuleSet.parse(["hands=2"])
@@ -157,7 +158,8 @@ def test_every_file_of_a_resumable_game_is_private(tmp_path: Path) -> None:
     drive(local, mid_deal, random.Random(0))
     local.close()
     files = SeatFiles(local.log_path)
-    paths = [local.log_path, files.secrets, files.bot_secrets(1), files.bot_secrets(2), files.local]
+    paths = [local.log_path, files.secrets, files.bot_secrets(1), files.bot_secrets(2), files.local,
+             files.checkpoint, tmp_path / INDEX_NAME]
     assert sorted(tmp_path.iterdir()) == sorted(paths)
     assert all(stat.S_IMODE(path.stat().st_mode) == 0o600 for path in paths)
     assert LocalSettings.read(files.local) == LocalSettings(
