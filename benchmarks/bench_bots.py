@@ -27,13 +27,14 @@ from typing import Any
 
 from p2p10 import bots
 from p2p10.advice import ADVISOR_LEVEL, advise
-from p2p10.bots import POLICIES, Policy
+from p2p10.bots import POLICIES, LookAheadPolicy, Policy
 from p2p10.engine import GameState
 from p2p10.events import SeatEvent
 from p2p10.rules import RuleSet
 from p2p10.simulate import play_game
 
 ORDER = ("random", "greedy", "easy", "normal", "hard")
+LOOK_AHEAD = 8  # the think budget of the decision-time row of hard with its look-ahead
 
 
 def progress(message: str) -> None:
@@ -41,9 +42,10 @@ def progress(message: str) -> None:
     print(f"[bench] {message}", file=sys.stderr, flush=True)
 
 
-def decision_times(name: str, games: int, seed: int) -> list[float]:
-    """Milliseconds of every decision ``name`` makes at seat 1 of 4-player games vs greedy."""
-    policy = POLICIES[name]
+def decision_times(name: str, games: int, seed: int, policy: Policy | None = None) -> list[float]:
+    """Milliseconds of every decision ``name`` (or ``policy``) makes at seat 1 of 4-player
+    games vs greedy."""
+    policy = policy or POLICIES[name]
     times: list[float] = []
 
     def timed(view: GameState, seat: int, rng: random.Random) -> SeatEvent:
@@ -114,15 +116,19 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="a fast smoke run (a few seconds)")
     parser.add_argument("--seed", type=int, default=2026, help="seed of every game (2026)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of the report")
+    parser.add_argument("--think-budget", type=int, default=LOOK_AHEAD, metavar="N",
+                        help=f"the look-ahead row: hard with --think-budget N ({LOOK_AHEAD})")
     args = parser.parse_args()
     decide_games = 3 if args.quick else 40
     speed_games = 1 if args.quick else 20
     gc.collect()
     decisions: dict[str, dict[str, float]] = {}
     speed: dict[str, dict[str, float]] = {}
-    for name in ORDER:
+    rows = (*ORDER, f"hard+{args.think_budget}")
+    for name in rows:
         progress(f"decision times: {name}")
-        times = decision_times(name, decide_games, args.seed)
+        look = LookAheadPolicy(args.think_budget) if name not in ORDER else None
+        times = decision_times(name, decide_games, args.seed, look)
         decisions[name] = {"decisions": len(times), "median_ms": statistics.median(times),
                            "p90_ms": percentile(times, 0.9), "p99_ms": percentile(times, 0.99),
                            "max_ms": max(times), "mean_ms": statistics.fmean(times)}
@@ -135,7 +141,7 @@ def main() -> int:
     progress("hint key: advise()")
     hint = advice_times(decide_games, args.seed, 3 if args.quick else 5)
     base = decisions["greedy"]["median_ms"]
-    for name in ORDER:
+    for name in rows:
         decisions[name]["ratio_to_greedy"] = decisions[name]["median_ms"] / base
     result: dict[str, Any] = {
         "meta": {"seed": args.seed, "quick": args.quick, "python": platform.python_version(),
@@ -153,7 +159,7 @@ def main() -> int:
     print(f"1. Decision time, ms: the policy at seat 1 of {decide_games} 4-player games vs three greedy bots")
     print(f"   {'policy':<8} {'decisions':>9} {'median':>8} {'p90':>8} {'p99':>8} {'max':>8} {'mean':>8}"
           f" {'x greedy':>9}")
-    for name in ORDER:
+    for name in rows:
         d = decisions[name]
         print(f"   {name:<8} {d['decisions']:>9,} {d['median_ms']:>8.3f} {d['p90_ms']:>8.2f}"
               f" {d['p99_ms']:>8.2f} {d['max_ms']:>8.2f} {d['mean_ms']:>8.3f} {d['ratio_to_greedy']:>9.2f}")

@@ -420,15 +420,19 @@ class _Progress:
 
 
 async def _listen(interface: str | None, timeout: float, looking: str,
-                  wanted: Callable[[TableAd], bool], by_name: bool = False) -> tuple[list[TableAd], float]:
+                  wanted: Callable[[TableAd], bool], by_name: bool = False,
+                  namesake: Callable[[TableAd], bool] | None = None) -> tuple[list[TableAd], float]:
     """Every table heard, by name, and the seconds it took: as soon as a ``wanted`` one is
     heard, a moment more for any others; when none is, until the network has gone quiet
     (some table heard, every table that answered resolved, and nothing new for
     :data:`QUIET_AFTER` seconds: the tables there are have all been heard), or at the latest
     ``timeout`` (a network where no table at all is heard yet may have a host just starting).
     Only a search ``by_name`` stops when the network is quiet: a join that names no table
-    waits for an open one, which a host starting with it may not have announced yet. ``looking`` is
-    said first, on a line of its own."""
+    waits for an open one, which a host starting with it may not have announced yet. Once a
+    ``namesake`` is heard (a table of that name that is not wanted: a game under way, which
+    anybody can announce under any name), quiet must last twice as long, so that the open
+    table, heard late on a busy machine, is not given up for it. ``looking`` is said first, on
+    a line of its own."""
     progress = _Progress(looking)
     loop = asyncio.get_running_loop()
     start = loop.time()
@@ -441,10 +445,12 @@ async def _listen(interface: str | None, timeout: float, looking: str,
                     heard_one = True
                     until = min(until, now + JOIN_SETTLE)
                 quiet_since = browser.changed_at if browser.changed_at is not None else start
+                quiet = QUIET_AFTER * (2 if namesake is not None
+                                       and any(namesake(t) for t in browser.tables.values()) else 1)
                 # Quiet once a table has been heard: before any, a host may still be starting
                 # (announced as the search begins), and the search waits for it to the timeout.
                 if (by_name and not heard_one and browser.tables and browser.settled
-                        and now - quiet_since >= QUIET_AFTER):
+                        and now - quiet_since >= quiet):
                     break  # (a busy announcer keeps it listening, up to the timeout at most)
                 progress.tick(int(now - start), len(browser.tables))
                 await asyncio.sleep(0.05)
@@ -547,7 +553,8 @@ async def _find_table(title: str, interface: str | None, timeout: float,
 
     looking = _("looking for table {title} on the network (up to {seconds} s)...").format(
         title=repr(title), seconds=f"{timeout:g}")
-    tables, waited = await _listen(interface, timeout, looking, wanted, by_name=True)
+    tables, waited = await _listen(interface, timeout, looking, wanted, by_name=True,
+                                   namesake=lambda t: called(t) and not wanted(t))
     matches = [t for t in tables if wanted(t)]
     if not matches and any(called(t) and t.started for t in tables):
         # TRANSLATORS: {title} is a table's name, quoted; keep "p2p10 watch" as it is.

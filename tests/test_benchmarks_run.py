@@ -163,11 +163,12 @@ def test_quick_bots_benchmark_prints_every_figure_as_json() -> None:
     )
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
-    for name in ("random", "greedy", "easy", "normal", "hard"):
+    for name in ("random", "greedy", "easy", "normal", "hard", "hard+8"):
         decisions = result["decisions"][name]
         assert decisions["decisions"] > 100
         for key in ("median_ms", "p90_ms", "p99_ms", "max_ms", "mean_ms", "ratio_to_greedy"):
             assert _positive(decisions[key]), (name, key)
+    for name in ("random", "greedy", "easy", "normal", "hard"):
         assert _positive(result["self_play"][name]["games_per_second"])
 
 

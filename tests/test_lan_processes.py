@@ -164,8 +164,13 @@ def test_three_processes_play_a_whole_game(tmp_path: Path) -> None:
         assert_game_over(procs, dirs)
     finally:
         stop(procs)
-    # Nothing of the game outside --save: in the data folder, at most this machine's key for the
-    # checkpoints it keeps beside the logs (protocol.checkpoint), which no folder of games holds.
+    assert_nothing_outside_save(tmp_path)
+
+
+def assert_nothing_outside_save(tmp_path: Path) -> None:
+    """Nothing of the game outside --save: in the data folder (:func:`environment`'s), at most
+    this machine's key for the checkpoints it keeps beside the logs (protocol.checkpoint),
+    which no folder of games holds."""
     data = tmp_path / "xdg"
     written = sorted(p.relative_to(data).as_posix() for p in data.rglob("*") if p.is_file())
     assert written in ([], ["p2p10/checkpoint.key"])

@@ -39,7 +39,7 @@ from p2p10.audit import audit_bytes
 from p2p10.errors import ProtocolError
 from p2p10.log import read_records
 from protocol.storage import SeatFiles, read_secrets
-from tests.test_lan_processes import environment, p2p10, spawn, stop
+from tests.test_lan_processes import assert_nothing_outside_save, environment, p2p10, spawn, stop
 from tests.test_lan_processes import start_table as start_processes
 
 NAMES = ("Ann", "Bob", "Cy", "Dee", "Eve", "Fay")
@@ -365,7 +365,7 @@ def test_six_processes_play_a_whole_game(tmp_path: Path) -> None:
     result = run_trial(tmp_path, seed=0, kills=0, seats=6)
     assert result.ok, result.report()
     assert result.kills == 0 and result.restarts == 0
-    assert not (tmp_path / "xdg").exists()
+    assert_nothing_outside_save(tmp_path)
 
 
 def test_random_kills_and_restarts_keep_one_clean_log(tmp_path: Path) -> None:
