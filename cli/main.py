@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import io
 import logging
 import logging.handlers
 import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from cli import lan_parsers, log_parsers, play_cmd, rules_cmd, stats_cmd
 from p2p10 import __version__
@@ -57,7 +57,7 @@ class _ProgramLog(logging.handlers.RotatingFileHandler):
     """The program's log file, made (with its folder) only when there is a line to write, and
     readable by its owner only: it names the addresses of the machines this one played with."""
 
-    def _open(self) -> Any:
+    def _open(self) -> io.TextIOWrapper:
         path = Path(self.baseFilename)
         path.parent.mkdir(parents=True, exist_ok=True)
         descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)

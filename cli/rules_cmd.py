@@ -106,7 +106,7 @@ def _field(request: Mapping[str, Any], key: str, what: str, fits: Callable[[Any]
     return value
 
 
-def _solve_request(request: Any) -> dict[str, Any]:
+def _solve_request(request: object) -> dict[str, Any]:
     if not isinstance(request, Mapping):
         raise P2P10Error("each line must be a JSON object with 'phase' and 'hand'")
     unknown = set(request) - {"phase", "hand", "options"}

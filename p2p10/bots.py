@@ -83,9 +83,9 @@ def greedy_player(view: GameState, seat: int, rng: random.Random) -> SeatEvent:
     if view.stage == "draw":
         top = view.top_discard()
         takeable = top is not None and not is_skip(top)
-        if takeable and view.down[seat] is None and phase is not None:
+        if takeable and top is not None and view.down[seat] is None and phase is not None:
             without = solve(hand, phase, view.rules)
-            with_top = solve(hand + (top,), phase, view.rules)  # type: ignore[operator]
+            with_top = solve(hand + (top,), phase, view.rules)
             if with_top is not None and (without is None or with_top.down > without.down):
                 return TakeDiscard(seat)
         if view.stock or not takeable:

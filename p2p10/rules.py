@@ -203,7 +203,7 @@ class RuleSet:
                 raise BadRules(_("a rule option is at most {n} characters").format(n=MAX_OPTION_CHARS))
             kwargs.update(_parse_option(key.strip().lower(), None if value is None else value.strip().lower(),
                                         typed))
-        return cls(**kwargs)  # type: ignore[arg-type]
+        return cls(**kwargs)  # type: ignore[arg-type]  # keys known at run time; _parse_option types values
 
 
 MAX_OPTION_CHARS = 40

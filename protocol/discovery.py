@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Literal, Self
+from typing import Any, Literal, Self
 
 import ifaddr
 from zeroconf import (
@@ -81,6 +81,12 @@ def _check_text(rule: str, value: object, limit: int) -> str:
     if not isinstance(value, str) or not 0 < len(value) <= limit or not value.isprintable():
         raise BadAdvertisement(_(rule).format(n=limit))
     return value
+
+
+def _as_sent(item: dict[Any, Any], key: str) -> Any:
+    """``item[key]`` as a host sent it (None when missing), of whatever type it has: typed Any
+    because :class:`TableAd`'s constructor checks every field, refusing a wrong or missing one."""
+    return item.get(key)
 
 
 def _check_option(option: object) -> str:
@@ -233,12 +239,12 @@ class TableAd:
             raise BadAdvertisement("the table's description is not a JSON object")
         options = item.get("options")
         try:
-            return cls(table=item.get("table"), host=item.get("host"),  # type: ignore[arg-type]
-                       seats_taken=item.get("seats_taken"),  # type: ignore[arg-type]
-                       seats_free=item.get("seats_free"),  # type: ignore[arg-type]
+            return cls(table=_as_sent(item, "table"), host=_as_sent(item, "host"),
+                       seats_taken=_as_sent(item, "seats_taken"),
+                       seats_free=_as_sent(item, "seats_free"),
                        options=tuple(options) if isinstance(options, list) else (),
-                       fingerprint=item.get("fingerprint"),  # type: ignore[arg-type]
-                       address=address, version=item.get("version"),  # type: ignore[arg-type]
+                       fingerprint=_as_sent(item, "fingerprint"),
+                       address=address, version=_as_sent(item, "version"),
                        private=item.get("private", False),
                        started=item.get("started", False))
         except TypeError as exc:

@@ -84,7 +84,7 @@ PROCESS = Ledger()
 """The process's ledger, which every :class:`Door` keeps by default."""
 
 
-def source_of(peername: Any) -> str:
+def source_of(peername: object) -> str:
     """Whom a connection is counted against: its address (an IPv4 client of a dual-stack
     socket by its IPv4 address), or ``"?"`` when unknown. An IPv6 address counts alone, not by
     its /64: on a LAN every machine shares the network's /64 (and every link-local address is in

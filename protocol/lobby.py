@@ -426,7 +426,7 @@ def roster_message(table_id: bytes, rules: RuleSet, roster: list[SeatInfo]) -> b
     return pack(["roster", table_id, list(rules.options()), seats])
 
 
-def parse_roster(item: Any) -> tuple[bytes, RuleSet, list[SeatInfo]]:
+def parse_roster(item: object) -> tuple[bytes, RuleSet, list[SeatInfo]]:
     """``["roster", table id, rule options, seats]``; raises :class:`ProtocolError`."""
     if not (isinstance(item, list) and len(item) == 4 and item[0] == "roster"
             and isinstance(item[1], bytes) and len(item[1]) == GAME_ID_BYTES
@@ -732,7 +732,7 @@ def host_key_of(socket: aiohttp.ClientWebSocketResponse, announced: str | None) 
     return key
 
 
-def check_roster(item: Any, key: bytes, name: str, host_key: bytes
+def check_roster(item: object, key: bytes, name: str, host_key: bytes
                  ) -> tuple[bytes, RuleSet, list[SeatInfo]]:
     """The roster a joiner is about to sign its sit-down for: it must seat the joiner's key
     once, under its name (or its name with a number), and give seat 1 the key the host's TLS

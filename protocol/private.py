@@ -119,7 +119,7 @@ from typing import Literal
 
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
-from spake2 import SPAKE2_A, SPAKE2_B  # type: ignore[import-untyped]
+from spake2 import SPAKE2_A, SPAKE2_B
 
 from p2p10.crypto.group import frame
 from p2p10.errors import P2P10Error, ProtocolError

@@ -346,7 +346,7 @@ class LocalSettings:
             raise SavedFileError(f"{path}: {err}") from None
 
     @classmethod
-    def _parse(cls, item: Any) -> LocalSettings:
+    def _parse(cls, item: object) -> LocalSettings:
         if not (isinstance(item, list) and len(item) == 4 and item[0] == LOCAL_LABEL):
             raise ProtocolError(f"not the settings of a game against bots ({LOCAL_LABEL})")
         _, seats, pace, seed = item

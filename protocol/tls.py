@@ -41,7 +41,6 @@ import tempfile
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
-from typing import Any
 
 from cryptography import x509
 from cryptography.exceptions import UnsupportedAlgorithm
@@ -155,7 +154,7 @@ def client_context(identity: Ed25519PrivateKey | None) -> ssl.SSLContext:
     return context
 
 
-def peer_key(transport_info: Any) -> bytes | None:
+def peer_key(transport_info: object) -> bytes | None:
     """The Ed25519 public key in the certificate the other side presented, from an ``ssl``
     object (``get_extra_info("ssl_object")``); None if it presented none."""
     ssl_object = transport_info
@@ -181,7 +180,7 @@ def certificate_key(der: bytes) -> bytes | None:
     return key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
 
 
-def require_key(ssl_object: Any, expected: bytes | None, who: str) -> bytes:
+def require_key(ssl_object: object, expected: bytes | None, who: str) -> bytes:
     """The key in the other side's certificate; :class:`BadCertificate` if it presented none,
     or (with ``expected``) not one for that key."""
     got = peer_key(ssl_object)

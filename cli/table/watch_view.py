@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from cli.table.drawing import Line
 from cli.table.replay_view import ReplayApp
 from p2p10.chatroom import spectators_in
+from p2p10.engine import GameState
 from p2p10.i18n import _
 from p2p10.log import fingerprint
 from p2p10.narrate import spectators_text
@@ -94,9 +95,9 @@ class WatchApp(ReplayApp):
         self.say(_("The game is over: press q to leave."))
         self.invalidate()
 
-    def title(self, state: object) -> Line:
+    def title(self, state: GameState | None) -> Line:
         """Like the replay's, with what the watch is doing instead of "replay"."""
-        line = super().title(state)  # type: ignore[arg-type]
+        line = super().title(state)
         doing = (_("watching, game over") if self.ended is not None else _("watching live"))
         line[0] = ("class:title", f" p2p10 {doing}  ")
         if self.failure is not None:

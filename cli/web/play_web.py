@@ -27,6 +27,10 @@ from p2p10.errors import P2P10Error
 from p2p10.i18n import LANGUAGES, _, current_language, explicit_language, language_code, set_language
 
 if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
+
+    from prompt_toolkit.application.current import AppSession
+
     from cli.table.play import TableApp
     from cli.table.start import NewGame, StartChoice, StartScreen
     from cli.web.page import Page
@@ -222,7 +226,7 @@ def web_language(lang_option: str | None) -> str | None:
     return explicit_language(os.environ, lang_option)
 
 
-def dummy_session() -> Any:
+def dummy_session() -> AbstractContextManager[AppSession]:
     """A prompt_toolkit session with no terminal: the screens' applications stay unrun, and
     nothing reads this terminal (which may be none) or writes to it."""
     from prompt_toolkit.application import create_app_session

@@ -27,6 +27,7 @@ from p2p10.seat_view import as_json, card_view, piles_view, seat_rows, sheet_vie
 
 if TYPE_CHECKING:
     from cli.table.play import TableApp
+    from p2p10.engine import GameState
 
 WIDE = (160, 60)
 """The text size the title and the status line are laid out at for the page: wide enough that
@@ -144,7 +145,7 @@ class TableScreen:
             view["chart"] = game_chart(state)
         return view
 
-    def _hand(self, state: Any) -> dict[str, Any]:
+    def _hand(self, state: GameState) -> dict[str, Any]:
         app = self.app
         slots = app.hand_slots(state)
         fits = app.fits(state)[0]
