@@ -310,6 +310,11 @@ def test_replay_and_audit_tell_the_story(tmp_path: Path, capsys: pytest.CaptureF
     assert "unchecked" not in report
     replayed = report["hands"][row]  # the same number on the score sheet: dealt again, scored
     assert replayed["hand"] == row + 1 and replayed["points"][AWAY] is None
+    # §8: a seat not dealt in has no phase (null), made false; seats count from 1 in the JSON.
+    assert replayed["phase"][AWAY] is None and replayed["made"][AWAY] is False
+    sheet = t.peers[0].table.engine.sheet  # type: ignore[union-attr]
+    assert [h["went_out"] for h in report["hands"]] == [h.went_out + 1 for h in sheet]
+    assert replayed["went_out"] in (1, 2)  # Ann or Bob: Cyd (3) was not dealt in
     assert report["takeovers"] == [{"seat": 3, "entry": away.seq, "agreed_by": [1, 2], "runner": 1}]
     assert report["clean"] and report["complete"] and report["violation"] is None
     assert report["verdict"] == verdict

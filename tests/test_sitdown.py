@@ -9,8 +9,10 @@ entries (catalogue A26 and A27)."""
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Sequence
 from itertools import product
+from pathlib import Path
 
 import msgpack
 import pytest
@@ -18,9 +20,10 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from cli.main import main
 from p2p10.audit import audit_records
 from p2p10.errors import BadRules, ProtocolError, ProtocolViolation
-from p2p10.log import Entry, make_entry, public_bytes
+from p2p10.log import Entry, encode_log, make_entry, public_bytes
 from p2p10.peer import Fault, Peer, encode_entry_message
 from p2p10.rules import RuleSet, canonical_options
 from p2p10.signing import Domain, sign, signed_bytes
@@ -272,7 +275,8 @@ def test_a_name_is_printable_by_unicode_general_category() -> None:
     ["hands=02"], ["HANDS=2"], ["hands=2", "hands=2"], ["hands= 2"], ["skip=choose", "hands=2"],
     ["hands=2", "skip=next"], ["skip_stacking=true", "hands=2"], ["phases=all", "hands=2"], ["goal=x"],
 ])
-def test_rule_options_not_in_canonical_form_are_the_signers_violation(options: list[str]) -> None:
+def test_rule_options_not_in_canonical_form_are_the_signers_violation(
+        options: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Attack (A72): a seat signs its sit-down with rule options that mean the host's
     ``hands=2`` but are not written as the reference writes them (``hands=02``, upper case,
     a repeated key, a default written out, another order), or that do not parse at all.
@@ -293,6 +297,11 @@ def test_rule_options_not_in_canonical_form_are_the_signers_violation(options: l
     seat, seq, reason = blamed(table_entry(ann, [first, odd, honest]))
     assert (seat, seq) == (1, 0)
     assert reason == "seat 2 signed rule options that are not in canonical form"
+    # The audit says the same, counting seats from 1 in its JSON (PROTOCOL §8).
+    path = tmp_path / "odd.p2p10"
+    path.write_bytes(encode_log([table_entry(ann, [first, odd, honest])]))
+    assert main(["audit", "--json", str(path)]) == 1
+    assert json.loads(capsys.readouterr().out)["violation"] == {"seat": 2, "entry": 0, "reason": reason}
     # Seat 1's own options not canonical: seat 1's doing, before any comparison.
     own = signed_sit_down(ann, table_id=table_id, seat=0, name="Ann", options=options,
                           nonce=bytes([1]) * 16)
