@@ -14,8 +14,9 @@ from dataclasses import dataclass
 
 AWAY_AFTER = 30.0  # seconds with no link up before a machine counts as away (PROTOCOL §4.13)
 # Seconds with no link up to any other machine, once the table has started, before a machine
-# stops waiting (PROTOCOL §6.10): long enough for a Wi-Fi that drops and comes back, short
-# enough that a laptop woken after the others finished and left says so and ends.
+# stops waiting (PROTOCOL §6.1, "Nobody answers", in specs/protocol/LAN.md): long enough for a
+# Wi-Fi that drops and comes back, short enough that a laptop woken after the others finished
+# and left says so and ends.
 ALONE_AFTER = 120.0
 
 

@@ -9,7 +9,7 @@ on the command line, in scenario files and in JSON: ``skip=next``, ``skip_stacki
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Literal
 
@@ -296,5 +296,20 @@ def _parse_option(key: str, value: str | None, typed: str) -> dict[str, object]:
 
 
 DEFAULT = RuleSet()
+
+
+def canonical_options(options: Sequence[str]) -> bool:
+    """True when ``options`` are in canonical form: exactly what :meth:`RuleSet.options`
+    writes for the rule set they describe (PROTOCOL 4.4.1). That is, the options that differ
+    from the standard rules and nothing else, each once, in the order ``skip=next``,
+    ``skip_stacking``, ``natural=phase``, ``hit=own``, ``phases=even|odd``, ``order=any``,
+    ``hands=N``, ``goal=N``, in lower case without spaces, ``N`` in decimal with no leading
+    zero, and a valid combination. A sit-down must carry them so: two seats that agree on the
+    rules then carry the same strings, and a seat that writes them otherwise is at fault
+    (``hands=02`` against ``hands=2`` must not blame the seat that wrote ``hands=2``)."""
+    try:
+        return RuleSet.parse(list(options)).options() == tuple(options)
+    except BadRules:
+        return False
 
 RULE_FIELDS = tuple(f.name for f in fields(RuleSet))

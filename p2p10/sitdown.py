@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -65,9 +66,22 @@ class SitDown:
         return (self.table_id, self.seat, self.name, self.key, self.run_by, self.options, self.nonce)
 
 
+# The Unicode general categories of the characters a name may not hold (PROTOCOL 4.4.1):
+# "Other" and "Separator", except U+0020 SPACE. This is what Python's str.isprintable means,
+# written out so that another language can reproduce it.
+UNPRINTABLE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp", "Zs"})
+
+
+def printable(char: str) -> bool:
+    """True for a printable character: U+0020, or one whose general category (in the Unicode
+    database of this Python, :data:`unicodedata.unidata_version`) is not in
+    :data:`UNPRINTABLE_CATEGORIES`."""
+    return char == " " or unicodedata.category(char) not in UNPRINTABLE_CATEGORIES
+
+
 def valid_name(name: object) -> bool:
-    """True for a name a table can carry: 1 to 32 printable characters."""
-    return isinstance(name, str) and 0 < len(name) <= MAX_NAME and name.isprintable()
+    """True for a name a table can carry: 1 to 32 code points, each :func:`printable`."""
+    return isinstance(name, str) and 0 < len(name) <= MAX_NAME and all(printable(c) for c in name)
 
 
 def _pack(item: Any) -> bytes:

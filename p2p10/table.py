@@ -60,7 +60,7 @@ from p2p10.events import (
     TakeDiscard,
 )
 from p2p10.log import GENESIS, Entry, public_key
-from p2p10.rules import RuleSet
+from p2p10.rules import RuleSet, canonical_options
 from p2p10.signing import Domain, verify
 from p2p10.sitdown import MAX_NAME as MAX_NAME
 from p2p10.sitdown import BadSitDown, SitDown, game_id_of, parse_sit_down
@@ -356,6 +356,11 @@ class TableState:
                 raise host(f"seat {seat + 1} carries the sit-down signed for seat {sat.seat + 1}")
             if sat.table_id != first.table_id:
                 raise host(f"seat {seat + 1} sat down at another table")
+            if not canonical_options(sat.options):
+                # The seat signed options an honest seat never writes: its own doing, not the
+                # host's (compared as strings, hands=02 against hands=2 blamed the host; A72).
+                raise ProtocolViolation(seat, 0,
+                                        f"seat {seat + 1} signed rule options that are not in canonical form")
             if sat.options != first.options:
                 raise host(f"seat {seat + 1} sat down to other rules than seat 1")
             owner = sat.run_by
@@ -886,7 +891,10 @@ class TableState:
                     and verify(self.verifiers[seat], Domain.AGREEMENT, message, signature)):
                 raise ProtocolError(f"{self.name(seat)}'s agreement to go on does not verify")
         new_keys = {seat: key for seat, key in delegates}
-        if len(set(new_keys.values()) | set(self.signing_keys)) != len(self.signing_keys) + len(group):
+        # New: never a key of the table entry nor of an earlier away entry, even one no longer
+        # signing (a seat taken over, or given back): one key, one seat, for the whole game.
+        used = {v.public_bytes_raw() for _start, signers in self.signers for v in signers}
+        if len(set(new_keys.values())) != len(group) or used & set(new_keys.values()):
             raise ProtocolError("a bot's new key must be new")
         verifiers = list(self.verifiers)
         for seat, key in new_keys.items():

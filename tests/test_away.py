@@ -245,6 +245,37 @@ def test_a_forged_or_incomplete_away_entry_is_refused() -> None:
         assert len(live.log) == away.seq  # refused
 
 
+def test_a_delegate_key_is_new_to_the_whole_game() -> None:
+    """A delegate key must be new: not the table key of a seat already taken over (Cyd's own
+    key, no longer signing for Cyd), nor any key an earlier away entry gave. Before, only the
+    keys signing at that moment were excluded, so Ann could give Bob's seat the key of Cyd's
+    absent machine: one key for two seats (PROTOCOL 4.13)."""
+    t = Table(14)
+    t.stuck_mid_hand()
+    cyd = t.peers[AWAY].identity
+    first = t.go_on()
+    log = t.finish()
+    delegate = first.body[1][0][1]
+    table = TableState.from_header(log[0])
+    for entry in log[1:first.seq + 1]:
+        table = table.apply(entry)
+    ann = t.peers[0].identity
+    tried = 0
+    for entry in log[first.seq + 1:]:
+        expect = table.expected()
+        if expect is not None and expect.seat == 1 and not table.engine.sitting_out:
+            def away(key: bytes, at: Entry = entry) -> Entry:
+                return make_entry(ann, at.game_id, at.seq, at.prev_hash, 0, "away", [1, [[1, key]], []])
+            assert table.apply(away(public_bytes(Ed25519PrivateKey.generate()))).names[1] == "Bob (Ann's bot)"
+            for reused in (public_bytes(cyd), delegate):
+                with pytest.raises(ProtocolViolation, match="must be new") as caught:
+                    table.apply(away(reused))
+                assert (caught.value.seat, caught.value.seq) == (0, entry.seq)
+            tried += 1
+        table = table.apply(entry)
+    assert tried
+
+
 def test_replay_and_audit_tell_the_story(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """The transcript and the audit name the takeover (Cyd's seat, at the away entry, agreed by
     Ann, who wrote it, and Bob). None of the voided hand's seeds was revealed, yet every one of
@@ -279,6 +310,11 @@ def test_replay_and_audit_tell_the_story(tmp_path: Path, capsys: pytest.CaptureF
     assert "unchecked" not in report
     replayed = report["hands"][row]  # the same number on the score sheet: dealt again, scored
     assert replayed["hand"] == row + 1 and replayed["points"][AWAY] is None
+    # §8: a seat not dealt in has no phase (null), made false; seats count from 1 in the JSON.
+    assert replayed["phase"][AWAY] is None and replayed["made"][AWAY] is False
+    sheet = t.peers[0].table.engine.sheet  # type: ignore[union-attr]
+    assert [h["went_out"] for h in report["hands"]] == [h.went_out + 1 for h in sheet]
+    assert replayed["went_out"] in (1, 2)  # Ann or Bob: Cyd (3) was not dealt in
     assert report["takeovers"] == [{"seat": 3, "entry": away.seq, "agreed_by": [1, 2], "runner": 1}]
     assert report["clean"] and report["complete"] and report["violation"] is None
     assert report["verdict"] == verdict

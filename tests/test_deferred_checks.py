@@ -182,6 +182,25 @@ def test_a_violation_after_a_bad_proof_is_not_the_verdict(game: tuple[list[Peer]
     assert where(audit_verdict(bad)) == (1, at)  # ... and the audit still names the token
 
 
+@pytest.mark.parametrize("name", ["a proof of shuffle with its last byte flipped",
+                                  "a right token with a false proof"])
+def test_a_false_proof_before_a_torn_tail_is_the_verdict_not_the_damage(
+        game: tuple[list[Peer], list[Entry]], name: str) -> None:
+    """PROTOCOL §8: before a torn tail is reported, the proofs the fold put off are checked, as
+    the peers checked them on arrival. The file ends in the middle of an entry of the same hand
+    as a false proof (whose reveals never come): the verdict is the proof's VIOLATION, not
+    DAMAGED; with the proof right, the same cut is DAMAGED."""
+    _peers, log = game
+    forged, blamed = false_proofs(game)[name]
+    cut = blamed[1] + 3  # a few entries on, in the same hand, before any reveal
+    assert all(e.kind != "reveal" for e in forged[blamed[1]:cut + 1])
+    torn = encode_log(forged[:cut + 1])[:-5]
+    report = audit_bytes(torn)
+    assert where(report.violation) == blamed and report.damage is None, report.verdict()
+    honest = audit_bytes(encode_log(log[:cut + 1])[:-5])
+    assert honest.violation is None and honest.damage is not None and honest.damage.seq == cut
+
+
 def test_deferred_tokens_are_checked_against_the_revealed_secrets(game: tuple[list[Peer], list[Entry]],
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     """In a finished hand an audit by reveals checks no token proof at all: each token is

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -138,6 +139,29 @@ SMALL = {bytes.fromhex(h) for h in (
     "edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
     "eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
 )}
+
+
+def test_the_seven_small_order_encodings_are_every_spelling_of_the_eight_small_order_points() -> None:
+    """§2.10's list, written out in full there, is the reference's, and it is what it says:
+    five canonical encodings that decode (with either sign bit) to exactly eight points whose
+    order divides 8, and the two non-canonical spellings y = p and y = p + 1."""
+    assert SMALL == SMALL_ORDER
+    identity = _encode(IDENTITY)
+    assert identity == bytes([1]) + bytes(31)
+    canonical = [h for h in SMALL if int.from_bytes(h, "little") < P]
+    assert len(canonical) == 5
+    points = set()
+    for spelled in canonical:
+        for sign_bit in (0, 0x80):
+            point = _decode(spelled[:31] + bytes([spelled[31] | sign_bit]))
+            if point is not None:
+                assert _encode(_mul(8, point)) == identity
+                points.add(_encode(point))
+    assert len(points) == 8
+    spellings = {int.from_bytes(h, "little") for h in SMALL}
+    assert spellings - {int.from_bytes(h, "little") for h in canonical} == {P, P + 1}
+    spec = (Path(__file__).parent.parent / "specs" / "PROTOCOL.md").read_text(encoding="utf-8")
+    assert all(h.hex() in spec for h in SMALL)
 
 
 def _small(data: bytes) -> bool:

@@ -9,7 +9,10 @@ entries (catalogue A26 and A27)."""
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Sequence
+from itertools import product
+from pathlib import Path
 
 import msgpack
 import pytest
@@ -17,11 +20,12 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from cli.main import main
 from p2p10.audit import audit_records
-from p2p10.errors import ProtocolError, ProtocolViolation
-from p2p10.log import Entry, make_entry, public_bytes
+from p2p10.errors import BadRules, ProtocolError, ProtocolViolation
+from p2p10.log import Entry, encode_log, make_entry, public_bytes
 from p2p10.peer import Fault, Peer, encode_entry_message
-from p2p10.rules import RuleSet
+from p2p10.rules import RuleSet, canonical_options
 from p2p10.signing import Domain, sign, signed_bytes
 from p2p10.simulate import greedy_player
 from p2p10.sitdown import (
@@ -29,7 +33,9 @@ from p2p10.sitdown import (
     SitDown,
     game_id_of,
     parse_sit_down,
+    printable,
     sign_sit_down,
+    valid_name,
 )
 from p2p10.table import PROTOCOL_NAME, TableState, fold
 from protocol.listener import listen
@@ -249,6 +255,85 @@ def test_a_joiner_refuses_a_table_entry_that_is_not_the_one_it_sat_down_to() -> 
     assert cyd.stopped is False and cyd.table is not None  # Cyd cannot tell; Bob never plays it
 
 
+def test_a_name_is_printable_by_unicode_general_category() -> None:
+    """PROTOCOL 4.4.1 defines a printable character by its general category, so that another
+    language can reproduce the check: that definition is exactly Python's ``str.isprintable``
+    over every code point, and the name check follows it."""
+    for code in range(0x110000):
+        char = chr(code)
+        assert printable(char) == char.isprintable(), hex(code)
+    for name in ("Ann Lee", "Zoë", "李", "🂡", "x" * 32):
+        assert valid_name(name), name
+    for name in ("", "x" * 33, "a\tb", "a\u00a0b", "a\u200bb", "a\u2028b", "a\ue000b",
+                 "a\U000e0001b", "a\ud800b"):
+        assert not valid_name(name), repr(name)
+
+
+# ------------------------------------------------------- A72: rule options not in canonical form
+
+@pytest.mark.parametrize("options", [
+    ["hands=02"], ["HANDS=2"], ["hands=2", "hands=2"], ["hands= 2"], ["skip=choose", "hands=2"],
+    ["hands=2", "skip=next"], ["skip_stacking=true", "hands=2"], ["phases=all", "hands=2"], ["goal=x"],
+])
+def test_rule_options_not_in_canonical_form_are_the_signers_violation(
+        options: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Attack (A72): a seat signs its sit-down with rule options that mean the host's
+    ``hands=2`` but are not written as the reference writes them (``hands=02``, upper case,
+    a repeated key, a default written out, another order), or that do not parse at all.
+    Compared as strings, the host, who wrote ``hands=2`` honestly, was blamed for seating
+    somebody under "other rules". Defence: every sit-down's options must be in canonical form
+    (PROTOCOL 4.4.1), and one that is not is blamed on the seat that signed it, at entry 0;
+    only canonical options that differ from seat 1's are the host's doing."""
+    rules = RuleSet.parse(["hands=2"])
+    assert rules.options() == ("hands=2",)
+    ann, bob, cyd = (Ed25519PrivateKey.from_private_bytes(bytes([i]) * 32) for i in (1, 2, 3))
+    table_id = bytes([7]) * 16
+    first = sign_sit_down(ann, table_id, 0, "Ann", rules, nonce=bytes([1]) * 16).raw
+    honest = sign_sit_down(cyd, table_id, 2, "Cyd", rules, nonce=bytes([3]) * 16).raw
+    odd = signed_sit_down(bob, table_id=table_id, seat=1, name="Bob", options=options,
+                          nonce=bytes([2]) * 16)
+    assert TableState.from_header(table_entry(ann, [first, sign_sit_down(
+        bob, table_id, 1, "Bob", rules, nonce=bytes([2]) * 16).raw, honest])).players == 3
+    seat, seq, reason = blamed(table_entry(ann, [first, odd, honest]))
+    assert (seat, seq) == (1, 0)
+    assert reason == "seat 2 signed rule options that are not in canonical form"
+    # The audit says the same, counting seats from 1 in its JSON (PROTOCOL §8).
+    path = tmp_path / "odd.p2p10"
+    path.write_bytes(encode_log([table_entry(ann, [first, odd, honest])]))
+    assert main(["audit", "--json", str(path)]) == 1
+    assert json.loads(capsys.readouterr().out)["violation"] == {"seat": 2, "entry": 0, "reason": reason}
+    # Seat 1's own options not canonical: seat 1's doing, before any comparison.
+    own = signed_sit_down(ann, table_id=table_id, seat=0, name="Ann", options=options,
+                          nonce=bytes([1]) * 16)
+    assert blamed(table_entry(ann, [own, odd, honest]))[:2] == (0, 0)
+    # Canonical but other rules than seat 1's: the host seated somebody under other rules.
+    other = sign_sit_down(bob, table_id, 1, "Bob", RuleSet.parse(["hands=3"]), nonce=bytes([2]) * 16).raw
+    assert blamed(table_entry(ann, [first, other, honest])) == (
+        0, 0, "seat 2 sat down to other rules than seat 1")
+
+
+def test_the_reference_writes_every_rule_set_in_canonical_form() -> None:
+    """What ``RuleSet.options()`` writes is canonical, for every combination the rules allow,
+    so an honest seat is never blamed by the check above (and old logs stay valid)."""
+    count = 0
+    for flags in product([False, True], repeat=5):
+        for phases, hands, goal in product(("all", "even", "odd"), (0, 1, 2, 10, 12), (0, 1, 5)):
+            typed = [o for o, on in zip(("skip=next", "skip_stacking", "natural=phase", "hit=own",
+                                         "order=any"), flags, strict=True) if on]
+            typed += [f"phases={phases}"] + ([f"hands={hands}"] if hands else [])
+            typed += [f"goal={goal}"] if goal else []
+            try:
+                rules = RuleSet.parse(typed)
+            except BadRules:
+                continue
+            count += 1
+            assert canonical_options(rules.options()), rules
+            assert RuleSet.parse(list(rules.options())) == rules
+    assert count > 200
+    assert canonical_options([]) and not canonical_options(["phases=all"])
+    assert not canonical_options(["hands=2", "skip=next"]) and canonical_options(["skip=next", "hands=2"])
+
+
 # ------------------------------------------------------------------ A27: an old game replayed
 
 def test_an_old_games_table_and_entries_cannot_be_replayed_in_a_new_game() -> None:
@@ -410,7 +495,8 @@ _TERMS = st.tuples(st.binary(min_size=16, max_size=16) | _VALUES, st.integers(0,
 @given(terms=_TERMS)
 def test_any_signed_sit_down_is_accepted_or_blamed_on_seat_1(terms: tuple[object, ...]) -> None:
     """Whatever a seat signs as its sit-down, the table entry that carries it is accepted or
-    refused with the blame on seat 1 at entry 0: never another exception."""
+    refused with the blame on seat 1 at entry 0, or on the seat itself for rule options not
+    in canonical form (A72): never another exception."""
     ann, bob = (Ed25519PrivateKey.from_private_bytes(bytes([i]) * 32) for i in (1, 2))
     table_id, seat, name, key, run_by, options, nonce = terms
     raw = signed_sit_down(bob, table_id=table_id, seat=seat, name=name,  # type: ignore[arg-type]
@@ -422,7 +508,10 @@ def test_any_signed_sit_down_is_accepted_or_blamed_on_seat_1(terms: tuple[object
     try:
         table = TableState.from_header(entry)
     except ProtocolViolation as err:
-        assert (err.seat, err.seq) == (0, 0)
+        # Seat 2's own signed options not in canonical form are seat 2's (A72).
+        assert (err.seat, err.seq) == (0, 0) or (
+            (err.seat, err.seq) == (1, 0)
+            and err.reason == "seat 2 signed rule options that are not in canonical form")
     else:
         assert table.players == 2  # only with the right game id, which bytes(16) is not
 

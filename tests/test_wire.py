@@ -3,6 +3,7 @@ byte for byte; and a peer checks each entry's signature once."""
 
 from __future__ import annotations
 
+import struct
 from collections import Counter
 from typing import Any
 
@@ -12,9 +13,10 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from p2p10.errors import ProtocolViolation
-from p2p10.log import Entry, make_entry
-from p2p10.peer import Peer
+from p2p10.log import Entry, entry_hash, make_entry, parse_entry
+from p2p10.peer import Peer, encode_entry_message
 from p2p10.rules import RuleSet
+from p2p10.signing import Domain, sign
 from p2p10.simulate import greedy_player
 from p2p10.table import fold
 from p2p10.wire import (
@@ -175,3 +177,77 @@ def test_the_fold_checks_again_a_signature_checked_with_another_key(game: list[P
         table.apply(forged, verified_by=other)
     assert caught.value.seat is None and "does not verify" in caught.value.reason
     assert table.apply(honest, verified_by=table.verifiers[honest.author]).seq == honest.seq + 1
+
+
+def _long(value: Any) -> bytes:
+    """``value`` as msgpack in the longest encoding of every int, str, bin and array."""
+    if value is None:
+        return b"\xc0"
+    if isinstance(value, bool):
+        raise TypeError("no booleans on the wire")
+    if isinstance(value, int):
+        return b"\xd3" + struct.pack(">q", value)
+    if isinstance(value, bytes):
+        return b"\xc6" + struct.pack(">I", len(value)) + value
+    if isinstance(value, str):
+        data = value.encode()
+        return b"\xdb" + struct.pack(">I", len(data)) + data
+    assert isinstance(value, list)
+    return b"\xdd" + struct.pack(">I", len(value)) + b"".join(_long(v) for v in value)
+
+
+def test_a_reader_accepts_any_msgpack_encoding_short_or_long(game: list[Peer]) -> None:
+    """PROTOCOL §3.2: a reader MUST accept any valid msgpack encoding of a value. The whole game,
+    every payload and envelope written in the longest forms (int64, bin32, str32, array32),
+    signed and chained again, folds to the same game as the shortest forms."""
+    keys = {p.seat: p.identity for p in game}
+    table = None
+    short = None
+    prev = bytes(32)
+    for entry in game[0].log:
+        fields = msgpack.unpackb(entry.payload, raw=False)
+        fields[3] = prev
+        payload = _long(fields)
+        assert payload != pack(fields)
+        envelope = _long([payload, sign(keys[entry.author], Domain.ENTRY, payload)])
+        long_entry = parse_entry(envelope)
+        assert long_entry.body == entry.body and long_entry.payload == payload
+        table = fold(table, long_entry)
+        short = fold(short, entry)
+        prev = entry_hash(payload)
+    assert table is not None and short is not None
+    assert table.engine.sheet == short.engine.sheet and table.expected() is None
+
+
+def test_a_peer_stores_and_relays_an_envelope_exactly_as_it_came(game: list[Peer]) -> None:
+    """PROTOCOL §3.3: the envelope's own encoding is not signed, so honest peers MUST relay and
+    store it exactly as they received it: a table entry in an envelope of the longest forms is
+    kept and passed on in those very bytes."""
+    first = game[0].log[0]
+    envelope = _long([first.payload, first.signature])
+    assert envelope != first.raw and parse_entry(envelope).hash == first.hash
+    fresh = make_peers([greedy_player] * 3, seed=801)
+    fresh[1].receive(encode_entry_message(envelope), 0, 0.0)
+    assert fresh[1].table is not None and fresh[1].log[0].raw == envelope
+    sent = {data for _to, data in fresh[1].take_outbox()}
+    assert encode_entry_message(envelope) in sent and encode_entry_message(first.raw) not in sent
+
+
+def test_token_items_must_be_exactly_the_slots_due_in_order(game: list[Peer]) -> None:
+    """PROTOCOL §4.4.4: the slots of a tokens entry's items MUST be exactly the required list,
+    in order: one missing, two swapped or one added is the author's violation at that entry."""
+    log = game[0].log
+    at = next(i for i, e in enumerate(log) if e.kind == "tokens")
+    table = None
+    for entry in log[:at]:
+        table = fold(table, entry)
+    assert table is not None
+    entry = log[at]
+    items = entry.body[1]
+    keys = {p.seat: p.identity for p in game}
+    for bad in (items[1:], [items[1], items[0], *items[2:]], [*items, items[0]]):
+        forged = make_entry(keys[entry.author], entry.game_id, entry.seq, entry.prev_hash, entry.author,
+                            "tokens", [entry.body[0], bad])
+        with pytest.raises(ProtocolViolation, match="tokens were expected for slots") as caught:
+            table.apply(forged)
+        assert (caught.value.seat, caught.value.seq) == (entry.author, entry.seq)

@@ -215,7 +215,7 @@ def build_vectors(short_game: bytes) -> dict[str, Any]:
                          "integers in their shortest encoding, byte strings as bin, text as str"),
         "envelope_rule": "msgpack array [payload as bin, signature as bin]",
         "signature_rule": ("Ed25519 (RFC 8032, pure) by the author's identity key over signed_bytes = "
-                           "frame('p2p10/sig/v2', 'entry', payload) (PROTOCOL.md §2.10)"),
+                           "frame('p2p10/sig/v2', 'entry', payload) (PROTOCOL.md §2.12)"),
         "sit_down_rule": ("msgpack [payload as bin, signature as bin]; payload = msgpack [table_id, "
                           "seat, name, key, run_by or nil, [option, ...], nonce]; signature = Ed25519 "
                           "by the seat's key over signed_bytes = frame('p2p10/sig/v2', 'sit-down', payload)"),

@@ -1,4 +1,5 @@
-"""Generate ``signatures_v2.json``: golden vectors for identity signatures (PROTOCOL.md §2.10).
+"""Generate ``signatures_v2.json``: golden vectors for identity signatures (PROTOCOL.md §2.12;
+the keys admitted: §2.10).
 
 * ``domains``: one signature for each domain tag of :class:`p2p10.signing.Domain`, by a fixed
   key over a fixed message of that kind, with the exact bytes Ed25519 signs. Each verifies under
