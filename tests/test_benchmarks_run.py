@@ -4,6 +4,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,13 +19,17 @@ def _positive(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and value > 0
 
 
-def test_quick_benchmark_prints_every_figure_as_json() -> None:
-    done = subprocess.run(
-        [sys.executable, str(SCRIPT), "--quick", "--json", "--seed", "7"],
-        cwd=ROOT, capture_output=True, text=True, check=False,
-    )
+def _figures(script: Path, *args: str, timeout: float | None = None) -> dict[str, Any]:
+    """Run a benchmark script with ``args``; its JSON figures (the script must end well)."""
+    done = subprocess.run([sys.executable, str(script), *args], cwd=ROOT, capture_output=True,
+                          text=True, check=False, timeout=timeout)
     assert done.returncode == 0, done.stderr
-    result = json.loads(done.stdout)
+    figures: dict[str, Any] = json.loads(done.stdout)
+    return figures
+
+
+def test_quick_benchmark_prints_every_figure_as_json() -> None:
+    result = _figures(SCRIPT, "--quick", "--json", "--seed", "7")
     assert set(result) >= {"meta", "solver", "games", "replay", "solve_json"}
 
     solver = result["solver"]
@@ -58,12 +63,7 @@ def test_quick_benchmark_prints_every_figure_as_json() -> None:
 
 def test_quick_dealing_benchmark_prints_every_figure_as_json() -> None:
     # Parts 2, 3 and 5 in this process; part 4 six p2p10 processes on 127.0.0.1 (hands=1, once each way).
-    done = subprocess.run(
-        [sys.executable, str(DEALING), "--quick", "--json", "--seed", "7"],
-        cwd=ROOT, capture_output=True, text=True, check=False, timeout=240,
-    )
-    assert done.returncode == 0, done.stderr
-    result = json.loads(done.stdout)
+    result = _figures(DEALING, "--quick", "--json", "--seed", "7", timeout=240)
     assert set(result) >= {"meta", "unit_costs", "proof", "setup", "draw", "processes", "audit"}
     modes = ("with_proofs", "without_proofs")
 
@@ -157,12 +157,7 @@ def test_quick_dealing_benchmark_prints_every_figure_as_json() -> None:
 
 
 def test_quick_bots_benchmark_prints_every_figure_as_json() -> None:
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "bench_bots.py"), "--quick", "--json"],
-        cwd=ROOT, capture_output=True, text=True, check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    result = json.loads(done.stdout)
+    result = _figures(ROOT / "benchmarks" / "bench_bots.py", "--quick", "--json")
     for name in ("random", "greedy", "easy", "normal", "hard", "hard+8"):
         decisions = result["decisions"][name]
         assert decisions["decisions"] > 100
@@ -173,13 +168,8 @@ def test_quick_bots_benchmark_prints_every_figure_as_json() -> None:
 
 
 def test_a_short_ladder_prints_every_match_as_json() -> None:
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "bench_ladder.py"), "--games", "2", "--jobs", "2",
-         "--think-budget", "1", "--json"],
-        cwd=ROOT, capture_output=True, text=True, check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    result = json.loads(done.stdout)
+    result = _figures(ROOT / "benchmarks" / "bench_ladder.py",
+                      "--games", "2", "--jobs", "2", "--think-budget", "1", "--json")
     matches = {(m["upper"], m["lower"], m["players"]): m for m in result["matches"]}
     # Every level against every level below it, heads-up and at four seats; hard at six.
     assert len(matches) == 21 and ("hard", "normal", 6) in matches and ("easy", "random", 4) in matches
@@ -193,12 +183,7 @@ def test_a_short_ladder_prints_every_match_as_json() -> None:
 
 def test_quick_lan_benchmark_prints_every_figure_as_json() -> None:
     # Everything on 127.0.0.1: Zeroconf bound to loopback, the mesh, the p2p10 processes.
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "bench_lan.py"), "--quick", "--json"],
-        cwd=ROOT, capture_output=True, text=True, check=False, timeout=180,
-    )
-    assert done.returncode == 0, done.stderr
-    result = json.loads(done.stdout)
+    result = _figures(ROOT / "benchmarks" / "bench_lan.py", "--quick", "--json", timeout=180)
     assert set(result) >= {"meta", "announce", "draw", "game"}
     assert result["meta"]["zeroconf"]["version"]
 
@@ -240,12 +225,7 @@ def test_quick_lan_benchmark_prints_every_figure_as_json() -> None:
 def test_quick_watch_benchmark_prints_every_figure_as_json() -> None:
     # A 4-peer game of processes on 127.0.0.1, without spectators and with three (--quick
     # leaves out the run at nice 19).
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "bench_watch.py"), "--quick", "--json"],
-        cwd=ROOT, capture_output=True, text=True, check=False, timeout=300,
-    )
-    assert done.returncode == 0, done.stderr
-    result = json.loads(done.stdout)
+    result = _figures(ROOT / "benchmarks" / "bench_watch.py", "--quick", "--json", timeout=300)
     assert result["players"] == 4 and result["spectators"] == 3 and result["games"] == 1
     assert set(result["kinds"]) == {"none", "same"}
     for kind, figures in result["kinds"].items():
@@ -259,12 +239,7 @@ def test_quick_watch_benchmark_prints_every_figure_as_json() -> None:
 
 def test_quick_resume_benchmark_prints_every_figure_as_json() -> None:
     # One 4-seat game quit at hand 3, resumed each way three times, and the start screen's lists.
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "bench_resume.py"), "--quick", "--json"],
-        cwd=ROOT, capture_output=True, text=True, check=False, timeout=120,
-    )
-    assert done.returncode == 0, done.stderr
-    result = json.loads(done.stdout)
+    result = _figures(ROOT / "benchmarks" / "bench_resume.py", "--quick", "--json", timeout=120)
     [case] = result["cases"]
     assert (case["seats"], case["hand"], case["runs"]) == (4, 3, 3)
     for key in ("entries", "log_bytes", "checkpoint_bytes", "played_s"):
@@ -291,12 +266,7 @@ def test_quick_web_benchmark_prints_every_figure_as_json() -> None:
     why = browser_missing()
     if why is not None:
         pytest.skip(why)
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "bench_web.py"), "--quick", "--runs", "1", "--json"],
-        cwd=ROOT, capture_output=True, text=True, check=False, timeout=300,
-    )
-    assert done.returncode == 0, done.stderr
-    result = json.loads(done.stdout)
+    result = _figures(ROOT / "benchmarks" / "bench_web.py", "--quick", "--runs", "1", "--json", timeout=300)
     assert set(result) >= {"meta", "start", "delay", "bytes"}
 
     start = result["start"]

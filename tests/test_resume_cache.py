@@ -27,22 +27,15 @@ from p2p10.table import TableState, fold
 from protocol import checkpoint
 from protocol.local import USER, LocalTable
 from protocol.storage import LogWriter, SeatFiles, read_log, read_secrets, resume_peer
+from tests.test_play_resume import drive, new_table
 
 TWO_HANDS = RuleSet.parse(["hands=2"])
 
 
 def play_until(folder: Path, stop: Any, seed: int = 3) -> LocalTable:
     """A game of the user and two bots saved in ``folder``, played until ``stop(table)``."""
-    local = LocalTable("Ann", 2, "normal", TWO_HANDS, seed, save_dir=folder, pace=0)
-    rng = random.Random(seed)
-    local.start()
-    while not local.over and not stop(local):
-        if local.step():
-            continue
-        if local.my_turn():
-            local.play(POLICIES["normal"](local.view(), USER, rng))
-        elif not local.bot_move():
-            raise RuntimeError("the table is stuck")
+    local = new_table(folder, seed, bots=2, rules=TWO_HANDS)
+    drive(local, stop, random.Random(seed))
     return local
 
 

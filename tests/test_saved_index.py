@@ -13,12 +13,12 @@ from typing import Any
 import msgpack
 import pytest
 
-from p2p10.bots import POLICIES
 from p2p10.rules import RuleSet
 from protocol import local as local_module
 from protocol.local import USER, LocalTable, SavedGame, data_dir, fold_unfinished, unfinished_games
 from protocol.saved_index import INDEX_NAME, LABEL, SavedIndex, Stamp
 from protocol.storage import SeatFiles, read_log
+from tests.test_play_resume import drive as play_on
 
 RULES = RuleSet()
 
@@ -33,16 +33,8 @@ def saved_game(folder: Path, seed: int, moves: int) -> Path:
 
 def drive(local: LocalTable, entries: int) -> None:
     """Play on until the user's log holds ``entries`` more entries."""
-    rng = random.Random(len(local.user.log))
     target = len(local.user.log) + entries
-    local.start()
-    while not local.over and len(local.user.log) < target:
-        if local.step():
-            continue
-        if local.my_turn():
-            local.play(POLICIES["normal"](local.view(), USER, rng))
-        elif not local.bot_move():
-            raise RuntimeError("the table is stuck")
+    play_on(local, lambda table: len(table.user.log) >= target, random.Random(len(local.user.log)))
 
 
 @pytest.fixture(scope="module")
