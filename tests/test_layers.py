@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import subprocess
 import sys
+import tomllib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError
@@ -224,6 +225,9 @@ def test_python_m_cli_runs_the_command() -> None:
 
 
 def test_python_m_p2p10_runs_the_installed_command_without_naming_it() -> None:
+    # The console script it finds in the metadata is the front end's, named in pyproject only.
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["scripts"]
+    assert scripts == {"p2p10": "cli.main:main"}
     done = _run("-m", "p2p10", "--version")
     assert (done.returncode, done.stdout.strip()) == (0, f"p2p10 {__version__}")
 
