@@ -8,7 +8,7 @@ is not a log, and well within twice the file's size for a real game.
     python benchmarks/bench_audit_memory.py --junk-mb 20    # a smaller junk file
     python benchmarks/bench_audit_memory.py --json          # one JSON object on stdout
 
-Each audit runs in a fresh process (``python -m p2p10 audit FILE``); its peak resident set size
+Each audit runs in a fresh process (``python -m cli audit FILE``); its peak resident set size
 (``ru_maxrss`` of the child) is reported beside that of a process that only imports the same
 modules, so the difference is what the audit itself holds. The files go to a temporary
 directory that is removed afterwards.
@@ -99,7 +99,7 @@ def main() -> int:
         for name, (path, make) in cases.items():
             print(f"writing {name} ...", file=sys.stderr)
             make(path)
-            rss, seconds, status = peak_rss_kb(["p2p10", "audit", str(path)])
+            rss, seconds, status = peak_rss_kb(["cli", "audit", str(path)])
             size = path.stat().st_size
             figures["cases"][name] = {
                 "file_bytes": size, "peak_rss_kb": rss, "above_baseline_kb": rss - baseline,

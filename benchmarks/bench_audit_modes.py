@@ -32,7 +32,7 @@ BASELINE = "--by-reveals, --jobs 2"
 
 
 def p2p10(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "p2p10", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "cli", *args], capture_output=True, text=True,
                           env=env, timeout=900, check=False)
 
 

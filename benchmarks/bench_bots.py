@@ -25,7 +25,7 @@ import sys
 import time
 from typing import Any
 
-from p2p10 import bots
+from p2p10 import measure
 from p2p10.advice import ADVISOR_LEVEL, advise
 from p2p10.bots import POLICIES, LookAheadPolicy, Policy
 from p2p10.engine import GameState
@@ -90,7 +90,7 @@ def advice_times(games: int, seed: int, runs: int) -> dict[str, float]:
     gc.collect()
     gc.freeze()
     for run in range(runs):
-        bots._makes_with.cache_clear()
+        measure._makes_with.cache_clear()
         times: list[float] = []
         for index, (view, seat) in enumerate(positions):
             started = time.perf_counter()

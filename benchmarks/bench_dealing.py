@@ -796,7 +796,7 @@ def audit_command(settings: Settings, folder: Path) -> dict[str, Any]:
     command = [*SIMULATE, *rules]
     saves = {name: folder / f"simulate-{name}" for name in MODES}
     progress(f"audit command: p2p10 {' '.join(command)} --save DIR (a subprocess)")
-    simulate = run_command("simulate", [sys.executable, "-m", "p2p10", *command, "--save",
+    simulate = run_command("simulate", [sys.executable, "-m", "cli", *command, "--save",
                                         str(saves["with_proofs"])], folder, env)
     if simulate.code != 0:
         raise BenchFailure(f"p2p10 simulate failed with status {simulate.code}: {simulate.tail()}")
@@ -822,7 +822,7 @@ def audit_command(settings: Settings, folder: Path) -> dict[str, Any]:
         for name in MODES:
             by_reveals = [] if name == "with_proofs" else ["--by-reveals"]  # (zero bytes for proofs)
             proc = run_command(f"audit-{name}-{r}",
-                               [sys.executable, "-m", "p2p10", "audit", str(files[name]), *by_reveals],
+                               [sys.executable, "-m", "cli", "audit", str(files[name]), *by_reveals],
                                folder, env)
             if proc.code != 0:
                 raise BenchFailure(f"p2p10 audit of the game {MODE_NAMES[name]} ended with status "

@@ -489,7 +489,7 @@ async def one_size(players: int, seed: int, draws: int, record: bool = True) -> 
 
 
 def p2p10(*args: str) -> list[str]:
-    return [sys.executable, "-m", "p2p10", *args]
+    return [sys.executable, "-m", "cli", *args]
 
 
 def bench_startup(settings: Settings, folder: Path, env: dict[str, str]) -> dict[str, float]:

@@ -45,7 +45,7 @@ sys.path.insert(0, str(ROOT))
 
 
 def p2p10(*args: str) -> list[str]:
-    return [sys.executable, "-m", "p2p10", *args]
+    return [sys.executable, "-m", "cli", *args]
 
 
 def play(folder: Path, players: int, hands: int, seed: int) -> Path:

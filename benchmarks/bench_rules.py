@@ -275,7 +275,7 @@ SOLVE_OPTIONS: tuple[tuple[int, Any], ...] = (
 )
 # One line in BAD_EVERY is refused, in one of these ways, as a script's mistakes would be.
 BAD_EVERY = 100
-SOLVE_COMMAND = (sys.executable, "-m", "p2p10", "rules", "solve", "--json")
+SOLVE_COMMAND = (sys.executable, "-m", "cli", "rules", "solve", "--json")
 
 
 def solve_requests(rng: random.Random, count: int) -> list[str]:

@@ -57,7 +57,7 @@ PINNED = {"alone", "apart"}
 
 
 def p2p10(*args: str) -> list[str]:
-    return [sys.executable, "-m", "p2p10", *args]
+    return [sys.executable, "-m", "cli", *args]
 
 
 def progress(line: str) -> None:

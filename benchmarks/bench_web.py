@@ -102,7 +102,7 @@ PROBE = r"""
 
 
 def p2p10(*args: str) -> list[str]:
-    return [sys.executable, "-m", "p2p10", *args]
+    return [sys.executable, "-m", "cli", *args]
 
 
 def environment(home: Path) -> dict[str, str]:

@@ -99,7 +99,7 @@ class Lan:
         folder.mkdir(parents=True, exist_ok=True)
         env = {**os.environ, "XDG_DATA_HOME": str(folder / "xdg"), "PYTHONPATH": str(ROOT)}
         return subprocess.Popen(
-            ["ip", "netns", "exec", self.machines[index], sys.executable, "-m", "p2p10", *args],
+            ["ip", "netns", "exec", self.machines[index], sys.executable, "-m", "cli", *args],
             stdout=open(folder / "out", "wb"), stderr=open(folder / "err", "wb"),
             stdin=subprocess.DEVNULL, env=env)
 

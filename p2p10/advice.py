@@ -29,22 +29,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from p2p10.bots import (
-    POLICIES,
-    WILD_IDS,
-    Feed,
-    StrongPolicy,
-    bridging_outs,
-    feed,
-    hits_after,
-    missing,
-    unseen_cards,
-)
+from p2p10.bots import POLICIES, Feed, StrongPolicy, bridging_outs, feed, hits_after, unseen_cards
 from p2p10.cards import COLOUR_NAMES, card_text, is_skip, is_wild, points
 from p2p10.engine import GameState
 from p2p10.errors import P2P10Error
 from p2p10.events import Discard, DrawStock, Hit, LayDown, SeatEvent, TakeDiscard
 from p2p10.i18n import N_, _
+from p2p10.measure import WILD_IDS, missing
 from p2p10.melds import Meld, check_meld, hit_ends
 from p2p10.moves import discard_moves, hit_moves, hit_targets
 from p2p10.rules import PHASES, MeldKind

@@ -13,15 +13,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from p2p10.cards import SKIP_FIRST, WILD_FIRST, card_text, is_natural, is_skip, is_wild, number
+from p2p10.cards import card_text, is_natural, is_skip, is_wild, number
 from p2p10.engine import GameState
 from p2p10.errors import IllegalMove
 from p2p10.events import Discard, DrawStock, Hit, LayDown, MeldSpec, SeatEvent, TakeDiscard
+from p2p10.measure import WILD_IDS, missing
 from p2p10.melds import End, Meld, hit_ends, label_text
 from p2p10.rules import RuleSet
 from p2p10.solver import LayDownPlan, solve
-
-VIRTUAL_WILDS = tuple(range(WILD_FIRST, SKIP_FIRST))
 
 
 def plan_to_event(state: GameState, seat: int, plan: LayDownPlan) -> LayDown:
@@ -138,14 +137,12 @@ def phase_fit(cards: tuple[int, ...], phases: tuple[int, ...], rules: RuleSet) -
     """(phase, cards short, the cards that fit it) for the phase of ``phases`` the hand is
     nearest to. The fitting cards are those of the solver's best lay-down with the missing
     cards filled by wilds that are not in the hand: exactly what the hand already has of it."""
-    from p2p10.bots import missing  # here: the bots import this module for the legal moves
-
     best: tuple[int | None, int, frozenset[int]] = (None, 99, frozenset())
     for phase in phases:
         short = missing(cards, phase, rules)
         if short >= best[1]:
             continue
-        extra = tuple(w for w in VIRTUAL_WILDS if w not in cards)[:short]
+        extra = tuple(w for w in WILD_IDS if w not in cards)[:short]
         if len(extra) < short:
             continue
         plan = solve(cards + extra, phase, rules)

@@ -8,20 +8,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from p2p10.bots import (
-    MAX_MISSING,
-    POLICIES,
-    LookAheadPolicy,
-    Policy,
-    StrongPolicy,
-    _canonical,
-    _with_wilds,
-    missing,
-    unseen_cards,
-)
+from p2p10.bots import POLICIES, LookAheadPolicy, Policy, StrongPolicy, unseen_cards
 from p2p10.cards import DECK_SIZE, card_text, is_wild, parse_hand
 from p2p10.engine import GameState
 from p2p10.events import Deal, Discard, Reveal, SeatEvent
+from p2p10.measure import MAX_MISSING, _canonical, _with_wilds, missing
 from p2p10.rules import RuleSet
 from p2p10.simulate import play_game
 from p2p10.solver import can_make

@@ -16,7 +16,7 @@ from tests.brute import makes
 
 
 def p2p10(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "p2p10", *args], input=stdin,
+    return subprocess.run([sys.executable, "-m", "cli", *args], input=stdin,
                           capture_output=True, text=True, timeout=120)
 
 

@@ -137,7 +137,7 @@ def test_help_descriptions_wrap_to_the_terminal_in_every_language_and_examples_k
         lang: str) -> None:
     env = {**os.environ, "COLUMNS": "80"}
     for command in ("play", "simulate", "audit", "replay", "host", "join", "stats"):
-        result = subprocess.run([sys.executable, "-m", "p2p10", "--lang", lang, command, "--help"],
+        result = subprocess.run([sys.executable, "-m", "cli", "--lang", lang, command, "--help"],
                                 capture_output=True, text=True, timeout=30, env=env)
         assert result.returncode == 0, result.stderr
         description = result.stdout.split("\n\n")[1]  # after the usage

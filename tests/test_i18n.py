@@ -253,7 +253,7 @@ def test_set_language_makes_argparse_speak_it() -> None:
 
 def p2p10(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
     clean = {k: v for k, v in os.environ.items() if k not in i18n.ENVIRONMENT}
-    return subprocess.run([sys.executable, "-m", "p2p10", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "cli", *args], capture_output=True, text=True,
                           timeout=60, check=False, env={**clean, **env})
 
 

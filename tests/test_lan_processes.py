@@ -31,7 +31,7 @@ TIMEOUT = 25.0
 
 
 def p2p10(*args: str) -> list[str]:
-    return [sys.executable, "-m", "p2p10", *args]
+    return [sys.executable, "-m", "cli", *args]
 
 
 def environment(tmp_path: Path) -> dict[str, str]:

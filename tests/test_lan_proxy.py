@@ -12,7 +12,7 @@ peer saves beside its log at the start of the game (a joiner listens on a port n
 advance); a connection that arrives before that waits for it.
 
 The processes print nothing of :attr:`Peer.faults`, so each runs through :data:`WITNESS`, which
-runs ``p2p10`` as ``python -m p2p10`` does and, at exit, prints every peer's faults on standard
+runs ``p2p10`` as ``python -m cli`` does and, at exit, prints every peer's faults on standard
 error, one :data:`FAULT_MARK` line each (and how many peers it watched: a witness that saw none
 would prove nothing).
 """
@@ -48,7 +48,7 @@ NAMES = ("Ann", "Bob", "Cy")
 FAULT_MARK = "p2p10-test-fault:"
 WATCHED_MARK = "p2p10-test-peers:"  # how many peers the witness watched
 
-# ``python -m p2p10``, with every peer's faults printed at exit (see the module docstring).
+# ``python -m cli``, with every peer's faults printed at exit (see the module docstring).
 WITNESS = f"""
 import atexit, sys
 from p2p10 import peer

@@ -21,7 +21,7 @@ from p2p10.table import TableState
 
 
 def p2p10(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "p2p10", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "cli", *args], capture_output=True, text=True,
                           timeout=300)
 
 

@@ -15,11 +15,12 @@ from hypothesis import strategies as st
 
 from cli.table.drawing import CURSOR
 from p2p10.advice import Advice, advise
-from p2p10.bots import POLICIES, WILD_IDS, Policy, missing
+from p2p10.bots import POLICIES, Policy
 from p2p10.cards import NUMBERED, card_text, is_natural, is_skip, is_wild
 from p2p10.engine import GameState
 from p2p10.events import Discard, DrawStock, Hit, SeatEvent
 from p2p10.i18n import set_language
+from p2p10.measure import WILD_IDS, missing
 from p2p10.melds import label_text
 from p2p10.moves import discard_targets
 from p2p10.rules import PHASES, RuleSet

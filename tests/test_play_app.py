@@ -401,7 +401,7 @@ async def test_replay_viewer_steps_by_move_and_hand_as_a_seat_or_a_spectator(tmp
 
 
 def test_play_without_a_terminal_exits_2_with_a_message() -> None:
-    result = subprocess.run([sys.executable, "-m", "p2p10", "play"], capture_output=True, text=True,
+    result = subprocess.run([sys.executable, "-m", "cli", "play"], capture_output=True, text=True,
                             timeout=60, stdin=subprocess.DEVNULL)
     assert result.returncode == 2
     assert result.stderr.startswith("p2p10: play needs a terminal") and "Traceback" not in result.stderr

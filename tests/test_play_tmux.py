@@ -146,7 +146,7 @@ def test_start_screen_quit_resume_finish_play_again_and_the_record_in_each_langu
     play to the end, play again, leave; then read the result and the record."""
     words = Words(lang)
     data = tmp_path / "data"
-    python = f"{sys.executable} -m p2p10"
+    python = f"{sys.executable} -m cli"
     go = tmp_path / "go"  # the second command waits for it: the test reads the first one's words
     command = (f"cd {ROOT} && export XDG_DATA_HOME={data} XDG_CONFIG_HOME={tmp_path / 'config'} "
                "LANGUAGE= LC_ALL= LC_MESSAGES= "
@@ -256,6 +256,6 @@ def test_start_screen_quit_resume_finish_play_again_and_the_record_in_each_langu
     finished_logs = [g["log_path"] for g in record["games"]]
     assert 1 <= len(finished_logs) <= len(logs) and set(finished_logs) <= {str(p) for p in logs}, record
     finished = record["games"][0]["log_path"]
-    audit = subprocess.run([sys.executable, "-m", "p2p10", "audit", finished], capture_output=True,
+    audit = subprocess.run([sys.executable, "-m", "cli", "audit", finished], capture_output=True,
                            text=True, timeout=60, cwd=ROOT, env={**os.environ, "NO_COLOR": "1"})
     assert audit.returncode == 0, audit.stdout + audit.stderr

@@ -76,7 +76,7 @@ def xdg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def stats(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "p2p10", "stats", *args], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "cli", "stats", *args], capture_output=True,
                           text=True, timeout=60, env=os.environ.copy())
 
 

@@ -45,7 +45,7 @@ class Web:
     """``p2p10 play --web --no-browser`` running, its address read from its first line."""
 
     def __init__(self, args: list[str], env: dict[str, str], cwd: Path) -> None:
-        self.proc = subprocess.Popen([sys.executable, "-m", "p2p10", *args, "--web", "--no-browser"],
+        self.proc = subprocess.Popen([sys.executable, "-m", "cli", *args, "--web", "--no-browser"],
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                      env=env, cwd=cwd)
         assert self.proc.stdout is not None

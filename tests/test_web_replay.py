@@ -25,7 +25,7 @@ NAMES = ("greedy 1", "random 2", "greedy 3")
 
 
 def p2p10(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "p2p10", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "cli", *args], capture_output=True, text=True,
                           timeout=300, check=False)
 
 

@@ -101,7 +101,7 @@ def test_the_record_page_at_a_phone_and_a_desktop(chrome: Any, tmp_path: Path) -
     (data / "p2p10" / "record.json").write_text(a_record().to_json())
     out = tmp_path / "record.html"
     env = {**os.environ, "XDG_DATA_HOME": str(data)}
-    done = subprocess.run([sys.executable, "-m", "p2p10", "stats", "--html", "-o", str(out)],
+    done = subprocess.run([sys.executable, "-m", "cli", "stats", "--html", "-o", str(out)],
                           capture_output=True, text=True, timeout=60, env=env, check=False)
     assert done.returncode == 0, done.stderr
     assert str(out) in done.stdout
@@ -121,6 +121,6 @@ def test_the_record_page_at_a_phone_and_a_desktop(chrome: Any, tmp_path: Path) -
         assert len(charts) == 1 and charts[0].size["width"] > 250
         shot(chrome, tmp_path, f"stats-{name}")
     assert [e for e in chrome.get_log("browser") if e["level"] == "SEVERE"] == []
-    wrong = subprocess.run([sys.executable, "-m", "p2p10", "stats", "-o", str(out)],
+    wrong = subprocess.run([sys.executable, "-m", "cli", "stats", "-o", str(out)],
                            capture_output=True, text=True, timeout=60, env=env, check=False)
     assert wrong.returncode == 2 and "-o is for --html" in wrong.stderr
