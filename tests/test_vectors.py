@@ -56,6 +56,8 @@ from p2p10.log import (
 )
 from p2p10.signing import Domain, signed_bytes, verify, verify_raw
 from p2p10.table import TableState, key_context, seed_context, shuffle_context, token_context
+from protocol.vectors.make_game_digests import GAME_DIGESTS_PATH, GAMES
+from protocol.vectors.make_game_digests import play_one as play_game
 from protocol.vectors.make_log_vectors import (
     LOG_VECTORS_PATH,
     SHORT_GAME_PATH,
@@ -510,3 +512,12 @@ def test_each_dealing_shuffle_step_carries_a_proof_that_verifies(committed: dict
         assert not verify_shuffle_proof(before, after, joint, _hex(step["proof"]),
                                         shuffle_context(g, hand, 0, 1 - s))
         before = after
+
+
+def test_the_seeded_games_are_played_byte_for_byte_as_their_committed_digests() -> None:
+    """Refactoring guard: every seeded game's file and traffic are those recorded (re-run
+    ``python -m protocol.vectors.make_game_digests`` only for a change meant to alter a game)."""
+    committed = json.loads(GAME_DIGESTS_PATH.read_text(encoding="utf-8"))["games"]
+    assert len(committed) == len(GAMES)
+    for game, recorded in zip(GAMES, committed, strict=True):
+        assert play_game(*game) == recorded, f"seed {recorded['seed']} with {recorded['players']}"
