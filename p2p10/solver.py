@@ -243,6 +243,8 @@ def _two_sets_fit(hand: _Hand, reqs: Sequence[MeldReq], per_phase: bool) -> bool
     return c1 >= (1 if per_phase else 2) and max(0, big + small - c1) <= w
 
 
+# Complexity: the solver's inner loop over pairs of numbers, kept whole for speed (every hint and
+# bot decision runs it); tests/test_solver.py checks it against an exhaustive search.
 def _best_two_sets(hand: _Hand, reqs: Sequence[MeldReq], per_phase: bool) -> _Melds:
     """The best two sets: every pair of numbers (v1 for the first set, v2 for the second; with
     equal sizes only v1 <= v2), and for one number in both sets the first split that fits.
@@ -321,6 +323,8 @@ def _run_intervals(hand: _Hand, size: int) -> list[tuple[int, int, int, int]]:
     return out
 
 
+# Complexity: the solver's inner loop over numbers and run intervals, written out for speed;
+# tests/test_solver.py checks it against an exhaustive search.
 def _best_set_and_run(hand: _Hand, reqs: Sequence[MeldReq], per_phase: bool) -> _Melds:
     k_set, k_run = reqs[0].size, reqs[1].size
     w = len(hand.wilds)
