@@ -140,36 +140,21 @@ class TablePane:
         fits = self.fits(state)[0]
         raised = self.raised()
         framed = frames and not self.ascii and 5 * len(slots) <= limit
-        cell = 5 if framed else 4
         rows: list[Line] = [[] for _row in range(4 if framed else 2)]
         marks: Line = []
         for index, slot in enumerate(slots):
             card = state.known[slot]
             fit = slot in fits
-            up = slot in raised
-            text = card_text(card)
             here = index == self.cursor
             face = card_class(card) + (" class:fit" if fit else "") + (" class:cursor" if here else "")
             handler = self.card_clicked(index)
             if framed:
-                top, side, bottom = (HEAVY_TOP, HEAVY_SIDE, HEAVY_BOTTOM) if fit else (BOX_TOP, BOX_SIDE,
-                                                                                      BOX_BOTTOM)
-                frame = card_class(card)
-                pieces: list[Line] = [[(frame, top)], [(frame, side), (face, f"{text:^3}"), (frame, side)],
-                                      [(frame, bottom)]]
-                first = 0 if up else 1
-                for row in range(4):
-                    blank: Line = [("", " " * cell)]
-                    part = pieces[row - first] if first <= row < first + 3 else blank
-                    rows[row] += tagged(part, handler)
-                marks.append(("class:warn", f"{CURSOR if here else '':^{cell}}"))
+                _framed_card(rows, card, face, fit, slot in raised, handler)
+                marks.append(("class:warn", f"{CURSOR if here else '':^5}"))
             else:
-                for row in range(2):
-                    shown = (row == 0) == up
-                    rows[row] += tagged([(face if shown else "", f"{text if shown else '':<3}"), ("", " ")],
-                                        handler)
+                _text_card(rows, card, face, slot in raised, handler)
                 mark = (CURSOR if here else " ") + ("*" if fit and self.ascii else " ")
-                marks.append(("class:warn", f"{mark:<{cell}}"))
+                marks.append(("class:warn", f"{mark:<4}"))
         return [*rows, marks]
 
     # ------------------------------------------------------------------- the seats
@@ -396,3 +381,27 @@ def _arranged(blocks: Sequence[_SeatMelds], room: int,
                     hidden += blocks[index].count
                     chosen[index] = []
     return list(zip(heads, chosen, strict=True)), hidden
+
+
+def _framed_card(rows: list[Line], card: int, face: str, fit: bool, up: bool,
+                 handler: Handler | None) -> None:
+    """One card of a hand drawn in a frame (heavier where it fits) onto the hand's four
+    ``rows``: its three rows in the lower three, or the upper three where it is raised."""
+    top, side, bottom = (HEAVY_TOP, HEAVY_SIDE, HEAVY_BOTTOM) if fit else (BOX_TOP, BOX_SIDE, BOX_BOTTOM)
+    frame = card_class(card)
+    pieces: list[Line] = [[(frame, top)], [(frame, side), (face, f"{card_text(card):^3}"), (frame, side)],
+                          [(frame, bottom)]]
+    first = 0 if up else 1
+    for row in range(4):
+        blank: Line = [("", " " * 5)]
+        part = pieces[row - first] if first <= row < first + 3 else blank
+        rows[row] += tagged(part, handler)
+
+
+def _text_card(rows: list[Line], card: int, face: str, up: bool, handler: Handler | None) -> None:
+    """One card of a hand drawn as text onto the hand's two ``rows``: in the lower one, or
+    the upper one where it is raised."""
+    text = card_text(card)
+    for row in range(2):
+        shown = (row == 0) == up
+        rows[row] += tagged([(face if shown else "", f"{text if shown else '':<3}"), ("", " ")], handler)

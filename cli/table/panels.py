@@ -110,12 +110,28 @@ def sheet_lines(state: GameState, width: int) -> list[Line]:
 def rules_lines(rules: RuleSet, width: int) -> list[Line]:
     """The rules in force: the options, the phases played and how the game ends, every line
     wrapped to ``width``."""
-    active = {o.split("=")[0]: o for o in rules.options()}
     lines = [*heading(_("Rules"), width), plain(""),
              *prose(_("In force: {rules}").format(rules=rules.describe()), width, "class:title"), plain("")]
+    lines += _option_lines(rules, width)
+    lines += [plain(""), *prose(_("Phases played:"), width, "class:title")]
+    lines += _phase_lines(rules, width)
+    lines.append(plain(""))
+    for text in (_game_end(rules),
+                 _("A turn: draw; lay down your whole phase once, then hit any meld; discard."),
+                 _("A Skip discarded costs a player of your choice their next turn."),
+                 _("Cards left in hand: 1-9 5 points, 10-12 10, Skip 15, Wild 25.")):
+        lines += prose(text, width)
+    return lines
+
+
+def _option_lines(rules: RuleSet, width: int) -> list[Line]:
+    """Every rule option, ticked where it is in force (with its value), its words beside it
+    (under it on a narrow terminal)."""
+    active = {o.split("=")[0]: o for o in rules.options()}
     shown = [(active.get(name.split("=")[0]), name, text) for name, text in option_help()]
     name_room = max(columns(on or name) for on, name, _text in shown)
     head_room = 5 + name_room + len(GAP)  # " [x] ", the name, a gap
+    lines: list[Line] = []
     for on, name, text in shown:
         style = "" if on else "class:dim"
         head = f" {'[x]' if on else '[ ]'} {pad(on or name, name_room)}{GAP}"
@@ -126,32 +142,31 @@ def rules_lines(rules: RuleSet, width: int) -> list[Line]:
         else:
             lines.append(plain(head.rstrip(), style))
             lines += [plain("      " + part, style) for part in wrap(text, max(width - 6, 1), indent="")]
-    lines += [plain(""), *prose(_("Phases played:"), width, "class:title")]
+    return lines
+
+
+def _phase_lines(rules: RuleSet, width: int) -> list[Line]:
+    """The phases played, numbered, in two columns where they fit, else one (wrapped)."""
     played = [f"{phase:>2}: {describe_phase(phase)}" for phase in rules.phase_list]
     room = max(columns(p) for p in played)
     half = (len(played) + 1) // 2
     if 3 + room + 2 + room <= width:
-        for left, right in zip_longest(played[:half], played[half:], fillvalue=""):
-            lines.append(plain(f"   {pad(left, room)}  {right}".rstrip()))
-    else:
-        for entry in played:
-            lines += [plain("   " + part) for part in wrap(entry, max(width - 3, 1), indent="    ")]
+        return [plain(f"   {pad(left, room)}  {right}".rstrip())
+                for left, right in zip_longest(played[:half], played[half:], fillvalue="")]
+    return [plain("   " + part) for entry in played for part in wrap(entry, max(width - 3, 1), indent="    ")]
+
+
+def _game_end(rules: RuleSet) -> str:
+    """How the game ends: after a number of hands, or after the hand a phase count is made."""
     if rules.hands:
-        end = ngettext("The game ends after {n} hand; everybody moves on every hand; the lowest total "
-                       "wins (a tie replays).",
-                       "The game ends after {n} hands; everybody moves on every hand; the lowest total "
-                       "wins (a tie replays).", rules.hands).format(n=rules.hands)
-    else:
-        end = ngettext("The game ends after the hand in which somebody has made {n} phase; the lowest "
-                       "total wins (a tie replays).",
-                       "The game ends after the hand in which somebody has made {n} phases; the lowest "
-                       "total wins (a tie replays).", rules.phases_to_win).format(n=rules.phases_to_win)
-    lines.append(plain(""))
-    for text in (end, _("A turn: draw; lay down your whole phase once, then hit any meld; discard."),
-                 _("A Skip discarded costs a player of your choice their next turn."),
-                 _("Cards left in hand: 1-9 5 points, 10-12 10, Skip 15, Wild 25.")):
-        lines += prose(text, width)
-    return lines
+        return ngettext("The game ends after {n} hand; everybody moves on every hand; the lowest total "
+                        "wins (a tie replays).",
+                        "The game ends after {n} hands; everybody moves on every hand; the lowest total "
+                        "wins (a tie replays).", rules.hands).format(n=rules.hands)
+    return ngettext("The game ends after the hand in which somebody has made {n} phase; the lowest "
+                    "total wins (a tie replays).",
+                    "The game ends after the hand in which somebody has made {n} phases; the lowest "
+                    "total wins (a tie replays).", rules.phases_to_win).format(n=rules.phases_to_win)
 
 
 def summary_table(summary: HandSummary, names: Sequence[str], voice: Voice, width: int) -> list[Line]:

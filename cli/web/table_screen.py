@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from cli.table.drawing import Line
 from p2p10.i18n import N_, _, current_language
@@ -176,37 +176,58 @@ class TableScreen:
     def act(self, message: dict[str, Any]) -> None:
         """One message from the page: a key, or a click, as the terminal's keys and mouse
         handlers take them. Anything else is ignored."""
-        app = self.app
         kind = message.get("type")
-        if kind == "key":
-            key = message.get("key")
-            if isinstance(key, str) and 0 < len(key) <= MAX_KEY:
-                app.press(key)
-        elif kind == "size":
-            columns = message.get("columns")
-            if isinstance(columns, int) and COLUMNS[0] <= columns <= COLUMNS[1]:
-                self.columns = columns
-                app.fixed_size = (columns, WIDE[1])
-                app.invalidate()
-        elif kind in ("card", "discard"):
-            self._card(kind, message.get("slot"))
-        elif kind == "pile" and message.get("pile") in ("draw", "discard"):
-            app.status = []
-            app.pile_clicked(str(message["pile"]))
-        elif kind == "meld" and isinstance(message.get("id"), int):
-            app.status = []
-            app.hit(int(message["id"]))
-            app.invalidate()
-        elif kind == "pick" and isinstance(message.get("index"), int):
-            prompt = app.prompt
-            if prompt is not None and 0 <= message["index"] < len(prompt.choices):
-                app.status = []
-                app._pick(int(message["index"]))
-        elif kind == "chat" and isinstance(message.get("text"), str) and hasattr(app, "send_chat"):
-            app.send_chat(message["text"])
-        elif kind == "sort" and message.get("by") in ("colour", "number") and \
-                (message["by"] == "colour") != app.by_colour:
-            app.press("o")
+        handler = self._HANDLERS.get(kind) if isinstance(kind, str) else None
+        if handler is not None:
+            handler(self, message)
+
+    def _key(self, message: dict[str, Any]) -> None:
+        key = message.get("key")
+        if isinstance(key, str) and 0 < len(key) <= MAX_KEY:
+            self.app.press(key)
+
+    def _size(self, message: dict[str, Any]) -> None:
+        columns = message.get("columns")
+        if isinstance(columns, int) and COLUMNS[0] <= columns <= COLUMNS[1]:
+            self.columns = columns
+            self.app.fixed_size = (columns, WIDE[1])
+            self.app.invalidate()
+
+    def _card_message(self, message: dict[str, Any]) -> None:
+        self._card(str(message["type"]), message.get("slot"))
+
+    def _pile(self, message: dict[str, Any]) -> None:
+        if message.get("pile") in ("draw", "discard"):
+            self.app.status = []
+            self.app.pile_clicked(str(message["pile"]))
+
+    def _meld(self, message: dict[str, Any]) -> None:
+        if isinstance(message.get("id"), int):
+            self.app.status = []
+            self.app.hit(int(message["id"]))
+            self.app.invalidate()
+
+    def _answer(self, message: dict[str, Any]) -> None:
+        prompt = self.app.prompt
+        if isinstance(message.get("index"), int) and prompt is not None \
+                and 0 <= message["index"] < len(prompt.choices):
+            self.app.status = []
+            self.app._pick(int(message["index"]))
+
+    def _chat(self, message: dict[str, Any]) -> None:
+        if isinstance(message.get("text"), str) and hasattr(self.app, "send_chat"):
+            self.app.send_chat(message["text"])
+
+    def _sort(self, message: dict[str, Any]) -> None:
+        if message.get("by") in ("colour", "number") and (message["by"] == "colour") != self.app.by_colour:
+            self.app.press("o")
+
+    _HANDLERS: ClassVar[dict[str, Callable[[TableScreen, dict[str, Any]], None]]] = {
+        "key": _key, "size": _size, "card": _card_message, "discard": _card_message, "pile": _pile,
+        "meld": _meld, "pick": _answer, "chat": _chat, "sort": _sort,
+    }
+    """What each kind of message from the page does (its own checks of the message's values
+    first: a value of the wrong type or out of range is ignored)."""
 
     def _card(self, kind: str, slot: object) -> None:
         app = self.app
