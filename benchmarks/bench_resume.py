@@ -24,6 +24,12 @@ and the ratio of each to ``per_seat``. Then the start screen's lists (``cli.play
 every game of the run in the data folder): with no index and no checkpoints (every log folded,
 as before), with no index but the checkpoints (each log parsed, not folded), and with the index
 (nothing read but the files' sizes, times and last 4 KiB). Log sizes are in entries and bytes.
+
+With tmux installed, each case is also timed as a player waits for it: ``p2p10 play --resume``
+started in a tmux pane (a fresh copy of the game's files each run), the pane read every 5 ms,
+until the hand's title is on screen (``table_s``) and until the move log has told the game so
+far (``story_s``, drawn after the table: before, the table waited for the story, so ``story_s``
+is what a player waited before).
 """
 
 from __future__ import annotations
@@ -35,7 +41,10 @@ import json
 import os
 import pstats
 import random
+import shlex
+import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -160,7 +169,52 @@ def resume_case(folder: Path, seats: int, hand: int, runs: int, seed: int, profi
     }
     if profile:
         figures["profiles"] = profiles
+    screen = on_screen(log, hand, runs)
+    if screen is not None:
+        figures["on_screen"] = screen
     return figures
+
+
+def on_screen(log: Path, hand: int, runs: int) -> dict[str, Any] | None:
+    """``p2p10 play --resume`` of a copy of ``log`` in a tmux pane, timed until the table and
+    then the story so far are on screen; None without tmux."""
+    if shutil.which("tmux") is None:
+        progress("no tmux: the resume is not timed on screen")
+        return None
+    table_s: list[float] = []
+    story_s: list[float] = []
+    session = f"p2p10-bench-{os.getpid()}"
+    # In the command, not tmux's environment: a tmux server already running gives a new
+    # session its own environment, not this process's.
+    env = " ".join(f"{name}={shlex.quote(value)}" for name, value in (
+        ("XDG_DATA_HOME", os.environ.get("XDG_DATA_HOME", "")), ("LANGUAGE", "en"), ("LANG", "C.UTF-8")))
+    for run in range(runs):
+        copy = log.parent / f"screen{run}"
+        copy.mkdir()
+        for part in log.parent.glob(log.stem + ".*"):
+            shutil.copy2(part, copy / part.name)
+        resume = shlex.quote(str(copy / log.name))
+        command = f"env {env} {shlex.quote(sys.executable)} -m cli play --resume {resume}"
+        started = time.perf_counter()
+        subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "120", "-y", "40", command],
+                       check=True)
+        table = story = None
+        while time.perf_counter() - started < 30 and story is None:
+            pane = subprocess.run(["tmux", "capture-pane", "-p", "-t", session], capture_output=True,
+                                  text=True, check=False).stdout
+            now = time.perf_counter() - started
+            if table is None and f"Hand {hand}" in pane:
+                table = now
+            if table is not None and (" drew " in pane or " discarded " in pane):
+                story = now
+            time.sleep(0.005)
+        subprocess.run(["tmux", "kill-session", "-t", session], check=False, stderr=subprocess.DEVNULL)
+        if table is None or story is None:
+            raise RuntimeError(f"the resumed table did not show hand {hand} within 30 s")
+        table_s.append(table)
+        story_s.append(story)
+    return {"runs": runs, "table_s": spread(table_s), "story_s": spread(story_s),
+            "ratio_table_to_story": statistics.median(table_s) / statistics.median(story_s)}
 
 
 def listing(runs: int) -> dict[str, Any]:
@@ -231,6 +285,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             t = case["resume_s"][name]
             print(f"    {label:<40} {t['median']:7.3f} s [{t['min']:.3f}, {t['max']:.3f}]  "
                   f"x{case['ratio_to_per_seat'][name]:.3f}")
+        if "on_screen" in case:
+            shown = case["on_screen"]
+            shown_as = (("story_s", "on screen with its story (before)"), ("table_s", "the table on screen"))
+            for name, label in shown_as:
+                t = shown[name]
+                print(f"    p2p10 play --resume: {label:<33} {t['median']:6.3f} s "
+                      f"[{t['min']:.3f}, {t['max']:.3f}]")
+            print(f"    (the table before its story: x{shown['ratio_table_to_story']:.3f})")
         for name, text in case.get("profiles", {}).items():
             print(f"\n--- profile: {case['seats']} seats at hand {case['hand']}, {names[name]}\n{text}")
     screen = figures["start_screen"]

@@ -93,7 +93,7 @@ def _front(policy: str | None, ascii_only: bool, args: argparse.Namespace | None
     async def front(seat: LanSeat) -> None:
         from cli.table.lan import LanTableApp  # prompt_toolkit loads only for a screen
 
-        await LanTableApp(seat, ascii_only).run()
+        await LanTableApp(seat, ascii_only, tell_later=True).run()
 
     return front
 

@@ -241,7 +241,7 @@ def _play(local: LocalTable, ascii_only: bool) -> bool:
 
     from cli.table.play import TableApp
 
-    app = TableApp(local, ascii_only=ascii_only)
+    app = TableApp(local, ascii_only=ascii_only, tell_later=True)
     try:
         asyncio.run(app.run())
     finally:

@@ -1,6 +1,7 @@
 """The benchmark scripts run and report every figure (their times are never asserted)."""
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -251,6 +252,10 @@ def test_quick_resume_benchmark_prints_every_figure_as_json() -> None:
         assert 0 < figures["min"] <= figures["median"] <= figures["max"], (way, figures)
         assert _positive(case["ratio_to_per_seat"][way])
     assert case["ratio_to_per_seat"]["per_seat"] == 1.0
+    if shutil.which("tmux"):  # the resume as a player waits for it, in a terminal
+        shown = case["on_screen"]
+        assert shown["runs"] == 3 and _positive(shown["ratio_table_to_story"])
+        assert 0 < shown["table_s"]["median"] <= shown["story_s"]["median"]
     screen = result["start_screen"]
     assert screen["logs"] == 1 and screen["listed"] == 1 and _positive(screen["log_bytes"])
     assert set(screen["start_lists_s"]) == {"folded", "checkpoints", "index"}

@@ -270,3 +270,34 @@ async def until(condition: Callable[[], bool], seconds: float = 30) -> None:
     while not condition():
         assert asyncio.get_running_loop().time() < deadline, "timed out"
         await asyncio.sleep(0.002)
+
+
+async def test_a_resumed_screen_draws_the_table_before_it_tells_the_game_so_far(tmp_path: Path) -> None:
+    local = new_table(tmp_path)
+    drive(local, lambda t: len(t.view().sheet) == 1 and t.my_turn(), random.Random(1))
+    local.close()
+    with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):
+        told = LocalTable.resume(local.log_path)
+        story = TableApp(told).narrator.lines  # told as the screen is made
+        told.close()
+        assert any("Hand 2" in line for line in story)
+        app = TableApp(LocalTable.resume(local.log_path), tell_later=True)
+        assert app.narrator.lines == []
+        frames_before: list[int] = []
+        tell = app.catch_up
+
+        def catch_up() -> None:
+            frames_before.append(app.app.render_counter)
+            tell()
+
+        app.catch_up = catch_up  # type: ignore[method-assign]
+        task = asyncio.create_task(app.run())
+        await until(lambda: bool(frames_before))
+        assert frames_before[0] >= 1  # the table was on screen before the story was told
+        assert app.narrator.lines[:len(story)] == story  # the story as it was told when made
+        app.catch_up()
+        assert app.narrator.lines[:len(story)] == story  # and only once
+        pipe.send_text("q")
+        pipe.send_text("y")
+        await task
+        app.table_seat.close()

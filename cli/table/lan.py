@@ -76,14 +76,14 @@ class LanTableApp(TableApp):
     help_text: tuple[HelpEntry, ...] = LAN_HELP
     thinking_shown = 10.0  # seconds a player thinks before the title says so
 
-    def __init__(self, seat: LanSeat, ascii_only: bool = False) -> None:
+    def __init__(self, seat: LanSeat, ascii_only: bool = False, tell_later: bool = False) -> None:
         self.lan = seat
         self.chatting = False
         self.chat = Buffer(multiline=False, on_text_changed=_at_most_a_chat_line)
         self._taken_said: str | None = None
         self._go_on_prompt: Prompt | None = None  # the last "Deal hand 3 again without Cy?" asked
         self._go_on_lost = ""  # what it said is lost ("You lose the phase you laid down.")
-        super().__init__(seat, ascii_only)
+        super().__init__(seat, ascii_only, tell_later)
         seat.chat_listeners.append(self._heard)
         seat.presence_listeners.append(self._presence)
         self.app.refresh_interval = 1.0  # the "waiting for" line changes with no new entry
