@@ -189,8 +189,7 @@ def on_screen(log: Path, hand: int, runs: int) -> dict[str, Any] | None:
     env = " ".join(f"{name}={shlex.quote(value)}" for name, value in (
         ("XDG_DATA_HOME", os.environ.get("XDG_DATA_HOME", "")), ("LANGUAGE", "en"), ("LANG", "C.UTF-8")))
     for run in range(runs):
-        copy = log.parent / f"screen{run}"
-        copy.mkdir()
+        copy = Path(tempfile.mkdtemp(prefix=f"{log.stem}-screen{run}-", dir=log.parent.parent))
         for part in log.parent.glob(log.stem + ".*"):
             shutil.copy2(part, copy / part.name)
         resume = shlex.quote(str(copy / log.name))
@@ -209,6 +208,7 @@ def on_screen(log: Path, hand: int, runs: int) -> dict[str, Any] | None:
                 story = now
             time.sleep(0.005)
         subprocess.run(["tmux", "kill-session", "-t", session], check=False, stderr=subprocess.DEVNULL)
+        shutil.rmtree(copy, ignore_errors=True)
         if table is None or story is None:
             raise RuntimeError(f"the resumed table did not show hand {hand} within 30 s")
         table_s.append(table)
