@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 import os
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -104,42 +104,62 @@ def sign_sit_down(identity: Ed25519PrivateKey, table_id: bytes, seat: int, name:
     return parse_sit_down(_pack([payload, sign(identity, Domain.SIT_DOWN, payload)]))
 
 
-def parse_sit_down(raw: object) -> SitDown:
-    """A sit-down from its bytes, its shape and its signature checked; raises
-    :class:`BadSitDown` saying what is wrong (never repeating the bytes)."""
+def _is_seat(value: Any) -> bool:
+    return is_int(value) and 0 <= value < MAX_PLAYERS
+
+
+def _fixed_bytes(size: int) -> Callable[[Any], bool]:
+    return lambda value: isinstance(value, bytes) and len(value) == size
+
+
+def _are_options(value: Any) -> bool:
+    return (isinstance(value, list) and len(value) <= MAX_OPTIONS
+            and all(isinstance(o, str) and o.isascii() and len(o) <= 64 for o in value))
+
+
+# The payload's seven fields in order, each with its check and what a failure says; checked in
+# this order, so a sit-down wrong in two fields is refused for the first.
+_FIELDS: tuple[tuple[Callable[[Any], bool], str], ...] = (
+    (_fixed_bytes(GAME_ID_BYTES), f"a sit-down's table id is {GAME_ID_BYTES} bytes"),
+    (_is_seat, f"a sit-down's seat is 0 to {MAX_PLAYERS - 1}"),
+    (valid_name, f"a sit-down's name is 1 to {MAX_NAME} printable characters"),
+    (_fixed_bytes(PUBLIC_KEY_BYTES), f"a sit-down's key is {PUBLIC_KEY_BYTES} bytes"),
+    (lambda value: value is None or _is_seat(value),
+     "a sit-down's run_by (whose bot it is) is nil or a seat"),
+    (_are_options, f"a sit-down's options are at most {MAX_OPTIONS} short ASCII strings"),
+    (_fixed_bytes(NONCE_BYTES), f"a sit-down's nonce is {NONCE_BYTES} bytes"),
+)
+
+
+def _signed_parts(raw: object) -> tuple[bytes, bytes, bytes]:
+    """A sit-down's bytes, its payload and its signature, their shape checked."""
     if not isinstance(raw, bytes) or len(raw) > MAX_SIT_DOWN_BYTES:
         raise BadSitDown(f"a sit-down is a byte string of at most {MAX_SIT_DOWN_BYTES} bytes")
     outer = _unpack(raw)
     if not (isinstance(outer, list) and len(outer) == 2 and isinstance(outer[0], bytes)
             and isinstance(outer[1], bytes) and len(outer[1]) == SIGNATURE_BYTES):
         raise BadSitDown("a sit-down is [payload, 64-byte signature]")
-    payload, signature = outer
+    return raw, outer[0], outer[1]
+
+
+def parse_sit_down(raw: object) -> SitDown:
+    """A sit-down from its bytes, its shape and its signature checked; raises
+    :class:`BadSitDown` saying what is wrong (never repeating the bytes)."""
+    data, payload, signature = _signed_parts(raw)
     fields = _unpack(payload)
-    if not (isinstance(fields, list) and len(fields) == 7):
+    if not (isinstance(fields, list) and len(fields) == len(_FIELDS)):
         raise BadSitDown("a sit-down's payload is [table id, seat, name, key, run_by, options, nonce]")
+    for value, (valid, why) in zip(fields, _FIELDS, strict=True):
+        if not valid(value):
+            raise BadSitDown(why)
     table_id, seat, name, key, run_by, options, nonce = fields
-    if not (isinstance(table_id, bytes) and len(table_id) == GAME_ID_BYTES):
-        raise BadSitDown(f"a sit-down's table id is {GAME_ID_BYTES} bytes")
-    if not (is_int(seat) and 0 <= seat < MAX_PLAYERS):
-        raise BadSitDown(f"a sit-down's seat is 0 to {MAX_PLAYERS - 1}")
-    if not valid_name(name):
-        raise BadSitDown(f"a sit-down's name is 1 to {MAX_NAME} printable characters")
-    if not (isinstance(key, bytes) and len(key) == PUBLIC_KEY_BYTES):
-        raise BadSitDown(f"a sit-down's key is {PUBLIC_KEY_BYTES} bytes")
-    if not (run_by is None or (is_int(run_by) and 0 <= run_by < MAX_PLAYERS)):
-        raise BadSitDown("a sit-down's run_by (whose bot it is) is nil or a seat")
-    if not (isinstance(options, list) and len(options) <= MAX_OPTIONS
-            and all(isinstance(o, str) and o.isascii() and len(o) <= 64 for o in options)):
-        raise BadSitDown(f"a sit-down's options are at most {MAX_OPTIONS} short ASCII strings")
-    if not (isinstance(nonce, bytes) and len(nonce) == NONCE_BYTES):
-        raise BadSitDown(f"a sit-down's nonce is {NONCE_BYTES} bytes")
     try:
         verifier = public_key(key)
     except BadEntry as err:
         raise BadSitDown(f"a sit-down's key: {err}") from None
     if not verify(verifier, Domain.SIT_DOWN, payload, signature):
         raise BadSitDown(f"the sit-down for seat {seat + 1} is not signed by its key") from None
-    return SitDown(raw, table_id, seat, name, key, run_by, tuple(options), nonce)
+    return SitDown(data, table_id, seat, name, key, run_by, tuple(options), nonce)
 
 
 def game_id_of(table_id: bytes, nonces: Sequence[bytes]) -> bytes:
