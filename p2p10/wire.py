@@ -14,6 +14,7 @@ the table's business; the codec only guarantees that every value has the shape i
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -537,6 +538,22 @@ class Chat:
         return pack([body, signature])
 
 
+def _same(value: Any) -> Any:
+    return value
+
+
+# Each kind of message: whether its body has the shape it must, and what is returned for it
+# (agreements and requests to come back are parsed further, and raise for a bad one).
+_MESSAGE_BODIES: dict[int, tuple[Callable[[Any], bool], Callable[[Any], Any]]] = {
+    ENTRY: (lambda v: isinstance(v, bytes) and len(v) <= MAX_ENTRY_BYTES, _same),
+    WANT: (lambda v: is_int(v) and 0 <= v <= 2**64 - 1, _same),
+    CHAT: (lambda v: isinstance(v, bytes), _same),
+    AGREE: (lambda v: isinstance(v, list), Agreement.from_wire),
+    BACK: (lambda v: isinstance(v, list), BackBody.from_wire),
+    PRESENCE: (lambda v: type(v) is int and v in PRESENCES, _same),
+}
+
+
 def decode_message(data: bytes) -> tuple[int, Any]:
     """``(ENTRY, envelope bytes)``, ``(WANT, seq)``, ``(CHAT, signed chat bytes)`` or
     ``(AGREE, Agreement)``, ``(BACK, BackBody)`` or ``(PRESENCE, state)``; raises
@@ -549,18 +566,9 @@ def decode_message(data: bytes) -> tuple[int, Any]:
         raise WireError("the message is not valid msgpack") from None
     if isinstance(item, list) and len(item) == 2 and type(item[0]) is int:  # not True, not 1.0
         kind, value = item
-        if kind == ENTRY and isinstance(value, bytes) and len(value) <= MAX_ENTRY_BYTES:
-            return ENTRY, value
-        if kind == WANT and is_int(value) and 0 <= value <= 2**64 - 1:
-            return WANT, value
-        if kind == CHAT and isinstance(value, bytes):
-            return CHAT, value
-        if kind == AGREE and isinstance(value, list):
-            return AGREE, Agreement.from_wire(value)
-        if kind == BACK and isinstance(value, list):
-            return BACK, BackBody.from_wire(value)
-        if kind == PRESENCE and type(value) is int and value in PRESENCES:
-            return PRESENCE, value
+        read = _MESSAGE_BODIES.get(kind)
+        if read is not None and read[0](value):
+            return kind, read[1](value)
     raise WireError("a message is [0, entry], [1, sequence number], [2, chat], [3, agreement], "
                     "[4, request to come back] or [5, presence 0 to 2]")
 
