@@ -374,6 +374,12 @@ def _explain_draw(view: GameState, seat: int, move: DrawStock | TakeDiscard,
         return Reason("take_hit", card=top, meld=_meld_name(fits, seat)) if fits else Reason("take", card=top)
     if is_wild(top):
         return Reason("take_wild", card=top)
+    return _explain_taken_for_phase(view, seat, top, policy)
+
+
+def _explain_taken_for_phase(view: GameState, seat: int, top: int, policy: StrongPolicy) -> Reason:
+    """Why a seat not down takes the discard pile's natural ``top``: what it does for the
+    phase the seat aims at."""
     hand = view.hand_cards(seat) + (top,)
     phase = policy.target_phase(view, seat, hand)
     if phase is None:
