@@ -235,6 +235,29 @@ class Return:
     hand: int
 
 
+def _check_sit_down(seat: int, sat: SitDown, first: SitDown, sit_downs: Sequence[SitDown]) -> None:
+    """A table entry's sit-down for ``seat`` against seat 1's (``first``) and the others:
+    raises the violation, blamed on seat 1 at entry 0 unless it is the seat's own signature."""
+    def host(reason: str) -> ProtocolViolation:
+        return ProtocolViolation(0, 0, reason)
+
+    if sat.seat != seat:
+        raise host(f"seat {seat + 1} carries the sit-down signed for seat {sat.seat + 1}")
+    if sat.table_id != first.table_id:
+        raise host(f"seat {seat + 1} sat down at another table")
+    if not canonical_options(sat.options):
+        # The seat signed options an honest seat never writes: its own doing, not the
+        # host's (compared as strings, hands=02 against hands=2 blamed the host; A72).
+        raise ProtocolViolation(seat, 0,
+                                f"seat {seat + 1} signed rule options that are not in canonical form")
+    if sat.options != first.options:
+        raise host(f"seat {seat + 1} sat down to other rules than seat 1")
+    owner = sat.run_by
+    if owner is not None and (owner >= len(sit_downs) or owner == seat
+                              or sit_downs[owner].run_by is not None):
+        raise host(f"seat {seat + 1}'s bot must be run by a seat with a player of its own")
+
+
 class TableState:
     """The state of a table after a prefix of its log. Treat it as immutable.
 
@@ -352,21 +375,7 @@ class TableState:
             raise host(str(err)) from None
         players = len(sit_downs)
         for seat, sat in enumerate(sit_downs):
-            if sat.seat != seat:
-                raise host(f"seat {seat + 1} carries the sit-down signed for seat {sat.seat + 1}")
-            if sat.table_id != first.table_id:
-                raise host(f"seat {seat + 1} sat down at another table")
-            if not canonical_options(sat.options):
-                # The seat signed options an honest seat never writes: its own doing, not the
-                # host's (compared as strings, hands=02 against hands=2 blamed the host; A72).
-                raise ProtocolViolation(seat, 0,
-                                        f"seat {seat + 1} signed rule options that are not in canonical form")
-            if sat.options != first.options:
-                raise host(f"seat {seat + 1} sat down to other rules than seat 1")
-            owner = sat.run_by
-            if owner is not None and (owner >= players or owner == seat
-                                      or sit_downs[owner].run_by is not None):
-                raise host(f"seat {seat + 1}'s bot must be run by a seat with a player of its own")
+            _check_sit_down(seat, sat, first, sit_downs)
         keys = tuple(s.key for s in sit_downs)
         if len(set(keys)) != len(keys):
             raise host("two seats share one identity key")
@@ -868,37 +877,11 @@ class TableState:
         The hand under way is voided and replayed without those seats; from the next hand on
         their bots play them."""
         runner = self.runner_for(person)
-        if entry.author != runner:
-            who = "nobody" if runner is None else self.name(runner)
-            raise ProtocolViolation(entry.author, entry.seq, f"only {who} may write that the table "
-                                    f"goes on without {self.name(person)}")
-        body = decode_body("away", entry.body)
-        assert isinstance(body, AwayBody)
         group = self.away_group(person)
         consenters = self.consenters(person)
-        if body.person != person:
-            raise ProtocolError(f"an away entry is for the machine the table waits for, {self.name(person)}")
-        delegates = body.delegates
-        if [d[0] for d in delegates] != list(group):
-            raise ProtocolError(f"an away entry gives a new key to each of seats "
-                                f"{', '.join(str(s + 1) for s in group)}")
-        cosigs = body.agreements
-        if [c[0] for c in cosigs] != list(consenters):
-            raise ProtocolError("an away entry carries the agreement of every other player, in seat order")
-        message = away_message(self.game_id, entry.seq, entry.prev_hash, person)
-        for seat, signature in cosigs:
-            if not (isinstance(signature, bytes)
-                    and verify(self.verifiers[seat], Domain.AGREEMENT, message, signature)):
-                raise ProtocolError(f"{self.name(seat)}'s agreement to go on does not verify")
-        new_keys = {seat: key for seat, key in delegates}
-        # New: never a key of the table entry nor of an earlier away entry, even one no longer
-        # signing (a seat taken over, or given back): one key, one seat, for the whole game.
-        used = {v.public_bytes_raw() for _start, signers in self.signers for v in signers}
-        if len(set(new_keys.values())) != len(group) or used & set(new_keys.values()):
-            raise ProtocolError("a bot's new key must be new")
-        verifiers = list(self.verifiers)
-        for seat, key in new_keys.items():
-            verifiers[seat] = public_key(key)  # raises BadEntry for a weak or invalid key
+        body = self._checked_away(entry, person, runner, group, consenters)
+        new_keys = {seat: key for seat, key in body.delegates}
+        verifiers = self._delegates_verifiers(new_keys, group)
         base = self.engine if self.engine.stage == "deal" else self.deal_engine
         assert base is not None and base.stage == "deal"
         for seat in group:
@@ -919,6 +902,45 @@ class TableState:
         self.engine = base.with_names(self.names)
         self.deal_engine = None
         self.hand = None
+
+    def _checked_away(self, entry: Entry, person: int, runner: int | None, group: Sequence[int],
+                      consenters: Sequence[int]) -> AwayBody:
+        """An away entry's body, checked: written by the runner, for ``person``, a new key for
+        each seat of the machine's ``group`` and every consenter's verified agreement, in seat
+        order."""
+        if entry.author != runner:
+            who = "nobody" if runner is None else self.name(runner)
+            raise ProtocolViolation(entry.author, entry.seq, f"only {who} may write that the table "
+                                    f"goes on without {self.name(person)}")
+        body = decode_body("away", entry.body)
+        assert isinstance(body, AwayBody)
+        if body.person != person:
+            raise ProtocolError(f"an away entry is for the machine the table waits for, {self.name(person)}")
+        if [d[0] for d in body.delegates] != list(group):
+            raise ProtocolError(f"an away entry gives a new key to each of seats "
+                                f"{', '.join(str(s + 1) for s in group)}")
+        cosigs = body.agreements
+        if [c[0] for c in cosigs] != list(consenters):
+            raise ProtocolError("an away entry carries the agreement of every other player, in seat order")
+        message = away_message(self.game_id, entry.seq, entry.prev_hash, person)
+        for seat, signature in cosigs:
+            if not (isinstance(signature, bytes)
+                    and verify(self.verifiers[seat], Domain.AGREEMENT, message, signature)):
+                raise ProtocolError(f"{self.name(seat)}'s agreement to go on does not verify")
+        return body
+
+    def _delegates_verifiers(self, new_keys: dict[int, bytes],
+                             group: Sequence[int]) -> list[Ed25519PublicKey]:
+        """Every seat's verifier once the bots of an away entry sign with ``new_keys``."""
+        # New: never a key of the table entry nor of an earlier away entry, even one no longer
+        # signing (a seat taken over, or given back): one key, one seat, for the whole game.
+        used = {v.public_bytes_raw() for _start, signers in self.signers for v in signers}
+        if len(set(new_keys.values())) != len(group) or used & set(new_keys.values()):
+            raise ProtocolError("a bot's new key must be new")
+        verifiers = list(self.verifiers)
+        for seat, key in new_keys.items():
+            verifiers[seat] = public_key(key)  # raises BadEntry for a weak or invalid key
+        return verifiers
 
     def _on_back(self, entry: Entry) -> None:
         """``person``'s machine takes back the seats it sat down with that a takeover holds:
