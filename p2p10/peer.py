@@ -823,75 +823,103 @@ class Peer:
         return self.table
 
     def _offer(self, raw: bytes, sender: int | None, now: float) -> None:
-        try:
-            entry = parse_entry(raw)
-        except BadEntry as err:
-            self.faults.append(Fault(sender, None, f"malformed entry: {err}"))
+        """An entry from the wire (or held back and withdrawn): checked on arrival, then
+        buffered beyond the end of the log, held for going on, or accepted (§6.3)."""
+        entry = self._fresh(raw, sender)
+        if entry is None:
             return
-        if entry.seq < len(self.log) and self.log[entry.seq].hash == entry.hash:
-            return  # a duplicate (every entry is relayed by every peer): no need to verify it
-        if entry.hash in self._buffer.get(entry.seq, {}):
-            return  # a copy of an entry already checked and waiting for its turn
-        key: Ed25519PublicKey | None = None
-        if self.table is None:
-            if entry.seq != 0:
-                return  # nothing can be checked before the table entry; it is fetched again later
-        else:
-            table = self.table
-            if entry.game_id != table.game_id:
-                self.faults.append(Fault(sender, entry.seq, "an entry of another game"))
-                return
-            if entry.author >= table.players:
-                self.faults.append(Fault(sender, entry.seq, "an entry by a seat this table does not have"))
-                return
-            if entry.seq < len(self.log):
-                self._offer_filled(entry, sender, now)
-                return
-            # The one signature check of an entry from the wire; the fold is told it was made.
-            key = table.verifiers[entry.author]
-            if not entry.verify(key):
-                if self._own_tail() < len(self.log) and self._of_this_machine(entry.author):
-                    # This machine's own entries end its log, and the entry is for one of its
-                    # seats: the others may have gone on without it, under a key it does not
-                    # know yet (a bot's for its seat). The away entry that says so is where its
-                    # own entries begin: ask from there. (Another machine's seat keeps its key,
-                    # so an entry of its that does not verify is still its sender's fault.)
-                    self._outbox.append((sender, encode_want(self._own_tail())))
-                elif not self._signed_before_a_key_change(entry, table):
-                    self.faults.append(Fault(sender, entry.seq, "an entry whose signature does not verify"))
-                return
-        if self.stopped:
+        go_on, key = self._checked_on_arrival(entry, sender, now)
+        if not go_on or self.stopped:
             return
         if entry.seq > len(self.log):
-            if entry.seq - len(self.log) > BUFFER_LIMIT:
-                self.faults.append(Fault(sender, entry.seq, "an entry far beyond the end of the log"))
-                return
-            # Two entries by one author for one position beyond the log are both kept (at most
-            # two under one key): whether they prove an equivocation depends on the key that
-            # position's author signs with, known only when the log reaches it (§6.5).
-            waiting = self._buffer.setdefault(entry.seq, {})
-            if sum(1 for other, _, held in waiting.values()
-                   if other.author == entry.author and held is key) < 2:
-                waiting[entry.hash] = (entry, sender, key)
+            self._buffer_ahead(entry, sender, key)
             return
-        if self.table is not None and entry.kind != "away":
-            table = self.table
-            held = self.away.holds_back(entry.seq, table.machine_of(entry.author),
-                                        None if sender is None else table.machine_of(sender),
-                                        table.machine_of(self.seat))
-            if held:
-                self.away.hold(raw, sender)  # agreed to go on without its machine
-                return
-            if held is False:
-                # A player who did not agree took it, so that player never will agree: going
-                # on cannot happen at this position (§4.13, the safety rule).
-                self._withdraw()
-                self._offer(raw, sender, now)
-                return
+        if self._held_for_going_on(entry, raw, sender, now):
+            return
         self._accept(entry, sender, key)
         self._take_buffered(now)
         self._progress_at = now
         self.overdue = None
+
+    def _fresh(self, raw: bytes, sender: int | None) -> Entry | None:
+        """The entry ``raw`` parsed, or None for bytes that are not one (the sender's fault)
+        and for a copy of an entry this peer holds already."""
+        try:
+            entry = parse_entry(raw)
+        except BadEntry as err:
+            self.faults.append(Fault(sender, None, f"malformed entry: {err}"))
+            return None
+        if entry.seq < len(self.log) and self.log[entry.seq].hash == entry.hash:
+            return None  # a duplicate (every entry is relayed by every peer): no need to verify it
+        if entry.hash in self._buffer.get(entry.seq, {}):
+            return None  # a copy of an entry already checked and waiting for its turn
+        return entry
+
+    def _checked_on_arrival(self, entry: Entry, sender: int | None,
+                            now: float) -> tuple[bool, Ed25519PublicKey | None]:
+        """Whether ``entry`` goes on to be buffered or accepted, and the key its signature was
+        checked with (None before the table entry). An entry for a filled position is dealt
+        with here (``_offer_filled``)."""
+        if self.table is None:
+            # Nothing can be checked before the table entry; the others are fetched again later.
+            return entry.seq == 0, None
+        table = self.table
+        if entry.game_id != table.game_id:
+            self.faults.append(Fault(sender, entry.seq, "an entry of another game"))
+            return False, None
+        if entry.author >= table.players:
+            self.faults.append(Fault(sender, entry.seq, "an entry by a seat this table does not have"))
+            return False, None
+        if entry.seq < len(self.log):
+            self._offer_filled(entry, sender, now)
+            return False, None
+        # The one signature check of an entry from the wire; the fold is told it was made.
+        key = table.verifiers[entry.author]
+        if entry.verify(key):
+            return True, key
+        if self._own_tail() < len(self.log) and self._of_this_machine(entry.author):
+            # This machine's own entries end its log, and the entry is for one of its
+            # seats: the others may have gone on without it, under a key it does not
+            # know yet (a bot's for its seat). The away entry that says so is where its
+            # own entries begin: ask from there. (Another machine's seat keeps its key,
+            # so an entry of its that does not verify is still its sender's fault.)
+            self._outbox.append((sender, encode_want(self._own_tail())))
+        elif not self._signed_before_a_key_change(entry, table):
+            self.faults.append(Fault(sender, entry.seq, "an entry whose signature does not verify"))
+        return False, None
+
+    def _buffer_ahead(self, entry: Entry, sender: int | None, key: Ed25519PublicKey | None) -> None:
+        """Keep an entry beyond the end of the log until its turn (§6.5)."""
+        if entry.seq - len(self.log) > BUFFER_LIMIT:
+            self.faults.append(Fault(sender, entry.seq, "an entry far beyond the end of the log"))
+            return
+        # Two entries by one author for one position beyond the log are both kept (at most
+        # two under one key): whether they prove an equivocation depends on the key that
+        # position's author signs with, known only when the log reaches it (§6.5).
+        waiting = self._buffer.setdefault(entry.seq, {})
+        if sum(1 for other, _, held in waiting.values()
+               if other.author == entry.author and held is key) < 2:
+            waiting[entry.hash] = (entry, sender, key)
+
+    def _held_for_going_on(self, entry: Entry, raw: bytes, sender: int | None, now: float) -> bool:
+        """True when the next entry is held back, or was offered again, because of an
+        agreement to go on without a machine (§4.13); False when it is to be accepted."""
+        if self.table is None or entry.kind == "away":
+            return False
+        table = self.table
+        held = self.away.holds_back(entry.seq, table.machine_of(entry.author),
+                                    None if sender is None else table.machine_of(sender),
+                                    table.machine_of(self.seat))
+        if held:
+            self.away.hold(raw, sender)  # agreed to go on without its machine
+            return True
+        if held is False:
+            # A player who did not agree took it, so that player never will agree: going
+            # on cannot happen at this position (§4.13, the safety rule).
+            self._withdraw()
+            self._offer(raw, sender, now)
+            return True
+        return False
 
     def _take_buffered(self, now: float) -> None:
         """Apply the buffered entries for the positions that follow the log, in turn (§6.5).
