@@ -155,6 +155,18 @@ class Spectator:
     queued: int = 0  # bytes waiting for it now
 
 
+def _watch_request(first: bytes) -> list[Any]:
+    """A spectator's first message, ``['watch', name]`` or ``['watch', name, from, hash]`` (a
+    spectator dialling again); raises :class:`ProtocolError` for any other."""
+    item = unpack(first)
+    if not (isinstance(item, list) and len(item) in (2, 4) and item[0] == "watch"
+            and isinstance(item[1], str)
+            and (len(item) == 2 or (type(item[2]) is int and item[2] > 0
+                                    and isinstance(item[3], bytes) and len(item[3]) == 32))):
+        raise ProtocolError("a watch message is ['watch', name] or ['watch', name, from, hash]")
+    return item
+
+
 class Gallery:
     """The host's spectators: :meth:`handle` serves ``/watch``; :meth:`attach` gives them the
     host's peer once the table starts; :meth:`finish` sends the end.
@@ -331,12 +343,7 @@ class Gallery:
         if first is None:
             return socket
         try:
-            item = unpack(first)
-            if not (isinstance(item, list) and len(item) in (2, 4) and item[0] == "watch"
-                    and isinstance(item[1], str)
-                    and (len(item) == 2 or (type(item[2]) is int and item[2] > 0
-                                            and isinstance(item[3], bytes) and len(item[3]) == 32))):
-                raise ProtocolError("a watch message is ['watch', name] or ['watch', name, from, hash]")
+            item = _watch_request(first)
             name = valid_name(item[1])
         except (ProtocolError, LanError) as err:
             await self._refuse(socket, str(err))
@@ -358,6 +365,12 @@ class Gallery:
             self._end(spectator)  # back just after the end: it gets what it missed, and the end
         self._tell(_("{name} is watching").format(name=name))
         self._tell_players()
+        await self._follow_link(spectator, socket)
+        return socket
+
+    async def _follow_link(self, spectator: Spectator, socket: web.WebSocketResponse) -> None:
+        """Write to ``spectator`` until its link ends, then let it go (said to all)."""
+        name = spectator.name
         writer = asyncio.ensure_future(self._write(spectator))
         try:
             async for _message in socket:
@@ -376,7 +389,6 @@ class Gallery:
             if not spectator.dropped:
                 self._tell(_("{name} stopped watching").format(name=name))
             self._tell_players()
-        return socket
 
     @staticmethod
     async def _refuse(socket: web.WebSocketResponse, reason: str) -> None:
@@ -606,61 +618,79 @@ class _Watcher:
     async def _take(self, item: list[Any]) -> bool:
         """One message from the host; True for the end of the game."""
         kind = item[0]
-        audit = self.audit
         if kind not in _SHAPES:
             return False  # a message of a later version: passed over
         if not _SHAPES[kind][0](item):
             raise ProtocolError(_SHAPES[kind][1])
         if kind == "entry":
-            if audit.stopped:
-                return False  # frozen at the failure, as a peer is: nothing more is taken
-            # Checked off the event loop, so that the link's pings are answered meanwhile
-            # (a proof of shuffle takes a while on a slow machine).
-            failure = await asyncio.to_thread(audit.add, item[1])
-            if failure is not None:
-                self.events.failure(failure)
-                return False
-            if len(audit.records) == 1 and audit.table is not None and not (
-                    audit.table.keys[0] == self.host_key
-                    or (self.any_seat and self.host_key in audit.table.keys)):
-                # The table's host (seat 1) is not the machine on this link: another machine
-                # serves (or relays) the table. Its entries are signed all the same, but this
-                # is not the table the spectator dialled.
-                seated = fingerprint(audit.table.keys[0])
-                audit.cut(0)
-                raise LanError(_("the machine at {host}:{port} is not this table's host: its link "
-                                 "proves key {key}, the table seats {seated} as host").format(
-                    host=self.address[0], port=self.address[1],
-                    key=fingerprint(self.host_key or b""), seated=seated))
-            if self.writer is None and self.save_dir is not None and audit.table is not None:
-                self.saved = spectator_log(self.save_dir, audit.table.table_id)
-                self.writer = LogWriter(self.saved)
-            if self.writer is not None:
-                self.writer.append(item[1])
-            self.events.entry(audit)
+            await self._take_entry(item[1])
         elif kind == "cut":
-            await asyncio.to_thread(audit.cut, item[1])  # (it folds the entries kept again)
+            await asyncio.to_thread(self.audit.cut, item[1])  # (it folds the entries kept again)
             if self.writer is not None:
-                self.writer.keep_first(len(audit.records))
+                self.writer.keep_first(len(self.audit.records))
         elif kind == "chat":
-            try:
-                if audit.table is None:
-                    raise ChatRefused("chat before the table")
-                line = check_chat(audit.table, item[1])
-            except ChatRefused:
-                # The host's word alone about what a player said: not shown.
-                self.events.note(_("the host passed on a chat line its seat did not sign: not shown"))
-            else:
-                self.events.chat(line.seat, line.text)
+            self._take_chat(item[1])
         elif kind == "stopped":
-            self.host_stopped = shown(item[1])
-            proven = await asyncio.to_thread(audit.evidence, [e for e in item[2] if isinstance(e, bytes)])
-            if proven is not None:
-                self.events.failure(proven)
-            else:
-                self.events.note(_("the host's peer stopped: {reason} (its evidence proves nothing "
-                                   "here)").format(reason=self.host_stopped))
+            await self._take_stopped(item[1], item[2])
         return bool(kind == "end")
+
+    async def _take_entry(self, raw: bytes) -> None:
+        """An entry of the game: audited, saved, told."""
+        audit = self.audit
+        if audit.stopped:
+            return  # frozen at the failure, as a peer is: nothing more is taken
+        # Checked off the event loop, so that the link's pings are answered meanwhile
+        # (a proof of shuffle takes a while on a slow machine).
+        failure = await asyncio.to_thread(audit.add, raw)
+        if failure is not None:
+            self.events.failure(failure)
+            return
+        if len(audit.records) == 1:
+            self._check_host()
+        if self.writer is None and self.save_dir is not None and audit.table is not None:
+            self.saved = spectator_log(self.save_dir, audit.table.table_id)
+            self.writer = LogWriter(self.saved)
+        if self.writer is not None:
+            self.writer.append(raw)
+        self.events.entry(audit)
+
+    def _check_host(self) -> None:
+        """After the table entry: the machine on this link must be the table's host."""
+        audit = self.audit
+        if audit.table is not None and not (
+                audit.table.keys[0] == self.host_key
+                or (self.any_seat and self.host_key in audit.table.keys)):
+            # The table's host (seat 1) is not the machine on this link: another machine
+            # serves (or relays) the table. Its entries are signed all the same, but this
+            # is not the table the spectator dialled.
+            seated = fingerprint(audit.table.keys[0])
+            audit.cut(0)
+            raise LanError(_("the machine at {host}:{port} is not this table's host: its link "
+                             "proves key {key}, the table seats {seated} as host").format(
+                host=self.address[0], port=self.address[1],
+                key=fingerprint(self.host_key or b""), seated=seated))
+
+    def _take_chat(self, signed: bytes) -> None:
+        """A chat line, shown only if its seat signed it."""
+        try:
+            if self.audit.table is None:
+                raise ChatRefused("chat before the table")
+            line = check_chat(self.audit.table, signed)
+        except ChatRefused:
+            # The host's word alone about what a player said: not shown.
+            self.events.note(_("the host passed on a chat line its seat did not sign: not shown"))
+        else:
+            self.events.chat(line.seat, line.text)
+
+    async def _take_stopped(self, reason: str, evidence: list[Any]) -> None:
+        """The host's peer stopped: what its evidence proves here, if anything."""
+        self.host_stopped = shown(reason)
+        proven = await asyncio.to_thread(self.audit.evidence, [e for e in evidence if isinstance(e, bytes)])
+        if proven is not None:
+            self.events.failure(proven)
+        else:
+            self.events.note(_("the host's peer stopped: {reason} (its evidence proves nothing "
+                               "here)").format(reason=self.host_stopped))
 
 
 # What each message from the host must look like (after the welcome), and what is said when
