@@ -591,24 +591,33 @@ class Lobby:
         if first is None:
             return socket
         try:
-            seat = parse_seat(open_signed(first, None)[1:])
-            # The joiner's TLS certificate must be for the key it joins with: the lobby link
-            # is then bound to that key, as a mesh link is to its seat's.
-            require_key(request.transport and request.transport.get_extra_info("ssl_object"),
-                        seat.key, "the joiner")
+            seat = _joiner(request, first)
         except ProtocolError as err:
-            await socket.send_bytes(pack(["refused", str(err)]))
-            await socket.close()
+            await _refuse(socket, str(err))
             return socket
-        refusal = None
-        if self.started or len(self.roster) >= self.people:
-            refusal = "the table is full" if not self.started else GAME_STARTED
-        elif any(s.key == seat.key for s in self.roster):
-            refusal = "that key is already seated"
+        refusal = self._refusal(seat)
         if refusal is not None:
-            await socket.send_bytes(pack(["refused", refusal]))
-            await socket.close()
+            await _refuse(socket, refusal)
             return socket
+        seat = await self._seat(seat, request, socket)
+        async for message in socket:
+            # Before the roster a joiner has nothing to say; after it, its sit-down.
+            if self.started and message.type == aiohttp.WSMsgType.BINARY and not self._sat_all.is_set():
+                self._take_sit_down(message.data, seat.key)
+        await self._left(seat)
+        return socket
+
+    def _refusal(self, seat: SeatInfo) -> str | None:
+        """Why the joiner ``seat`` cannot sit down here, or None."""
+        if self.started or len(self.roster) >= self.people:
+            return "the table is full" if not self.started else GAME_STARTED
+        if any(s.key == seat.key for s in self.roster):
+            return "that key is already seated"
+        return None
+
+    async def _seat(self, seat: SeatInfo, request: web.Request, socket: web.WebSocketResponse) -> SeatInfo:
+        """Put the joiner on the roster (under a name of its own, at its address as seen from
+        here unless it gave one), say so to all, and tell it; the seat as seated."""
         if not seat.host:
             seat = SeatInfo(seat.name, seat.key, request.remote or "", seat.port)
         seat = SeatInfo(self.unique(seat.name), seat.key, seat.host, seat.port)
@@ -631,12 +640,12 @@ class Lobby:
                 # (a table that starts by itself does not wait for Enter).
                 self.say(_("every seat is taken: press Enter to start"))
             await self.changed()
-        async for message in socket:
-            # Before the roster a joiner has nothing to say; after it, its sit-down.
-            if self.started and message.type == aiohttp.WSMsgType.BINARY and not self._sat_all.is_set():
-                self._take_sit_down(message.data, seat.key)
+        return seat
+
+    async def _left(self, seat: SeatInfo) -> None:
+        """The joiner's link ended: before the start its seat is free again; between the
+        start and every sit-down, the table cannot start."""
         if not self.started:
-            # Left before the start: the seat is free again.
             self.roster = [s for s in self.roster if s.key != seat.key]
             del self._sockets[seat.key]
             self.say(_("{name} left ({n} of {people})").format(name=seat.name, n=len(self.roster),
@@ -645,7 +654,21 @@ class Lobby:
         elif not self._sat_all.is_set():
             self._failure = _in_both(N_("{name} left just as the table started"), name=seat.name)
             self._sat_all.set()
-        return socket
+
+
+def _joiner(request: web.Request, first: bytes) -> SeatInfo:
+    """The seat a joiner's first message asks for; raises :class:`ProtocolError`."""
+    seat = parse_seat(open_signed(first, None)[1:])
+    # The joiner's TLS certificate must be for the key it joins with: the lobby link
+    # is then bound to that key, as a mesh link is to its seat's.
+    require_key(request.transport and request.transport.get_extra_info("ssl_object"),
+                seat.key, "the joiner")
+    return seat
+
+
+async def _refuse(socket: web.WebSocketResponse, reason: str) -> None:
+    await socket.send_bytes(pack(["refused", reason]))
+    await socket.close()
 
 
 async def take_seat(address: tuple[str, int], name: str, identity: Ed25519PrivateKey,
