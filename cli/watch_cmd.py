@@ -151,17 +151,17 @@ async def _watch_web(address: tuple[str, int], name: str, save: Path, announced:
         await server.close(bye)
 
 
-def cmd_watch(args: argparse.Namespace) -> int:
-    """Watch a table to the end of its game; 0 if what came audits clean, 1 otherwise."""
-    if args.timeout <= 0:
-        raise UsageError(_("--timeout must be positive"))
-    if not args.web and (args.listen is not None or args.no_browser):
-        raise UsageError(_("--listen and --no-browser go with --web"))
+def _address_option(text: str | None, option: str) -> tuple[str, int] | None:
+    """``--listen`` or ``--also``'s address, if given; a usage error if it is not one."""
     try:
-        listen = None if args.listen is None else parse_address(args.listen, "--listen")
+        return None if text is None else parse_address(text, option)
     except LanError as err:
         raise UsageError(str(err)) from None
-    found: TableAd | None = None
+
+
+def _table_to_watch(args: argparse.Namespace) -> TableAd | None:
+    """The table heard on the network that ``watch`` means (none named: the only one heard;
+    a name: the table of that name), or None when it is given by HOST:PORT."""
     if args.address is None:
         looking = _("looking for tables on the network (up to {seconds} s)...").format(
             seconds=f"{args.timeout:g}")
@@ -177,9 +177,33 @@ def cmd_watch(args: argparse.Namespace) -> int:
             raise UsageError(ngettext("{n} table heard: name one, p2p10 watch 'TABLE' (or HOST:PORT)",
                                       "{n} tables heard: name one, p2p10 watch 'TABLE' (or HOST:PORT)",
                                       len(tables)).format(n=len(tables)))
-        found = tables[0]
-    elif not _looks_like_address(args.address):
-        found = asyncio.run(_find_table(args.address, args.interface, args.timeout, seats_free=False))
+        return tables[0]
+    if not _looks_like_address(args.address):
+        return asyncio.run(_find_table(args.address, args.interface, args.timeout, seats_free=False))
+    return None
+
+
+def _watch_exit(result: WatchResult, compared: list[str | None]) -> int:
+    """What was watched, printed; 0 if it audits clean (or the user left before anything
+    wrong was seen), 1 otherwise."""
+    print(result.summary(), flush=True)
+    if compared and compared[0] is not None:
+        print(compared[0], flush=True)
+        return 1
+    if result.left and not result.ended:
+        # Leaving is the user's choice, not a failure: 1 only if something wrong was seen.
+        return 0 if result.report.violation is None and result.report.damage is None else 1
+    return 0 if result.report.clean and result.ended else 1
+
+
+def cmd_watch(args: argparse.Namespace) -> int:
+    """Watch a table to the end of its game; 0 if what came audits clean, 1 otherwise."""
+    if args.timeout <= 0:
+        raise UsageError(_("--timeout must be positive"))
+    if not args.web and (args.listen is not None or args.no_browser):
+        raise UsageError(_("--listen and --no-browser go with --web"))
+    listen = _address_option(args.listen, "--listen")
+    found = _table_to_watch(args)
     try:
         address = found.address if found is not None else parse_address(args.address, "watch")
     except LanError as err:
@@ -192,11 +216,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
     announced = found.fingerprint if found is not None else None
     screen = sys.stdin.isatty() and sys.stdout.isatty()
     code = given_code(args.code, found)
-
-    try:
-        also = None if args.also is None else parse_address(args.also, "--also")
-    except LanError as err:
-        raise UsageError(str(err)) from None
+    also = _address_option(args.also, "--also")
     compared: list[str | None] = []
 
     async def run(code: str | None) -> WatchResult:
@@ -221,15 +241,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
             if second is not None and not second.done():
                 second.cancel()
 
-    result = with_code(code, run)
-    print(result.summary(), flush=True)
-    if compared and compared[0] is not None:
-        print(compared[0], flush=True)
-        return 1
-    if result.left and not result.ended:
-        # Leaving is the user's choice, not a failure: 1 only if something wrong was seen.
-        return 0 if result.report.violation is None and result.report.damage is None else 1
-    return 0 if result.report.clean and result.ended else 1
+    return _watch_exit(with_code(code, run), compared)
 
 
 async def _compare(result: WatchResult, second: asyncio.Future[WatchResult],
