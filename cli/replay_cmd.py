@@ -15,7 +15,7 @@ from cli import UsageError
 from cli.log_files import read_log_file
 from p2p10.errors import ProtocolError
 from p2p10.i18n import _, ngettext
-from p2p10.log import parse_entry
+from p2p10.log import Records, parse_entry
 from p2p10.replay import transcript
 from p2p10.table import TableState, fold
 
@@ -54,9 +54,9 @@ def _write_html(args: argparse.Namespace, records: Sequence[bytes]) -> int:
     return 0
 
 
-def cmd_replay(args: argparse.Namespace) -> int:
-    """Step through a game at the table (on a terminal), print its transcript, or write it as
-    a web page."""
+def _check_replay_options(args: argparse.Namespace) -> None:
+    """``--html`` and ``-o`` go together and with nothing that picks a view; a usage error
+    otherwise."""
     if args.html and args.output is None:
         raise UsageError(_("--html needs -o FILE.html: the file to write the page to"))
     if args.output is not None and not args.html:
@@ -64,26 +64,25 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if args.html and (args.text or args.hand is not None or args.seat is not None):
         raise UsageError(_("--html makes a page of the whole game, every seat's view in it: it takes no "
                            "--text, --hand or --as"))
-    records = read_log_file(args.file)
-    if args.html:
-        if not records.items:
-            print(_("The log is empty: it holds no entry, not even the table."))
-            return 1
-        return _write_html(args, records.items)
+
+
+def _viewer(args: argparse.Namespace, items: Sequence[bytes]) -> int | None:
+    """The seat whose view is replayed (``--as``, counted from 0), None for a spectator's;
+    ``--hand`` checked against the log."""
     viewer = None if args.seat is None else args.seat - 1
     if viewer is not None and viewer < 0:
         raise UsageError(_("--as takes a seat number from 1"))
     if args.hand is not None:
         if args.hand < 1:
             raise UsageError(_("--hand takes a hand number from 1"))
-        _check_hand(records.items, args.hand)
-    if not args.text and sys.stdout.isatty() and sys.stdin.isatty() and records.items:
-        from cli.table.replay_view import ReplayApp  # only the viewer needs prompt_toolkit
+        _check_hand(items, args.hand)
+    return viewer
 
-        viewer_app = ReplayApp(records.items, viewer, args.ascii, args.hand)
-        asyncio.run(viewer_app.run())
-        return 0
-    lines = transcript(records.items, viewer, args.hand)
+
+def _print_transcript(records: Records, viewer: int | None, hand: int | None) -> int:
+    """The game's transcript on standard output, then what is wrong with the file, if
+    anything; 0 for a clean log, 1 otherwise."""
+    lines = transcript(records.items, viewer, hand)
     while True:
         try:
             print(next(lines))
@@ -100,3 +99,23 @@ def cmd_replay(args: argparse.Namespace) -> int:
         print(_("The log is empty: it holds no entry, not even the table."))
         return 1
     return 0 if violation is None else 1
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    """Step through a game at the table (on a terminal), print its transcript, or write it as
+    a web page."""
+    _check_replay_options(args)
+    records = read_log_file(args.file)
+    if args.html:
+        if not records.items:
+            print(_("The log is empty: it holds no entry, not even the table."))
+            return 1
+        return _write_html(args, records.items)
+    viewer = _viewer(args, records.items)
+    if not args.text and sys.stdout.isatty() and sys.stdin.isatty() and records.items:
+        from cli.table.replay_view import ReplayApp  # only the viewer needs prompt_toolkit
+
+        viewer_app = ReplayApp(records.items, viewer, args.ascii, args.hand)
+        asyncio.run(viewer_app.run())
+        return 0
+    return _print_transcript(records, viewer, args.hand)
