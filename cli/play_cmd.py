@@ -84,7 +84,6 @@ def cmd_play(args: argparse.Namespace) -> int:
         raise P2P10Error(_("--pace cannot be negative"))
     # Imported here: prompt_toolkit is a tenth of a second of start-up only the table needs.
     from cli import game_settings
-    from cli.table.start import Continue, Leave, NewGame, Replay
 
     remembered, notice = game_settings.load()
     settings = _settings(args, remembered)
@@ -99,6 +98,16 @@ def cmd_play(args: argparse.Namespace) -> int:
         if notice is not None:
             print(f"p2p10: {notice}", file=sys.stderr)
         return play_web(args, settings, choice)
+    return _play_games(args, settings, choice, notice)
+
+
+def _play_games(args: argparse.Namespace, settings: NewGame, choice: StartChoice | None,
+                notice: str | None) -> int:
+    """The terminal's games: ``choice`` (the flags'), or each the start screen offers until
+    the player leaves it; a problem with the settings file (``notice``) said once."""
+    from cli import game_settings
+    from cli.table.start import Continue, Leave, NewGame, Replay
+
     # A game or a replay left from the start screen comes back to it; one started by flags (or
     # --resume) ends the command: the screen was never asked for.
     from_screen = choice is None
