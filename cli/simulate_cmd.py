@@ -146,9 +146,8 @@ def _game_line(result: dict[str, Any]) -> str:
     return line.format(**figures)
 
 
-def cmd_simulate(args: argparse.Namespace) -> int:
-    """Play ``--games`` games between the policies and report per policy."""
-    rules: RuleSet = args.rules
+def _check_simulate_options(args: argparse.Namespace) -> None:
+    """A usage error for a count out of range, or ``--save`` without ``--crypto``."""
     if not 2 <= args.players <= 6:
         raise UsageError(_("--players must be 2 to 6, not {n}").format(n=args.players))
     if args.games < 1:
@@ -158,6 +157,10 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     if args.save is not None and not args.crypto:
         raise UsageError(_("--save needs --crypto: only games dealt with the protocol have a "
                            "signed log"))
+
+
+def _jobs(args: argparse.Namespace, rules: RuleSet) -> tuple[list[str], list[_Job]]:
+    """The seats' policies in the first game, and every game to play."""
     names = _policy_names(args.policies)
     lineup = [names[s % len(names)] for s in range(args.players)]
     jobs = []
@@ -167,6 +170,12 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         seats = tuple(lineup[(s - shift) % args.players] for s in range(args.players))
         seed = None if args.seed is None else args.seed * 1_000_003 + game
         jobs.append(_Job(game, seats, rules, seed, args.crypto, args.save, args.think_budget))
+    return lineup, jobs
+
+
+def _play_all(args: argparse.Namespace, jobs: list[_Job]) -> tuple[list[dict[str, Any]], float]:
+    """Every game's result, in order (on ``--jobs`` processes), with progress on a terminal
+    and each game's line when asked; and the seconds they took."""
     show_progress = sys.stderr.isatty() and not args.json
     each_game = not args.json and (args.verbose or args.games <= 10)
     results: list[dict[str, Any]] = []
@@ -187,16 +196,12 @@ def cmd_simulate(args: argparse.Namespace) -> int:
                 print(_game_line(result))
     if show_progress:
         print(file=sys.stderr)
-    seconds = time.perf_counter() - started
-    stats = _summary(results, args.players)
-    if args.json:
-        summary = {"games": args.games, "players": args.players, "seconds": round(seconds, 3),
-                   "games_per_second": round(args.games / seconds, 3), "crypto": args.crypto,
-                   "options": list(rules.options()), "lineup": lineup, "policies": stats}
-        if args.verbose:
-            summary["results"] = results
-        print(json.dumps(summary))
-        return 0
+    return results, time.perf_counter() - started
+
+
+def _print_report(args: argparse.Namespace, rules: RuleSet, seconds: float,
+                  stats: dict[str, dict[str, Any]]) -> None:
+    """The report's summary line and its table, one row per policy."""
     figures = {"games": args.games, "players": args.players, "seconds": f"{seconds:.1f}",
                "rate": f"{args.games / seconds:.2f}", "jobs": args.jobs, "rules": rules.describe()}
     if args.jobs > 1:
@@ -233,4 +238,22 @@ def cmd_simulate(args: argparse.Namespace) -> int:
               f"{interval:<{w[4]}} {row['mean_hands']:>{w[5]}.1f} {row['mean_score']:>{w[6]}.1f}")
     print(_("(win rate per seat; a policy no better than the rest wins 1/{players} = {rate})").format(
         players=args.players, rate=f"{1 / args.players:.3f}"))
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    """Play ``--games`` games between the policies and report per policy."""
+    rules: RuleSet = args.rules
+    _check_simulate_options(args)
+    lineup, jobs = _jobs(args, rules)
+    results, seconds = _play_all(args, jobs)
+    stats = _summary(results, args.players)
+    if args.json:
+        summary = {"games": args.games, "players": args.players, "seconds": round(seconds, 3),
+                   "games_per_second": round(args.games / seconds, 3), "crypto": args.crypto,
+                   "options": list(rules.options()), "lineup": lineup, "policies": stats}
+        if args.verbose:
+            summary["results"] = results
+        print(json.dumps(summary))
+        return 0
+    _print_report(args, rules, seconds, stats)
     return 0
