@@ -32,7 +32,8 @@ from cli.audit_cmd import cmd_audit
 from cli.web.charts import running_totals, score_chart
 from cli.web.page import Page, page
 from p2p10.cards import sort_key
-from p2p10.engine import GameState
+from p2p10.crypto.group import Scalar
+from p2p10.engine import GameState, HandResult
 from p2p10.errors import ProtocolViolation
 from p2p10.i18n import _, current_language, ngettext, pgettext
 from p2p10.log import BadEntry, NotALog
@@ -141,6 +142,46 @@ FRAME_ROWS = 9
 """Where a frame (see :func:`_frame`) holds its hand rows."""
 
 
+def _view_data(built: Built, frames: Sequence[TableState], viewer: int | None,
+               secrets: dict[tuple[int, int], Scalar],
+               names: list[str], frames_data: list[list[Any]]) -> dict[str, Any]:
+    """One view of the game (``viewer``'s, None for the spectator's, which comes first and
+    fills ``frames_data``): its move log's lines and at which step each was told; a seat's
+    rows where it sees more than the spectator."""
+    first = frames[0]
+    narrator = Narrator(first.names, viewer)
+    counts: list[int] = []
+    rows: list[Any] = []
+    for index, table in enumerate(frames):
+        view = view_as(table, viewer, secrets)
+        narrator.update(view, table)
+        counts.append(len(narrator.told))
+        if viewer is None:
+            frames_data.append(_frame(built, view, names))
+            continue
+        # A seat's view differs from the spectator's only where it sees more (its own
+        # hand): the rows that differ, as [seat, row, seat, row, ...], or 0.
+        seen = [built.parts.add(_hand_row(view, seat)) for seat in range(view.players)]
+        public = frames_data[index][FRAME_ROWS]
+        rows.append([x for seat, row in enumerate(seen) if row != public[seat] for x in (seat, row)] or 0)
+    # Each line as one number (its string times 8 plus its kind), and how many more lines each
+    # step has told than the one before: small numbers, a small file.
+    entry: dict[str, Any] = {
+        "log": [built.strings.add(t.line) * 8 + KINDS.index(t.kind) for t in narrator.told],
+        "at": [count - before for count, before in zip(counts, [0, *counts], strict=False)]}
+    if viewer is not None:
+        entry["rows"] = rows
+    return entry
+
+
+def _sheet_rows(sheet: Sequence[HandResult], totals: Sequence[Sequence[int]]) -> list[list[Any]]:
+    """The score sheet's rows for the page: tie, phases, made, points (hidden as HIDDEN),
+    running totals."""
+    return [[int(row.tie), [p or 0 for p in row.phase], [int(m) for m in row.made],
+             [HIDDEN if p is None else p for p in row.points], [t[i] for t in totals]]
+            for i, row in enumerate(sheet)]
+
+
 def replay_data(records: Sequence[bytes], path: Path,
                 made: datetime | None = None) -> tuple[dict[str, Any], str]:
     """The JSON the replay page draws, and the HTML of its chart of the scores (the page shows
@@ -157,29 +198,7 @@ def replay_data(records: Sequence[bytes], path: Path,
     frames_data: list[list[Any]] = []
     views: list[dict[str, Any]] = []
     for viewer in [None, *range(first.players)]:
-        narrator = Narrator(first.names, viewer)
-        counts: list[int] = []
-        rows: list[Any] = []
-        for index, table in enumerate(frames):
-            view = view_as(table, viewer, secrets)
-            narrator.update(view, table)
-            counts.append(len(narrator.told))
-            if viewer is None:
-                frames_data.append(_frame(built, view, names))
-                continue
-            # A seat's view differs from the spectator's only where it sees more (its own
-            # hand): the rows that differ, as [seat, row, seat, row, ...], or 0.
-            seen = [built.parts.add(_hand_row(view, seat)) for seat in range(view.players)]
-            public = frames_data[index][FRAME_ROWS]
-            rows.append([x for seat, row in enumerate(seen) if row != public[seat] for x in (seat, row)] or 0)
-        # Each line as one number (its string times 8 plus its kind), and how many more lines each
-        # step has told than the one before: small numbers, a small file.
-        entry: dict[str, Any] = {
-            "log": [built.strings.add(t.line) * 8 + KINDS.index(t.kind) for t in narrator.told],
-            "at": [count - before for count, before in zip(counts, [0, *counts], strict=False)]}
-        if viewer is not None:
-            entry["rows"] = rows
-        views.append(entry)
+        views.append(_view_data(built, frames, viewer, secrets, names, frames_data))
     last = frames[-1]
     sheet = last.engine.sheet
     totals = running_totals(sheet, first.players)
@@ -196,9 +215,7 @@ def replay_data(records: Sequence[bytes], path: Path,
         "stopped": stopped,
         "audit": {"lines": lines, "verdict": lines[-1] if lines else "", "clean": status == 0},
         "hash": {"file": hashlib.sha256(raw).hexdigest(), "head": last.last_hash.hex()},
-        "sheet": [[int(row.tie), [p or 0 for p in row.phase], [int(m) for m in row.made],
-                   [HIDDEN if p is None else p for p in row.points], [t[i] for t in totals]]
-                  for i, row in enumerate(sheet)],
+        "sheet": _sheet_rows(sheet, totals),
         "cards": [as_json(card_view(card)) for card in range(108)],
         "frames": frames_data,
         "views": views,
