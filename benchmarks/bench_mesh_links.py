@@ -39,7 +39,8 @@ from p2p10.signing import Domain, sign
 from protocol.listener import listen
 from protocol.lobby import Gate, pack
 from protocol.memory import play_table
-from protocol.mesh import MESH_PATH, Mesh, hello_message
+from protocol.mesh import MESH_PATH, Mesh
+from protocol.mesh_link import hello_message
 from protocol.tls import client_context
 from protocol.watch import QUEUE_LIMIT, Gallery, Spectator
 

@@ -20,15 +20,8 @@ from p2p10.rules import RuleSet
 from p2p10.signing import Domain, sign
 from protocol.listener import listen
 from protocol.memory import make_peers
-from protocol.mesh import (
-    CLOSE_POLICY,
-    MESH_PATH,
-    RATE_BURST,
-    RATE_PER_SECOND,
-    Mesh,
-    attach_files,
-    hello_message,
-)
+from protocol.mesh import CLOSE_POLICY, MESH_PATH, Mesh, attach_files
+from protocol.mesh_link import RATE_BURST, RATE_PER_SECOND, hello_message
 from protocol.tls import client_context
 
 HOST = "127.0.0.1"

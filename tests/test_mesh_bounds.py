@@ -17,7 +17,8 @@ from p2p10.peer import WANT_BATCH, Peer, decode_message, encode_entry_message, e
 from p2p10.rules import RuleSet
 from protocol.lobby import Gate
 from protocol.memory import play_table
-from protocol.mesh import Link, Mesh
+from protocol.mesh import Mesh
+from protocol.mesh_link import Link
 from protocol.watch import QUEUE_BYTES, QUEUE_LIMIT, Gallery, Spectator
 
 

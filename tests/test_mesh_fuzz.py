@@ -52,14 +52,8 @@ from p2p10.signing import Domain, sign, verify
 from p2p10.simulate import greedy_player
 from protocol.listener import listen
 from protocol.memory import MemoryNetwork, make_peers, open_table
-from protocol.mesh import (
-    CLOSE_POLICY,
-    CLOSE_REASON_BYTES,
-    HELLO_BYTES,
-    MESH_PATH,
-    Mesh,
-    hello_message,
-)
+from protocol.mesh import CLOSE_POLICY, CLOSE_REASON_BYTES, HELLO_BYTES, MESH_PATH, Mesh
+from protocol.mesh_link import hello_message
 from protocol.tls import client_context
 
 HOST = "127.0.0.1"

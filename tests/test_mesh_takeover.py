@@ -11,7 +11,8 @@ from typing import cast
 
 from p2p10.wire import encode_want
 from protocol.memory import make_peers, open_table
-from protocol.mesh import GONE_AFTER, Link, Mesh, Socket
+from protocol.mesh import GONE_AFTER, Mesh
+from protocol.mesh_link import Link, Socket
 
 
 def carrying_seat_3_with_its_machine_linked() -> tuple[Mesh, Link]:

@@ -32,7 +32,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from p2p10.log import BadEntry, public_bytes, public_key
 from p2p10.signing import FIELD_PRIME, GROUP_ORDER, SIGNATURE_LABEL, Domain, sign, signed_bytes, verify_raw
 from p2p10.table import away_message, return_message
-from protocol.mesh import hello_message
+from protocol.mesh_link import hello_message
 from protocol.vectors.make_vectors import fixed_bytes
 
 SIGNATURE_VECTORS_PATH = Path(__file__).with_name("signatures_v2.json")
