@@ -141,7 +141,7 @@ def add_parsers(sub: Any, rule_options: argparse.ArgumentParser) -> None:
     tables.add_argument("--at", metavar="HOST:PORT",
                         help=_("ask the host at HOST:PORT directly, for a table on another network "
                                "(a VPN, a forwarded port) that no announcement reaches"))
-    tables.set_defaults(func=run_later("cli.lan_cmds", "cmd_tables"))
+    tables.set_defaults(func=run_later("cli.finding", "cmd_tables"))
 
     resume = sub.add_parser(
         "resume", help=_("go back to a LAN game this machine left mid-way"),

@@ -16,8 +16,8 @@ import signal
 import sys
 from pathlib import Path
 
-from cli import UsageError
-from cli.lan_cmds import _find_table, _listen, _looks_like_address, _name, _seconds, given_code, with_code
+from cli import UsageError, finding
+from cli.lan_cmds import _name, given_code, with_code
 from p2p10.audit import Damage, LiveAudit, one_history
 from p2p10.errors import ProtocolViolation
 from p2p10.i18n import _, explicit_language, ngettext, pgettext
@@ -165,12 +165,13 @@ def _table_to_watch(args: argparse.Namespace) -> TableAd | None:
     if args.address is None:
         looking = _("looking for tables on the network (up to {seconds} s)...").format(
             seconds=f"{args.timeout:g}")
-        heard, waited = asyncio.run(_listen(args.interface, args.timeout, looking, lambda t: t.compatible))
+        heard, waited = asyncio.run(finding.listen(args.interface, args.timeout, looking,
+                                                   lambda t: t.compatible))
         tables = [t for t in heard if t.compatible]
         if not tables:
             raise UsageError(_("no table heard in {seconds} s: is a host running on this network? "
                                "(watch by HOST:PORT where multicast does not reach)").format(
-                                   seconds=_seconds(waited)))
+                                   seconds=finding.seconds_text(waited)))
         if len(tables) > 1:
             # TRANSLATORS: {n} is always 2 or more; TABLE stands for a table's name, HOST:PORT
             # for its address.
@@ -178,8 +179,8 @@ def _table_to_watch(args: argparse.Namespace) -> TableAd | None:
                                       "{n} tables heard: name one, p2p10 watch 'TABLE' (or HOST:PORT)",
                                       len(tables)).format(n=len(tables)))
         return tables[0]
-    if not _looks_like_address(args.address):
-        return asyncio.run(_find_table(args.address, args.interface, args.timeout, seats_free=False))
+    if not finding.looks_like_address(args.address):
+        return asyncio.run(finding.find_table(args.address, args.interface, args.timeout, seats_free=False))
     return None
 
 

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from cli import UsageError, lan_cmds
+from cli import UsageError, finding
 from protocol.discovery import advertise
 from tests.test_discovery import LOOPBACK, make_ad
 
@@ -43,7 +43,7 @@ async def test_join_by_name_says_it_is_looking_and_stops_once_it_hears_the_table
     async with await advertise(ad, LOOPBACK):
         # Up to an hour: the search ends when the table is heard, not at its --timeout (the
         # test's own minute would run out first otherwise).
-        found = await asyncio.wait_for(lan_cmds._find_table(ad.table, "127.0.0.1", 3600), 60)
+        found = await asyncio.wait_for(finding.find_table(ad.table, "127.0.0.1", 3600), 60)
     assert found == ad
     err = capsys.readouterr().err
     assert err.startswith(f"looking for table {ad.table!r} on the network (up to 3600 s)..."), err
@@ -56,7 +56,7 @@ async def test_on_a_terminal_the_seconds_and_tables_heard_count_up(
     other = make_ad()
     async with await advertise(other, LOOPBACK):
         with pytest.raises(UsageError):
-            await lan_cmds._find_table(f"Nowhere {uuid.uuid4().hex[:8]}", "127.0.0.1", 2.5)
+            await finding.find_table(f"Nowhere {uuid.uuid4().hex[:8]}", "127.0.0.1", 2.5)
     shown = screen.getvalue()
     assert "\r" in shown and "1 s" in shown and "2 s" in shown, shown
     assert "heard" in shown.split("\r")[-1], shown
@@ -68,7 +68,7 @@ async def test_no_such_table_names_the_tables_heard(capsys: pytest.CaptureFixtur
     open_one, full_one = make_ad(), make_ad(taken=4, free=0)
     async with await advertise(open_one, LOOPBACK), await advertise(full_one, LOOPBACK):
         with pytest.raises(UsageError) as refused:
-            await lan_cmds._find_table(wanted, "127.0.0.1", 2.5)
+            await finding.find_table(wanted, "127.0.0.1", 2.5)
     message = str(refused.value)
     assert f"no open table called {wanted!r} heard in 2.5 s" in message, message
     assert repr(open_one.table) in message and f"{full_one.table!r} (full)" in message, message
@@ -79,7 +79,7 @@ async def test_no_table_at_all_says_so(capsys: pytest.CaptureFixture[str]) -> No
     # Nothing advertised by this test; another test's table may be heard, and is then named.
     wanted = f"Nowhere {uuid.uuid4().hex[:8]}"
     with pytest.raises(UsageError) as refused:
-        await lan_cmds._find_table(wanted, "127.0.0.1", 0.5)
+        await finding.find_table(wanted, "127.0.0.1", 0.5)
     message = str(refused.value)
     assert f"no open table called {wanted!r} heard in 0.5 s" in message, message
     assert "is a host running on this network?" in message or "'p2p10 tables'" in message, message

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from cli import lan_cmds
+from cli import finding
 from cli.main import main
 from p2p10.audit import audit_bytes
 from p2p10.rules import RuleSet
@@ -195,13 +195,13 @@ def test_command_line_errors_exit_2_with_a_message(tmp_path: Path, capsys: pytes
     # Other tests, in the suite's other process, announce tables on 127.0.0.1 meanwhile: a
     # "join" with no table named would take one of theirs and wait in it. This machine listens
     # as ever, but hears none of them.
-    listen = lan_cmds._listen
+    listen = finding.listen
 
     async def hearing_nothing(*args: Any, **kwargs: Any) -> tuple[list[object], float]:
         _heard, waited = await listen(*args, **kwargs)
         return [], waited
 
-    monkeypatch.setattr(lan_cmds, "_listen", hearing_nothing)
+    monkeypatch.setattr(finding, "listen", hearing_nothing)
     cases = [
         (["host", "--seats", "3"], "needs a terminal"),  # pytest's stdin is not one
         (["join", "127.0.0.1:5"], "needs a terminal"),

@@ -25,7 +25,7 @@ import pytest
 from prompt_toolkit.application import create_app_session
 from prompt_toolkit.input import create_pipe_input
 
-from cli import UsageError, lan_cmds
+from cli import UsageError, finding
 from cli.main import main
 from p2p10.i18n import set_language
 from p2p10.narrate import Narrator
@@ -151,12 +151,12 @@ async def test_a_game_under_way_is_listed_found_by_name_and_join_points_to_watch
     try:
         await until(lambda: host.peers and len(host.peers[0].log) > 3)  # dealing: started
         # watch NAME finds it (before: "no open table called ... heard"; no table at all).
-        found = await asyncio.wait_for(lan_cmds._find_table(title, "127.0.0.1", 3600, seats_free=False),
+        found = await asyncio.wait_for(finding.find_table(title, "127.0.0.1", 3600, seats_free=False),
                                        TIMEOUT)
         assert found.started and found.address == ("127.0.0.1", port) and found.seats == 2
         # join NAME says the game has started and how to watch it.
         with pytest.raises(UsageError) as refused:
-            await asyncio.wait_for(lan_cmds._find_table(title, "127.0.0.1", 3600), TIMEOUT)
+            await asyncio.wait_for(finding.find_table(title, "127.0.0.1", 3600), TIMEOUT)
         assert str(refused.value) == (f"the game at table '{title}' has started: no seat is free "
                                       f"now; watch it with p2p10 watch '{title}'")
         # join HOST:PORT hears the same from the host, with the command to watch.
@@ -168,7 +168,7 @@ async def test_a_game_under_way_is_listed_found_by_name_and_join_points_to_watch
         # p2p10 tables lists it as a game under way.
         capsys.readouterr()
         args = argparse.Namespace(timeout=4.0, at=None, interface="127.0.0.1", json=False)
-        assert await asyncio.to_thread(lan_cmds.cmd_tables, args) == 0
+        assert await asyncio.to_thread(finding.cmd_tables, args) == 0
         listed = capsys.readouterr().out
         line = next((line for line in listed.splitlines() if line.startswith(title)), listed)
         assert "game under way, 2 players" in line, listed
@@ -188,7 +188,7 @@ async def test_a_resumed_host_announces_its_table_again_as_a_game_under_way(tmp_
     log = next((tmp_path / "ann").glob("*-seat1.p2p10"))  # the host's own seat's
     resuming = asyncio.ensure_future(Resumer(log, "greedy", "127.0.0.1", say=lambda _: None).run())
     try:
-        found = await asyncio.wait_for(lan_cmds._find_table(title, "127.0.0.1", 3600, seats_free=False),
+        found = await asyncio.wait_for(finding.find_table(title, "127.0.0.1", 3600, seats_free=False),
                                        TIMEOUT)
         assert found.started and found.address == ("127.0.0.1", port), found
     finally:
@@ -204,9 +204,9 @@ async def test_a_false_started_table_of_the_same_name_cannot_divert_a_join_or_a_
     fake = TableAd(title, "Mallory", 2, 0, (), real.fingerprint.replace("01", "ff"),
                    ("127.0.0.1", real.address[1] % 60000 + 1024), started=True)
     async with await advertise(real, LOOPBACK), await advertise(fake, LOOPBACK):
-        assert await asyncio.wait_for(lan_cmds._find_table(title, "127.0.0.1", 3600), TIMEOUT) == real
+        assert await asyncio.wait_for(finding.find_table(title, "127.0.0.1", 3600), TIMEOUT) == real
         with pytest.raises(UsageError) as two:
-            await asyncio.wait_for(lan_cmds._find_table(title, "127.0.0.1", 5, seats_free=False), TIMEOUT)
+            await asyncio.wait_for(finding.find_table(title, "127.0.0.1", 5, seats_free=False), TIMEOUT)
     assert f"2 tables are called {title!r}" in str(two.value)
 
 
@@ -317,7 +317,7 @@ async def test_a_search_for_a_table_not_there_ends_once_the_network_is_quiet() -
     other = make_ad()
     async with await advertise(other, LOOPBACK):
         with pytest.raises(UsageError) as none:
-            await asyncio.wait_for(lan_cmds._find_table(f"Nowhere {uuid.uuid4().hex[:8]}", "127.0.0.1",
+            await asyncio.wait_for(finding.find_table(f"Nowhere {uuid.uuid4().hex[:8]}", "127.0.0.1",
                                                         3600), TIMEOUT)
     message = str(none.value)
     assert "heard in 3600 s" not in message and repr(other.table) in message, message
@@ -353,10 +353,10 @@ async def test_a_search_on_a_silent_network_waits_for_a_host_that_is_just_starti
         networks.append(SilentNetwork(interfaces))
         return networks[-1]
 
-    monkeypatch.setattr(lan_cmds, "TableBrowser", browser)
-    monkeypatch.setattr(lan_cmds, "QUIET_AFTER", 0.5)
+    monkeypatch.setattr(finding, "TableBrowser", browser)
+    monkeypatch.setattr(finding, "QUIET_AFTER", 0.5)
     late = make_ad(f"Late {uuid.uuid4().hex[:8]}")
-    searching = asyncio.ensure_future(lan_cmds._find_table(late.table, "127.0.0.1", 3600))
+    searching = asyncio.ensure_future(finding.find_table(late.table, "127.0.0.1", 3600))
     await asyncio.sleep(1.5)  # three quiet times with nothing on the network
     assert not searching.done(), searching
     networks[0].announce(late)
