@@ -17,7 +17,7 @@ from p2p10.engine import MAX_PLAYERS, MIN_PLAYERS
 from p2p10.i18n import _
 from p2p10.liveness import ALONE_AFTER, AWAY_AFTER
 
-DEFAULT_SPECTATORS = 8  # protocol.watch.DEFAULT_SPECTATORS, without importing the LAN stack
+DEFAULT_SPECTATORS = 8  # protocol.gallery.DEFAULT_SPECTATORS, without importing the LAN stack
 
 
 def add_parsers(sub: Any, rule_options: argparse.ArgumentParser) -> None:

@@ -54,6 +54,7 @@ from p2p10.table import TableState
 from p2p10.wire import AT_TABLE, LEFT, READING
 from protocol.checkpoint import SavedLog, read_saved
 from protocol.discovery import TABLE_PATH, Advertisement, TableAd, advertise, network_addresses
+from protocol.gallery import DEFAULT_SPECTATORS, Gallery, read_gallery, save_gallery
 from protocol.listener import Door, Handler, listen
 from protocol.lobby import (
     JOIN_TIMEOUT,
@@ -76,7 +77,7 @@ from protocol.mesh import MESH_PATH, Mesh, attach_files
 from protocol.private import new_code
 from protocol.seat_screen import PeerSeat
 from protocol.storage import LogWriter, SeatFiles, SecretsWriter, resume_peer, write_private
-from protocol.watch import DEFAULT_SPECTATORS, WATCH_PATH, Gallery, read_gallery, save_gallery
+from protocol.watch import WATCH_PATH
 
 WILDCARD = ("", "0.0.0.0", "::")
 LEAVING_FLUSH = 1.0  # seconds a player who quits waits at most for the goodbye to go out

@@ -15,11 +15,11 @@ import pytest
 from p2p10.bots import POLICIES
 from p2p10.peer import WANT_BATCH, Peer, decode_message, encode_entry_message, encode_want
 from p2p10.rules import RuleSet
+from protocol.gallery import QUEUE_BYTES, QUEUE_LIMIT, Gallery, Spectator
 from protocol.lobby import Gate
 from protocol.memory import play_table
 from protocol.mesh import Mesh
 from protocol.mesh_link import Link
-from protocol.watch import QUEUE_BYTES, QUEUE_LIMIT, Gallery, Spectator
 
 
 class StandInSocket:

@@ -16,9 +16,9 @@ from cli.lan_parsers import DEFAULT_SPECTATORS as PARSERS_DEFAULT
 from p2p10.log import fingerprint, public_bytes
 from p2p10.rules import RuleSet
 from protocol.discovery import BadAdvertisement, TableAd
+from protocol.gallery import DEFAULT_SPECTATORS
 from protocol.lan import Host, LanError
 from protocol.lobby import ask_table
-from protocol.watch import DEFAULT_SPECTATORS
 from tests.test_lan_processes import environment, p2p10, read_port, stop
 
 

@@ -25,6 +25,7 @@ from p2p10.chatroom import sign_chat
 from p2p10.log import fingerprint, make_entry, parse_entry, public_bytes, read_records
 from p2p10.rules import RuleSet
 from p2p10.wire import CHAT_NONCE_BYTES
+from protocol.gallery import Gallery, read_gallery, save_gallery
 from protocol.lan import GameResult, Host, Joiner, LanError
 from protocol.listener import listen
 from protocol.lobby import Gate, pack, shown, unpack
@@ -32,15 +33,7 @@ from protocol.memory import TableRun, play_table
 from protocol.mesh import url_for
 from protocol.private import GuessLimiter
 from protocol.tls import client_context
-from protocol.watch import (
-    WATCH_PATH,
-    Gallery,
-    WatchEvents,
-    WatchResult,
-    read_gallery,
-    save_gallery,
-    watch,
-)
+from protocol.watch import WATCH_PATH, WatchEvents, WatchResult, watch
 from tests.test_discovery import eventually
 
 TIMEOUT = 60.0
@@ -590,7 +583,7 @@ async def test_spectators_coming_and_going_fast_do_not_flood_the_players_chat(
     """Attack: a machine that connects and leaves as a spectator over and over, so that the
     host's seat says who watches ("/watching ...") to every player each time. The players hear at most
     one such line every TELL_EVERY seconds, saying who watches by then."""
-    monkeypatch.setattr(protocol.watch, "TELL_EVERY", 1.0)
+    monkeypatch.setattr(protocol.gallery, "TELL_EVERY", 1.0)
     peer = TalkingPeer()
     gallery, runner, port = await a_gallery_of(peer)
     gallery.cap = 100
