@@ -38,7 +38,8 @@ from p2p10.rules import RuleSet
 from p2p10.signing import Domain, sign
 from protocol.gallery import Gallery, Spectator
 from protocol.listener import listen
-from protocol.lobby import Gate, pack
+from protocol.lobby import Gate
+from protocol.lobby_messages import pack
 from protocol.memory import play_table
 from protocol.mesh import MESH_PATH, Mesh
 from protocol.mesh_link import hello_message

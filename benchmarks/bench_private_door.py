@@ -34,7 +34,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p10.rules import RuleSet
 from protocol.lan import Host, Joiner
-from protocol.lobby import LOBBY_PATH, pack, unpack
+from protocol.lobby import LOBBY_PATH
+from protocol.lobby_messages import pack, unpack
 from protocol.mesh import url_for
 from protocol.private import CodeProof, GuessLimiter, binding_of, new_code
 from protocol.tls import client_context

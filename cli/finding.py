@@ -16,7 +16,7 @@ from p2p10.i18n import _, ngettext, pgettext
 from p2p10.log import fingerprint
 from protocol.discovery import BadAdvertisement, TableAd, TableBrowser, list_tables
 from protocol.lan import LanError, parse_address
-from protocol.lobby import ask_table
+from protocol.taking_seat import ask_table
 
 
 def asked_table(at: str) -> TableAd:

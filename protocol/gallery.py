@@ -20,14 +20,8 @@ from p2p10.i18n import _
 from p2p10.log import Entry
 from p2p10.peer import ChatLine, Peer
 from protocol.discovery import MAX_TITLE
-from protocol.lobby import (
-    Gate,
-    LanError,
-    Say,
-    pack,
-    unpack,
-    valid_name,
-)
+from protocol.lobby import Gate, Say
+from protocol.lobby_messages import LanError, pack, unpack, valid_name
 from protocol.private import BadCode, parse_code
 from protocol.storage import write_private
 

@@ -56,27 +56,15 @@ from protocol.checkpoint import SavedLog, read_saved
 from protocol.discovery import TABLE_PATH, Advertisement, TableAd, advertise, network_addresses
 from protocol.gallery import DEFAULT_SPECTATORS, Gallery, read_gallery, save_gallery
 from protocol.listener import Door, Handler, listen
-from protocol.lobby import (
-    JOIN_TIMEOUT,
-    LOBBY_PATH,
-    Gate,
-    Lobby,
-    Say,
-    SeatInfo,
-    is_port,
-    pack,
-    parse_roster,
-    roster_message,
-    take_seat,
-    unpack,
-    valid_name,
-)
-from protocol.lobby import LanError as LanError  # what callers of this module catch
+from protocol.lobby import JOIN_TIMEOUT, LOBBY_PATH, Gate, Lobby, Say
+from protocol.lobby_messages import LanError as LanError
+from protocol.lobby_messages import SeatInfo, is_port, pack, parse_roster, roster_message, unpack, valid_name
 from protocol.local import data_dir, dealing_progress
 from protocol.mesh import MESH_PATH, Mesh, attach_files
 from protocol.private import new_code
 from protocol.seat_screen import PeerSeat
 from protocol.storage import LogWriter, SeatFiles, SecretsWriter, resume_peer, write_private
+from protocol.taking_seat import take_seat
 from protocol.watch import WATCH_PATH
 
 WILDCARD = ("", "0.0.0.0", "::")

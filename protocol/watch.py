@@ -49,21 +49,11 @@ from p2p10.chatroom import ChatRefused, check_chat
 from p2p10.errors import ProtocolError, ProtocolViolation
 from p2p10.i18n import _
 from p2p10.log import fingerprint, parse_entry, public_bytes
-from protocol.lobby import (
-    JOIN_TIMEOUT,
-    CodeBusy,
-    LanError,
-    WrongCode,
-    host_key_of,
-    pack,
-    prove_code,
-    refused,
-    shown,
-    unpack,
-    unreachable,
-)
+from protocol.lobby import JOIN_TIMEOUT
+from protocol.lobby_messages import CodeBusy, LanError, WrongCode, pack, refused, shown, unpack, unreachable
 from protocol.mesh import url_for
 from protocol.storage import LOG_SUFFIX, LogWriter
+from protocol.taking_seat import host_key_of, prove_code
 from protocol.tls import client_context
 
 WATCH_PATH = "/watch"
@@ -132,7 +122,7 @@ async def watch(address: tuple[str, int], name: str, *, save_dir: Path | None = 
     mid-game is dialled again (for up to :data:`RECONNECT_FOR` seconds, while nothing answers
     or links break at once; :data:`RECONNECT_BEFORE_START` before the game has started),
     going on from the entries already held. Raises :class:`LanError` if the host refuses or
-    cannot be reached at first (:class:`~protocol.lobby.WrongCode` for the code).
+    cannot be reached at first (:class:`~protocol.lobby_messages.WrongCode` for the code).
     ``any_seat``: the machine at ``address`` may be any seat's, not only the host's (a second
     seat, ``p2p10 watch --also``, whose feed is compared with the host's). ``leave``: once
     set, the spectator stops at once (the result says it left, with what came by then)."""

@@ -17,7 +17,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from p2p10.rules import RuleSet
 from protocol.lan import GameResult, Host, Joiner, LanError
 from protocol.listener import listen
-from protocol.lobby import LOBBY_PATH, WrongCode, pack, unpack
+from protocol.lobby import LOBBY_PATH
+from protocol.lobby_messages import WrongCode, pack, unpack
 from protocol.mesh import url_for
 from protocol.private import GuessLimiter, new_code
 from protocol.tls import client_context

@@ -39,20 +39,10 @@ from p2p10.sitdown import (
 )
 from p2p10.table import PROTOCOL_NAME, TableState, fold
 from protocol.listener import listen
-from protocol.lobby import (
-    LOBBY_PATH,
-    LanError,
-    Lobby,
-    SeatInfo,
-    check_roster,
-    open_signed,
-    renamed,
-    roster_message,
-    signed,
-    take_seat,
-    unpack,
-)
+from protocol.lobby import LOBBY_PATH, Lobby
+from protocol.lobby_messages import LanError, SeatInfo, open_signed, renamed, roster_message, signed, unpack
 from protocol.memory import MemoryNetwork, make_peers, open_table, sit_downs_for
+from protocol.taking_seat import check_roster, take_seat
 
 SHORT = RuleSet.parse(["hands=1"])
 NAMES = ["Ann", "Bob", "Cyd"]

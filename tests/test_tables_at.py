@@ -18,7 +18,7 @@ from p2p10.rules import RuleSet
 from protocol.discovery import BadAdvertisement, TableAd
 from protocol.gallery import DEFAULT_SPECTATORS
 from protocol.lan import Host, LanError
-from protocol.lobby import ask_table
+from protocol.taking_seat import ask_table
 from tests.test_lan_processes import environment, p2p10, read_port, stop
 
 

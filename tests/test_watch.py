@@ -28,7 +28,8 @@ from p2p10.wire import CHAT_NONCE_BYTES
 from protocol.gallery import Gallery, read_gallery, save_gallery
 from protocol.lan import GameResult, Host, Joiner, LanError
 from protocol.listener import listen
-from protocol.lobby import Gate, pack, shown, unpack
+from protocol.lobby import Gate
+from protocol.lobby_messages import pack, shown, unpack
 from protocol.memory import TableRun, play_table
 from protocol.mesh import url_for
 from protocol.private import GuessLimiter
