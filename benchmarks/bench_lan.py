@@ -56,7 +56,7 @@ from p2p10.log import public_bytes
 from p2p10.peer import Peer
 from p2p10.rules import DEFAULT
 from protocol.discovery import TableAd, TableBrowser
-from protocol.lan import Host
+from protocol.lan_host import Host
 from protocol.listener import listen
 from protocol.memory import MemoryNetwork, make_peers, open_table, sit_downs_for
 from protocol.mesh import MESH_PATH, POLL_EVERY, Mesh

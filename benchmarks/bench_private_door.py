@@ -33,7 +33,8 @@ import aiohttp
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p10.rules import RuleSet
-from protocol.lan import Host, Joiner
+from protocol.lan_host import Host
+from protocol.lan_join import Joiner
 from protocol.lobby import LOBBY_PATH
 from protocol.lobby_messages import pack, unpack
 from protocol.mesh import url_for

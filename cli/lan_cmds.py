@@ -20,7 +20,9 @@ from p2p10.bots import POLICIES
 from p2p10.errors import P2P10Error
 from p2p10.i18n import N_, _, ngettext, pgettext
 from protocol.discovery import TableAd
-from protocol.lan import Front, GameResult, Host, Joiner, LanError, LanSeat, Resumer, Timing, parse_address
+from protocol.lan import Front, GameResult, LanError, LanSeat, Timing, parse_address
+from protocol.lan_host import Host
+from protocol.lan_join import Joiner, Resumer
 from protocol.lobby_messages import WrongCode
 from protocol.private import BadCode, new_code, parse_code
 from protocol.storage import SeatFiles

@@ -17,7 +17,9 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cli.lan_cmds import NO_TERMINAL, _host, starts_when_full
 from p2p10.log import public_bytes
 from p2p10.rules import RuleSet
-from protocol.lan import GameResult, Host, Joiner, SeatInfo, log_path_for, save_evidence, save_roster
+from protocol.lan import GameResult, SeatInfo, log_path_for, save_evidence, save_roster
+from protocol.lan_host import Host
+from protocol.lan_join import Joiner
 from protocol.storage import LogWriter, SeatFiles, SecretsWriter, write_private
 from tests.test_lan_processes import TIMEOUT, environment, p2p10, read_line, read_port, spawn, stop
 

@@ -25,7 +25,9 @@ from cli import finding
 from cli.main import main
 from p2p10.audit import audit_bytes
 from p2p10.rules import RuleSet
-from protocol.lan import GameResult, Host, Joiner, LanError
+from protocol.lan import GameResult, LanError
+from protocol.lan_host import Host
+from protocol.lan_join import Joiner
 
 TIMEOUT = 25.0
 

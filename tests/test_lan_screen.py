@@ -18,7 +18,9 @@ from p2p10.audit import audit_bytes
 from p2p10.bots import POLICIES
 from p2p10.peer import ChatLine
 from p2p10.rules import RuleSet
-from protocol.lan import GameResult, Host, Joiner, LanSeat, Timing
+from protocol.lan import GameResult, LanSeat, Timing
+from protocol.lan_host import Host
+from protocol.lan_join import Joiner
 from tests.test_play_app import Keyboard, Terminal, play_by_keys, type_move
 
 TIMEOUT = 60.0

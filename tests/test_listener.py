@@ -21,7 +21,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from p2p10.audit import audit_bytes
 from p2p10.rules import RuleSet
 from protocol import listener
-from protocol.lan import Host, Joiner
+from protocol.lan_host import Host
+from protocol.lan_join import Joiner
 from protocol.listener import Door, Ledger, listen, source_of
 from protocol.tls import client_context
 from tests.test_discovery import eventually

@@ -23,7 +23,9 @@ from p2p10.peer import Peer
 from p2p10.rules import RuleSet
 from p2p10.table import fold
 from p2p10.wire import AT_TABLE, LEFT, PRESENCE, READING, encode_presence, pack
-from protocol.lan import Host, Joiner, Timing, taken_note
+from protocol.lan import Timing, taken_note
+from protocol.lan_host import Host
+from protocol.lan_join import Joiner
 from tests.test_away import AWAY
 from tests.test_away import Table as AwayTable
 from tests.test_lan_screen import TIMEOUT, Screens, open_host

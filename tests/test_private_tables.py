@@ -15,7 +15,9 @@ from aiohttp import web
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p10.rules import RuleSet
-from protocol.lan import GameResult, Host, Joiner, LanError
+from protocol.lan import GameResult, LanError
+from protocol.lan_host import Host
+from protocol.lan_join import Joiner
 from protocol.listener import listen
 from protocol.lobby import LOBBY_PATH
 from protocol.lobby_messages import WrongCode, pack, unpack

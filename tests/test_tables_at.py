@@ -17,7 +17,8 @@ from p2p10.log import fingerprint, public_bytes
 from p2p10.rules import RuleSet
 from protocol.discovery import BadAdvertisement, TableAd
 from protocol.gallery import DEFAULT_SPECTATORS
-from protocol.lan import Host, LanError
+from protocol.lan import LanError
+from protocol.lan_host import Host
 from protocol.taking_seat import ask_table
 from tests.test_lan_processes import environment, p2p10, read_port, stop
 

@@ -26,7 +26,9 @@ from p2p10.log import fingerprint, make_entry, parse_entry, public_bytes, read_r
 from p2p10.rules import RuleSet
 from p2p10.wire import CHAT_NONCE_BYTES
 from protocol.gallery import Gallery, read_gallery, save_gallery
-from protocol.lan import GameResult, Host, Joiner, LanError
+from protocol.lan import GameResult, LanError
+from protocol.lan_host import Host
+from protocol.lan_join import Joiner
 from protocol.listener import listen
 from protocol.lobby import Gate
 from protocol.lobby_messages import pack, shown, unpack
