@@ -30,8 +30,10 @@ from typing import BinaryIO
 from p2p10 import deferred
 from p2p10.engine import HandResult
 from p2p10.errors import ProtocolViolation
+from p2p10.hand_crypto import Expect
 from p2p10.log import BadEntry, RecordReader, parse_entry
-from p2p10.table import Expect, Return, TableState, Takeover, fold
+from p2p10.table import TableState, fold
+from p2p10.table_reading import Return, Takeover
 
 CLEAN = 0
 """Exit status of a complete game in which every check passed."""

@@ -41,7 +41,8 @@ from p2p10.errors import P2P10Error
 from p2p10.log import Entry, fingerprint, parse_entry
 from p2p10.melds import Meld
 from p2p10.rules import PHASES, RuleSet
-from p2p10.table import PROTOCOL_NAME, Return, TableState, Takeover, fold
+from p2p10.table import PROTOCOL_NAME, TableState, fold
+from p2p10.table_reading import Return, Takeover
 
 FORMAT = "p2p10/export/v1"
 """The value of the export's ``format`` field: the name and version of the format."""

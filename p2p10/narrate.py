@@ -35,7 +35,8 @@ from p2p10.names import shown_name
 from p2p10.rules import describe_phase
 
 if TYPE_CHECKING:  # a narrator of the engine alone needs none of the dealing cryptography
-    from p2p10.table import Return, TableState, Takeover
+    from p2p10.table import TableState
+    from p2p10.table_reading import Return, Takeover
 
 Kind = Literal["heading", "play", "event", "note", "detail", "item", "aside"]
 """What a :class:`Told` line is: a hand's ``heading``; a move or its outcome (``play``); a

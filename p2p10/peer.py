@@ -52,6 +52,16 @@ from p2p10.engine import GameState
 from p2p10.errors import IllegalMove, ProtocolError, ProtocolViolation, SavedFileError
 from p2p10.events import Discard, DrawStock, Hit, LayDown, Reshuffle, SeatEvent, TakeDiscard
 from p2p10.going_on import GoingOn
+from p2p10.hand_crypto import (
+    Expect,
+    HandCrypto,
+    away_message,
+    key_context,
+    return_message,
+    seed_context,
+    shuffle_context,
+    token_context,
+)
 from p2p10.liveness import AWAY_AFTER as AWAY_AFTER
 from p2p10.liveness import Links
 from p2p10.liveness import Waiting as Waiting
@@ -59,18 +69,7 @@ from p2p10.log import BadEntry, Entry, make_entry, parse_entry, public_bytes
 from p2p10.rules import RuleSet
 from p2p10.signing import Domain, sign, verify
 from p2p10.sitdown import SitDown, sign_sit_down
-from p2p10.table import (
-    Expect,
-    HandCrypto,
-    TableState,
-    away_message,
-    fold,
-    key_context,
-    return_message,
-    seed_context,
-    shuffle_context,
-    token_context,
-)
+from p2p10.table import TableState, fold
 from p2p10.wire import AGREE as AGREE
 from p2p10.wire import (
     AT_TABLE,

@@ -56,6 +56,7 @@ from p2p10.errors import SavedFileError
 from p2p10.log import Entry, public_key
 from p2p10.peer import Peer, check_saved, parse_saved
 from p2p10.table import TableState
+from p2p10.table_reading import TABLE_FIELDS
 from protocol import data_home
 from protocol.storage import AppendFile, SeatFiles, read_log, write_private
 
@@ -208,7 +209,7 @@ def _fitting(body: bytes, records: Sequence[bytes], entries: Sequence[Entry]) ->
             or not 0 < count <= len(entries) or digest != prefix_digest(records, count)):
         return None
     table = _Unpickler(io.BytesIO(body[start + 4 + size:])).load()
-    if not (type(table) is TableState and all(hasattr(table, name) for name in TableState.__slots__)):
+    if not (type(table) is TableState and all(hasattr(table, name) for name in TABLE_FIELDS)):
         return None
     if (table.seq != count or table.last_hash != entries[count - 1].hash
             or table.game_id != entries[0].game_id or table.defer_proofs or table.postpone):

@@ -37,6 +37,7 @@ from p2p10.crypto.shuffle import commit_seed, derive_permutation, derive_rerando
 from p2p10.crypto.shuffle_proof import prove_shuffle
 from p2p10.errors import IllegalMove, ProtocolViolation
 from p2p10.events import Discard, DrawStock, SeatEvent
+from p2p10.hand_crypto import away_message, key_context, seed_context, shuffle_context, token_context
 from p2p10.log import Entry, encode_log, file_header, make_entry, parse_entry, public_bytes, record
 from p2p10.peer import (
     CHAT,
@@ -53,7 +54,7 @@ from p2p10.peer import (
 from p2p10.rules import RuleSet
 from p2p10.signing import Domain, sign
 from p2p10.simulate import greedy_player
-from p2p10.table import TableState, away_message, key_context, seed_context, shuffle_context, token_context
+from p2p10.table import TableState
 from p2p10.wire import Agreement
 from protocol.memory import MemoryNetwork, Tamper, make_peers, open_table
 
@@ -297,9 +298,9 @@ def test_card_duplicated_with_a_proof_that_passes_is_still_caught_at_the_reveal(
     and goes to the reveal, whose re-derivation of every shuffle pins the copy on seat 2's
     shuffle entry. The audit (whose proof check is not broken) pins the same entry, and says
     more exactly why: the deck is not a shuffle at all."""
-    import p2p10.table
+    import p2p10.table_checks
 
-    monkeypatch.setattr(p2p10.table, "verify_shuffle_proof", lambda *args: True)
+    monkeypatch.setattr(p2p10.table_checks, "verify_shuffle_proof", lambda *args: True)
 
     class Duplicator(Peer):
         def build_shuffle(self, table: TableState) -> list[Any]:

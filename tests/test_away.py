@@ -22,12 +22,14 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cli.main import main
 from p2p10.audit import CLEAN, audit_records
 from p2p10.errors import IllegalMove, ProtocolViolation
+from p2p10.hand_crypto import away_message, shuffle_context
 from p2p10.log import Entry, encode_log, make_entry, parse_entry, public_bytes, read_records
 from p2p10.peer import ENTRY, Peer, decode_message, encode_entry_message
 from p2p10.rules import RuleSet
 from p2p10.signing import Domain, sign
 from p2p10.simulate import greedy_player
-from p2p10.table import TableState, Takeover, away_message, shuffle_context
+from p2p10.table import TableState
+from p2p10.table_reading import Takeover
 from protocol.memory import MemoryNetwork, make_peers, open_table, seeded_bytes
 from tests.test_attacks import Withholder
 

@@ -16,13 +16,15 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p10.audit import audit_records
 from p2p10.errors import IllegalMove, ProtocolViolation
+from p2p10.hand_crypto import return_message
 from p2p10.log import Entry, make_entry, parse_entry
 from p2p10.peer import ENTRY, Peer, decode_message, encode_entry_message
 from p2p10.replay import transcript
 from p2p10.rules import RuleSet
 from p2p10.signing import Domain, sign
 from p2p10.simulate import greedy_player
-from p2p10.table import Return, TableState, return_message
+from p2p10.table import TableState
+from p2p10.table_reading import Return
 from protocol.lan import Machine, taken_note
 from protocol.memory import MemoryNetwork, make_peers, open_table, seeded_bytes
 

@@ -24,6 +24,7 @@ from p2p10.log import Entry
 from p2p10.peer import Peer, check_saved, parse_saved
 from p2p10.rules import RuleSet
 from p2p10.table import TableState, fold
+from p2p10.table_reading import TABLE_FIELDS
 from protocol import checkpoint
 from protocol.local import USER, LocalTable
 from protocol.storage import LogWriter, SeatFiles, read_log, read_secrets, resume_peer
@@ -68,7 +69,7 @@ def fields(value: Any) -> Any:
     """A table state (or anything in it) as plain values to compare: every slot of a state and
     of its game, public keys as their bytes."""
     if isinstance(value, TableState):
-        return {name: fields(getattr(value, name)) for name in TableState.__slots__}
+        return {name: fields(getattr(value, name)) for name in TABLE_FIELDS}
     if isinstance(value, GameState):
         return {name: getattr(value, name) for name in GameState.__slots__}
     if isinstance(value, Ed25519PublicKey):

@@ -24,6 +24,7 @@ from cli.main import main
 from p2p10.cards import is_natural
 from p2p10.errors import ProtocolViolation
 from p2p10.events import DrawStock, LayDown, MeldSpec
+from p2p10.hand_crypto import away_message
 from p2p10.log import (
     VERSION,
     BadEntry,
@@ -39,7 +40,7 @@ from p2p10.peer import Peer, encode_entry_message
 from p2p10.rules import RuleSet
 from p2p10.signing import Domain, sign
 from p2p10.simulate import greedy_player
-from p2p10.table import TableState, away_message, fold
+from p2p10.table import TableState, fold
 from p2p10.wire import AwayBody
 from protocol.memory import MemoryNetwork, make_peers, open_table
 

@@ -43,6 +43,7 @@ from p2p10.crypto.shuffle import (
     verify_shuffle,
 )
 from p2p10.crypto.shuffle_proof import verify_shuffle_proof
+from p2p10.hand_crypto import key_context, seed_context, shuffle_context, token_context
 from p2p10.log import (
     VERSION,
     BadEntry,
@@ -55,7 +56,7 @@ from p2p10.log import (
     record,
 )
 from p2p10.signing import Domain, signed_bytes, verify, verify_raw
-from p2p10.table import TableState, key_context, seed_context, shuffle_context, token_context
+from p2p10.table import TableState
 from protocol.vectors.make_game_digests import GAME_DIGESTS_PATH, GAMES
 from protocol.vectors.make_game_digests import play_one as play_game
 from protocol.vectors.make_log_vectors import (

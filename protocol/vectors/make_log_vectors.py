@@ -33,6 +33,7 @@ from p2p10.audit import audit_bytes
 from p2p10.crypto.group import base_mul, frame
 from p2p10.crypto.proofs import prove_knowledge
 from p2p10.crypto.shuffle import commit_seed
+from p2p10.hand_crypto import key_context, seed_context
 from p2p10.log import (
     FILE_VERSION,
     GAME_ID_BYTES,
@@ -51,7 +52,7 @@ from p2p10.rules import RuleSet
 from p2p10.signing import Domain, signed_bytes
 from p2p10.simulate import greedy_player
 from p2p10.sitdown import GAME_ID_CONTEXT, NONCE_BYTES, SitDown, sign_sit_down
-from p2p10.table import TableState, key_context, seed_context
+from p2p10.table import TableState
 from protocol.memory import play_table
 from protocol.vectors.make_vectors import fixed_bytes, fixed_scalar, replay
 

@@ -29,9 +29,9 @@ import msgpack
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from p2p10.hand_crypto import away_message, return_message
 from p2p10.log import BadEntry, public_bytes, public_key
 from p2p10.signing import FIELD_PRIME, GROUP_ORDER, SIGNATURE_LABEL, Domain, sign, signed_bytes, verify_raw
-from p2p10.table import away_message, return_message
 from protocol.mesh_link import hello_message
 from protocol.vectors.make_vectors import fixed_bytes
 

@@ -62,7 +62,7 @@ from p2p10.crypto.shuffle_proof import (
 )
 from p2p10.crypto.shuffle_proof import NONCE_DOMAIN as PROOF_NONCE_DOMAIN
 from p2p10.engine import HAND_SIZE
-from p2p10.table import key_context, seed_context, shuffle_context, token_context
+from p2p10.hand_crypto import key_context, seed_context, shuffle_context, token_context
 
 VECTORS_PATH = Path(__file__).with_name("crypto_v1.json")
 LABEL = b"p2p10/vectors/v1/"
