@@ -36,7 +36,7 @@ from p2p10.log import public_bytes
 from p2p10.peer import WANT_BATCH, decode_message, encode_want
 from p2p10.rules import RuleSet
 from p2p10.signing import Domain, sign
-from protocol.gallery import Gallery, Spectator
+from protocol.gallery import QUEUE_LIMIT, Gallery, Spectator
 from protocol.listener import listen
 from protocol.lobby import Gate
 from protocol.lobby_messages import pack
@@ -44,7 +44,6 @@ from protocol.memory import play_table
 from protocol.mesh import MESH_PATH, Mesh
 from protocol.mesh_link import hello_message
 from protocol.tls import client_context
-from protocol.watch import QUEUE_LIMIT
 
 HOST = "127.0.0.1"
 ENTRIES = 4000

@@ -3,11 +3,11 @@
 ``without_proofs()`` is a context manager that takes the proof of shuffle out of the protocol
 and nothing else, in this process, and puts it back on the way out:
 
-* ``p2p10.peer.shuffle_and_prove`` (what ``Peer.build_shuffle`` calls) becomes the shuffle
+* ``p2p10.peer_writing.shuffle_and_prove`` (what ``Peer.build_shuffle`` calls) becomes the shuffle
   alone, ``apply_shuffle(deck, seed, joint, context)``, with a "proof" of the right length
   (``ShuffleProof.wire_bytes(n)`` = 128·n + 160 bytes) made of zero bytes, so every entry has
   the size it has with proofs, and the wire's length check passes;
-* ``p2p10.table.verify_shuffle_proof`` (what the fold calls on every shuffle entry when it does
+* ``p2p10.table_checks.verify_shuffle_proof`` (what the fold calls on every shuffle entry when it does
   not defer proofs) answers True without looking: the fold would refuse the zero proof.
 
 Everything else is the real code: signatures, the seed commitments and their re-derivation at
@@ -24,8 +24,8 @@ import contextlib
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-import p2p10.peer
-import p2p10.table
+import p2p10.peer_writing
+import p2p10.table_checks
 from p2p10.crypto.elgamal import Ciphertext, Deck
 from p2p10.crypto.group import POINT_BYTES, Point
 from p2p10.crypto.shuffle import apply_shuffle
@@ -56,11 +56,11 @@ def accept_any_proof(*_args: Any, **_kwargs: Any) -> bool:
 @contextlib.contextmanager
 def without_proofs() -> Iterator[None]:
     """Play and fold without proofs of shuffle inside the ``with`` block (see the module)."""
-    prove, verify = p2p10.peer.shuffle_and_prove, p2p10.table.verify_shuffle_proof
-    p2p10.peer.shuffle_and_prove = shuffle_without_proof  # type: ignore[assignment]
-    p2p10.table.verify_shuffle_proof = accept_any_proof
+    prove, verify = p2p10.peer_writing.shuffle_and_prove, p2p10.table_checks.verify_shuffle_proof
+    p2p10.peer_writing.shuffle_and_prove = shuffle_without_proof  # type: ignore[assignment]
+    p2p10.table_checks.verify_shuffle_proof = accept_any_proof
     try:
         yield
     finally:
-        p2p10.peer.shuffle_and_prove = prove
-        p2p10.table.verify_shuffle_proof = verify
+        p2p10.peer_writing.shuffle_and_prove = prove
+        p2p10.table_checks.verify_shuffle_proof = verify

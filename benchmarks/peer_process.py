@@ -5,7 +5,7 @@
     python benchmarks/peer_process.py --stamps FILE [--no-proofs] -- join 127.0.0.1:PORT ...
 
 Runs ``cli.main.main(COMMAND)`` exactly as ``p2p10 COMMAND`` would (same parser, same code),
-with ``p2p10.peer.fold`` (the fold a peer applies every entry with) wrapped to take two
+with ``p2p10.peer_sync.fold`` (the fold a peer applies every entry with) wrapped to take two
 stamps: when the table entry has been applied (the log's first entry: the table is set) and
 when the first hand first reaches the stage "play" (the keys, the shuffle round and the deal
 tokens all folded, the first discard opened: the hand is dealt). At the second it writes
@@ -24,13 +24,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-import p2p10.peer
+import p2p10.peer_sync
 from p2p10.table import TableState
 
 
 def stamp_the_deal(stamps: Path) -> None:
-    """Wrap ``p2p10.peer.fold`` so that it writes ``stamps`` when the first hand is dealt."""
-    fold = p2p10.peer.fold
+    """Wrap ``p2p10.peer_sync.fold`` so that it writes ``stamps`` when the first hand is dealt."""
+    fold = p2p10.peer_sync.fold
     seen: dict[str, tuple[float, float, float]] = {}
 
     def stamped(table: TableState | None, entry: Any, **kwargs: Any) -> TableState:
@@ -51,7 +51,7 @@ def stamp_the_deal(stamps: Path) -> None:
             }))
         return after
 
-    p2p10.peer.fold = stamped  # type: ignore[assignment]
+    p2p10.peer_sync.fold = stamped  # type: ignore[assignment]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -3,7 +3,7 @@ machine has not checked before.
 
 Resuming a seat refolds its whole log and checks every entry again (``Peer.restore``): seconds
 for a long game. Beside the log (``STEM.p2p10-checked``) this machine keeps the state it
-reached, the fold of the log's first ``count`` entries as :func:`p2p10.peer.check_saved`
+reached, the fold of the log's first ``count`` entries as :func:`p2p10.saved_log.check_saved`
 returns it. It is a cache, signed by nobody and trusted by nobody but this machine: it is not
 part of the protocol, never sent, and never decides anything. It is used only when all of this
 holds, and otherwise thrown away (and written again once the log is checked the long way):
@@ -19,7 +19,7 @@ holds, and otherwise thrown away (and written again once the log is checked the 
 - what it holds is a table state after exactly those entries (its position, the last entry's
   hash and the game id agree with the log), checking every proof on arrival.
 
-A resume then folds only the entries after ``count`` (:func:`p2p10.peer.check_saved`). The
+A resume then folds only the entries after ``count`` (:func:`p2p10.saved_log.check_saved`). The
 state is the same as the full refold's (``tests/test_resume_cache.py`` compares them field by
 field, with caches stale, cut, foreign and garbage): a damaged or stale checkpoint costs time,
 never a verdict, and never a crash.
@@ -54,7 +54,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 import p2p10
 from p2p10.errors import SavedFileError
 from p2p10.log import Entry, public_key
-from p2p10.peer import Peer, check_saved, parse_saved
+from p2p10.peer import Peer
+from p2p10.saved_log import check_saved, parse_saved
 from p2p10.table import TableState
 from p2p10.table_reading import TABLE_FIELDS
 from protocol import data_home

@@ -42,7 +42,8 @@ from p2p10.events import SeatEvent
 from p2p10.i18n import _, ngettext
 from p2p10.liveness import ALONE_AFTER
 from p2p10.log import fingerprint, public_bytes
-from p2p10.peer import AWAY_AFTER, ChatLine, Peer, Player, Waiting
+from p2p10.peer import AWAY_AFTER, ChatLine, Peer, Waiting
+from p2p10.peer_parts import Player
 from p2p10.rules import RuleSet
 from p2p10.table import TableState
 from p2p10.wire import AT_TABLE, LEFT, READING

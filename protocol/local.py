@@ -38,8 +38,10 @@ from p2p10.errors import IllegalMove, P2P10Error, SavedFileError
 from p2p10.events import SeatEvent
 from p2p10.i18n import _
 from p2p10.log import Entry
-from p2p10.peer import Peer, addressed, parse_saved
+from p2p10.peer import Peer
+from p2p10.peer_parts import addressed
 from p2p10.rules import RuleSet
+from p2p10.saved_log import parse_saved
 from p2p10.table import TableState, fold
 from protocol import checkpoint, data_home
 from protocol.checkpoint import SavedLog, read_saved

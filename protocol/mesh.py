@@ -54,7 +54,8 @@ from aiohttp import web
 
 from p2p10.errors import ProtocolError
 from p2p10.log import PUBLIC_KEY_BYTES, SIGNATURE_BYTES, BadEntry, parse_entry, public_bytes, public_key
-from p2p10.peer import ENTRY, MAX_MESSAGE_BYTES, WANT, Fault, Peer, decode_message, encode_want
+from p2p10.peer import ENTRY, MAX_MESSAGE_BYTES, WANT, Peer, decode_message, encode_want
+from p2p10.peer_parts import Fault
 from p2p10.signing import Domain, sign, verify
 from protocol.checkpoint import Keeper
 from protocol.mesh_link import (

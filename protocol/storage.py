@@ -38,7 +38,8 @@ from p2p10.log import (
     record,
     unpack_secret,
 )
-from p2p10.peer import HandSecrets, Peer
+from p2p10.peer import Peer
+from p2p10.peer_parts import HandSecrets
 
 if TYPE_CHECKING:
     from protocol.checkpoint import SavedLog

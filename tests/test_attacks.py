@@ -45,17 +45,16 @@ from p2p10.peer import (
     CHAT_NONCE_BYTES,
     ENTRY,
     ChatLine,
-    Fault,
     Peer,
     decode_message,
-    encode_agreement,
     encode_entry_message,
 )
+from p2p10.peer_parts import Fault
 from p2p10.rules import RuleSet
 from p2p10.signing import Domain, sign
 from p2p10.simulate import greedy_player
 from p2p10.table import TableState
-from p2p10.wire import Agreement
+from p2p10.wire import Agreement, encode_agreement
 from protocol.memory import MemoryNetwork, Tamper, make_peers, open_table
 
 SHORT = RuleSet.parse(["hands=1"])

@@ -5,7 +5,7 @@ it holds back while it has agreed to go on without a machine (passed on by every
 from __future__ import annotations
 
 from p2p10.going_on import HELD_KEPT, GoingOn
-from p2p10.peer import FAULTS_KEPT, Fault
+from p2p10.peer_parts import FAULTS_KEPT, Fault
 from protocol.memory import make_peers
 
 

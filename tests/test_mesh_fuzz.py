@@ -46,7 +46,8 @@ from hypothesis.errors import InvalidArgument
 import protocol.mesh as mesh_module
 from p2p10.errors import ProtocolError
 from p2p10.log import MAX_ENTRY_BYTES, public_bytes
-from p2p10.peer import MAX_MESSAGE_BYTES, Fault, Peer, decode_message, encode_entry_message, encode_want
+from p2p10.peer import MAX_MESSAGE_BYTES, Peer, decode_message, encode_entry_message, encode_want
+from p2p10.peer_parts import Fault
 from p2p10.rules import RuleSet
 from p2p10.signing import Domain, sign, verify
 from p2p10.simulate import greedy_player

@@ -25,7 +25,7 @@ from p2p10.audit import audit_records
 from p2p10.bots import POLICIES
 from p2p10.engine import GameState
 from p2p10.errors import SavedFileError
-from p2p10.peer import addressed
+from p2p10.peer_parts import addressed
 from p2p10.rules import RuleSet
 from protocol.local import USER, GameOver, LocalTable, unfinished_games
 from protocol.saved_index import INDEX_NAME

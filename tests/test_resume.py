@@ -19,7 +19,8 @@ from p2p10.crypto.group import Scalar
 from p2p10.engine import MAX_PLAYERS
 from p2p10.errors import ProtocolError, SavedFileError
 from p2p10.log import LOG_MAGIC, SECRETS_MAGIC, file_header, pack_secret, public_bytes, record
-from p2p10.peer import HandSecrets, Peer
+from p2p10.peer import Peer
+from p2p10.peer_parts import HandSecrets
 from p2p10.rules import RuleSet
 from p2p10.simulate import greedy_player
 from protocol.lan import SeatInfo, save_roster

@@ -21,8 +21,9 @@ from p2p10.bots import POLICIES
 from p2p10.engine import GameState
 from p2p10.errors import SavedFileError
 from p2p10.log import Entry
-from p2p10.peer import Peer, check_saved, parse_saved
+from p2p10.peer import Peer
 from p2p10.rules import RuleSet
+from p2p10.saved_log import check_saved, parse_saved
 from p2p10.table import TableState, fold
 from p2p10.table_reading import TABLE_FIELDS
 from protocol import checkpoint

@@ -24,7 +24,8 @@ from cli.main import main
 from p2p10.audit import audit_records
 from p2p10.errors import BadRules, ProtocolError, ProtocolViolation
 from p2p10.log import Entry, encode_log, make_entry, public_bytes
-from p2p10.peer import Fault, Peer, encode_entry_message
+from p2p10.peer import Peer, encode_entry_message
+from p2p10.peer_parts import Fault
 from p2p10.rules import RuleSet, canonical_options
 from p2p10.signing import Domain, sign, signed_bytes
 from p2p10.simulate import greedy_player
