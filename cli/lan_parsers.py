@@ -13,7 +13,7 @@ from typing import Any
 
 from cli import HelpFormatter, add_think_option, add_web_options, run_later
 from p2p10.bots import POLICIES
-from p2p10.engine import MAX_PLAYERS, MIN_PLAYERS
+from p2p10.game_fields import MAX_PLAYERS, MIN_PLAYERS
 from p2p10.i18n import _
 from p2p10.liveness import ALONE_AFTER, AWAY_AFTER
 

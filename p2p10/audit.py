@@ -28,8 +28,8 @@ from dataclasses import dataclass
 from typing import BinaryIO
 
 from p2p10 import deferred
-from p2p10.engine import HandResult
 from p2p10.errors import ProtocolViolation
+from p2p10.game_fields import HandResult
 from p2p10.hand_crypto import Expect
 from p2p10.log import BadEntry, RecordReader, parse_entry
 from p2p10.table import TableState, fold

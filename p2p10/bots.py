@@ -33,8 +33,9 @@ from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
 from p2p10.cards import DECK_SIZE, colour, face_id, is_natural, is_skip, is_wild, number, points
-from p2p10.engine import MAX_PLAYERS, GameState
+from p2p10.engine import GameState
 from p2p10.events import Discard, DrawStock, Hit, SeatEvent, TakeDiscard
+from p2p10.game_fields import MAX_PLAYERS
 from p2p10.measure import MAX_MISSING, missing, naturals_down
 from p2p10.melds import Meld, hit_ends
 from p2p10.moves import discard_moves, hit_moves, hit_targets, lay_down_options, legal_moves

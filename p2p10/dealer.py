@@ -10,8 +10,9 @@ from __future__ import annotations
 import random
 
 from p2p10.cards import DECK_SIZE
-from p2p10.engine import HAND_SIZE, GameState
+from p2p10.engine import GameState
 from p2p10.events import Deal, Event, Reshuffle, Reveal
+from p2p10.game_fields import HAND_SIZE
 
 
 def deal_events(state: GameState, rng: random.Random) -> list[Event]:

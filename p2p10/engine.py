@@ -19,11 +19,10 @@ Stages of a hand (``GameState.stage``)::
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Literal
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
-from p2p10.cards import DECK_SIZE, card_text, cards_text, is_natural, is_skip, points
+from p2p10.cards import DECK_SIZE, card_text, cards_text, is_skip
 from p2p10.errors import IllegalMove
 from p2p10.events import (
     Deal,
@@ -38,137 +37,29 @@ from p2p10.events import (
     SitOut,
     TakeDiscard,
 )
-from p2p10.i18n import _, ngettext
-from p2p10.melds import Meld, MeldError, check_meld, hit
-from p2p10.rules import DEFAULT, PHASES, RuleSet, describe_phase
+from p2p10.game_end import GameEnd
+from p2p10.game_fields import (
+    HAND_SIZE,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    Action,
+    Awaiting,
+    HandResult,
+    PublicMove,
+    Stage,
+    _names_mismatch,
+    _no_seat,
+)
+from p2p10.i18n import _
+from p2p10.rules import DEFAULT, RuleSet
 
-HAND_SIZE = 10
-MIN_PLAYERS = 2
-MAX_PLAYERS = 6
-
-Stage = Literal["deal", "draw", "play", "reveal", "over"]
-Action = Literal["draw", "take", "lay", "hit", "discard"]
 """A kind of move: from the draw pile, from the discard pile, a lay-down, a hit, a discard."""
 
 
-@dataclass(frozen=True, slots=True)
-class Awaiting:
-    """Who may write the next event.
-
-    ``kind`` is ``"move"`` (``seat`` plays), ``"deal"``, ``"reshuffle"``, ``"reveal"``
-    (the hand is over; the cards left in hands must be revealed), ``"end_hand"`` or ``"over"``.
-    """
-
-    kind: Literal["move", "deal", "reshuffle", "reveal", "end_hand", "over"]
-    seat: int | None = None
-
-
-# awaiting()'s answers, made once: it is asked before every event and every decision, and an
-# Awaiting is immutable, so the same value serves every state.
-_OVER = Awaiting("over")
-_DEAL = Awaiting("deal")
-_REVEAL = Awaiting("reveal")
-_END_HAND = Awaiting("end_hand")
-_RESHUFFLE = Awaiting("reshuffle")
-_MOVES = tuple(Awaiting("move", seat) for seat in range(MAX_PLAYERS))
-
-
-@dataclass(frozen=True, slots=True)
-class HandResult:
-    """One row of the score sheet.
-
-    ``phase[s]`` is the phase seat s played (None if not dealt in), ``made[s]`` whether it was
-    laid down, ``points[s]`` the penalty points scored. A tie replay's row has ``tie=True`` and
-    its points do not count towards the totals.
-    """
-
-    number: int
-    tie: bool
-    phase: tuple[int | None, ...]
-    made: tuple[bool, ...]
-    points: tuple[int | None, ...]
-    went_out: int
-
-
-@dataclass(frozen=True, slots=True)
-class PublicMove:
-    """One move of this hand as every player saw it: ``action`` is ``draw`` (from the draw
-    pile, card unseen), ``take`` (the top discard), ``lay`` (``phase`` laid down), ``hit``
-    or ``discard`` (with the Skip's ``target``)."""
-
-    seat: int
-    action: Action
-    card: int | None = None
-    target: int | None = None
-    phase: int | None = None
-
-
-class GameState:
+class GameState(GameEnd):
     """The state of a game at one point of its event log. Treat it as immutable."""
 
-    __slots__ = (
-        "dead",
-        "dealer",
-        "discard",
-        "down",
-        "hand_no",
-        "hands",
-        "history",
-        "known",
-        "last_phase",
-        "made",
-        "melds",
-        "names",
-        "next_slot",
-        "pending_skips",
-        "pools",
-        "regular_hands",
-        "rules",
-        "seats_in_hand",
-        "sheet",
-        "shown",
-        "sitting_out",
-        "skipped_since_turn",
-        "stage",
-        "stock",
-        "tie",
-        "totals",
-        "turn",
-        "went_out",
-        "where",
-        "winner",
-    )
-
-    rules: RuleSet
-    names: tuple[str, ...]
-    hand_no: int
-    regular_hands: int
-    stage: Stage
-    dealer: int
-    turn: int
-    seats_in_hand: tuple[int, ...]
-    hands: tuple[tuple[int, ...], ...]
-    stock: tuple[int, ...]
-    discard: tuple[int, ...]
-    melds: tuple[Meld, ...]
-    known: Mapping[int, int]
-    where: Mapping[int, int]
-    pools: tuple[tuple[int, int, frozenset[int]], ...]
-    dead: frozenset[int]
-    down: tuple[int | None, ...]
-    pending_skips: tuple[int, ...]
-    skipped_since_turn: tuple[bool, ...]
-    went_out: int | None
-    next_slot: int
-    totals: tuple[int, ...]
-    made: tuple[tuple[int, ...], ...]
-    last_phase: tuple[int | None, ...]
-    sheet: tuple[HandResult, ...]
-    tie: frozenset[int] | None
-    winner: int | None
-    shown: frozenset[int]
-    sitting_out: frozenset[int]
-    history: tuple[PublicMove, ...]
+    __slots__ = ()
 
     def __init__(self, players: int, rules: RuleSet = DEFAULT,
                  names: Sequence[str] | None = None) -> None:
@@ -235,117 +126,6 @@ class GameState:
 
     # ----------------------------------------------------------------- reading the state
 
-    @property
-    def players(self) -> int:
-        """Number of seats at the table."""
-        return len(self.names)
-
-    def awaiting(self) -> Awaiting:
-        """Who may write the next event (see :class:`Awaiting`)."""
-        stage = self.stage
-        if stage == "over":
-            return _OVER
-        if stage == "deal":
-            return _DEAL
-        if stage == "reveal":
-            missing = self.unrevealed_in_hands()
-            return _REVEAL if missing else _END_HAND
-        if stage == "draw" and not self.stock and len(self.discard) >= 2:
-            return _RESHUFFLE
-        turn = self.turn
-        return _MOVES[turn] if 0 <= turn < MAX_PLAYERS else Awaiting("move", turn)
-
-    def next_deal_seats(self) -> tuple[int, ...]:
-        """The seats the next ``Deal`` deals in: everybody, or the players of a tie replay,
-        less any seat sitting the hand out."""
-        seats = self.tie if self.tie is not None else range(self.players)
-        return tuple(sorted(s for s in seats if s not in self.sitting_out))
-
-    def with_names(self, names: Sequence[str]) -> GameState:
-        """The same state with the seats renamed (a seat now played by a bot says whose)."""
-        if len(names) != self.players:
-            raise IllegalMove(_names_mismatch(len(names), self.players))
-        new = self._copy()
-        new.names = tuple(names)
-        return new
-
-    def next_deal_order(self) -> tuple[int, ...]:
-        """The seats of the next hand in dealing order: from the seat left of the next dealer
-        (who also plays first), clockwise. Slot i of the deal goes to ``order[i % len]``."""
-        n = self.players
-        seats = self.next_deal_seats()
-        dealer = (self.hand_no + 1) % n
-        start = next(s for s in ((dealer + k) % n for k in range(1, n + 1)) if s in seats)
-        return seats[seats.index(start):] + seats[:seats.index(start)]
-
-    def unrevealed_in_hands(self) -> tuple[int, ...]:
-        """Slots held in hands whose card this viewer does not know."""
-        return tuple(s for seat in self.seats_in_hand for s in self.hands[seat]
-                     if s not in self.known)
-
-    def card_at(self, slot: int) -> int | None:
-        """The card at ``slot`` if this viewer knows it."""
-        return self.known.get(slot)
-
-    def hand_cards(self, seat: int) -> tuple[int, ...]:
-        """The known cards of ``seat``'s hand (all of them for a full-information viewer)."""
-        known = self.known
-        return tuple([known[s] for s in self.hands[seat] if s in known])
-
-    def top_discard(self) -> int | None:
-        """The card on top of the discard pile, if any."""
-        return self.known[self.discard[-1]] if self.discard else None
-
-    def phase_of(self, seat: int) -> int | None:
-        """The phase ``seat`` plays this hand (under ``order=any``: the lowest not yet made);
-        None when the seat is not dealt into this hand."""
-        allowed = self.allowed_phases(seat)
-        return allowed[0] if allowed else None
-
-    def allowed_phases(self, seat: int) -> tuple[int, ...]:
-        """Every phase ``seat`` may lay down this hand."""
-        if self.stage == "over":
-            return ()
-        if self.tie is not None:
-            phase = self.last_phase[seat]
-            return (phase,) if seat in self.tie and phase is not None else ()
-        rules = self.rules
-        if rules.hands:
-            return (rules.phase_list[self.regular_hands % len(rules.phase_list)],)
-        if rules.any_order:
-            return tuple(p for p in rules.phase_list if p not in self.made[seat])
-        count = len(self.made[seat])
-        return (rules.phase_list[count],) if count < len(rules.phase_list) else ()
-
-    def skip_targets(self, seat: int) -> tuple[int, ...]:
-        """The seats a Skip discarded by ``seat`` may hit now (empty: it has no effect)."""
-        rules = self.rules
-        if rules.skip_next:
-            candidates: Iterable[int] = (self._seat_after(seat),)
-        else:
-            candidates = self.seats_in_hand
-        # Without skip_stacking a player hit by a Skip may not be hit again until they have
-        # played a turn of their own: not while the Skip waits, nor right after it took effect.
-        return tuple(t for t in candidates
-                     if t != seat and (rules.skip_stacking or not self.skipped_since_turn[t]))
-
-    def seen_by(self, seat: int) -> GameState:
-        """The game as ``seat`` may see it: its own hand and every card shown to the table
-        (the discard pile, the melds, cards taken from the discard pile); every other card
-        this state knows is dropped, so whoever is handed the result cannot look at them."""
-        visible = self.shown | frozenset(self.hands[seat])
-        if visible.issuperset(self.known):
-            return self
-        view = self._copy()
-        known = {s: c for s, c in self.known.items() if s in visible}
-        view.known = known
-        view.where = {c: s for s, c in known.items()}
-        return view
-
-    def is_over(self) -> bool:
-        """True once the game has a winner."""
-        return self.stage == "over"
-
     # ------------------------------------------------------------------- applying events
 
     def apply(self, event: Event) -> GameState:
@@ -356,65 +136,6 @@ class GameState:
         new = self._copy()
         handler(new, event)
         return new
-
-    def _copy(self) -> GameState:
-        # Every event and every seen_by() copies the state: one plain assignment per slot is
-        # several times faster than a loop of getattr and object.__setattr__ over __slots__.
-        # tests/test_engine.py checks that every slot is copied.
-        new = object.__new__(GameState)
-        new.dead = self.dead
-        new.dealer = self.dealer
-        new.discard = self.discard
-        new.down = self.down
-        new.hand_no = self.hand_no
-        new.hands = self.hands
-        new.history = self.history
-        new.known = self.known
-        new.last_phase = self.last_phase
-        new.made = self.made
-        new.melds = self.melds
-        new.names = self.names
-        new.next_slot = self.next_slot
-        new.pending_skips = self.pending_skips
-        new.pools = self.pools
-        new.regular_hands = self.regular_hands
-        new.rules = self.rules
-        new.seats_in_hand = self.seats_in_hand
-        new.sheet = self.sheet
-        new.shown = self.shown
-        new.sitting_out = self.sitting_out
-        new.skipped_since_turn = self.skipped_since_turn
-        new.stage = self.stage
-        new.stock = self.stock
-        new.tie = self.tie
-        new.totals = self.totals
-        new.turn = self.turn
-        new.went_out = self.went_out
-        new.where = self.where
-        new.winner = self.winner
-        return new
-
-    def _name(self, seat: int) -> str:
-        return self.names[seat]
-
-    def _seat_after(self, seat: int) -> int:
-        order = self.seats_in_hand
-        if seat in order:
-            return order[(order.index(seat) + 1) % len(order)]
-        n = self.players
-        for step in range(1, n + 1):
-            candidate = (seat + step) % n
-            if candidate in order:
-                return candidate
-        raise AssertionError("no seat in hand")
-
-    def _set(self, name: str, value: object) -> None:
-        object.__setattr__(self, name, value)
-
-    def _replace_at(self, name: str, index: int, value: object) -> None:
-        items = list(getattr(self, name))
-        items[index] = value
-        self._set(name, tuple(items))
 
     # Each _on_* mutates a fresh copy made by apply(); the original is never touched.
 
@@ -642,194 +363,6 @@ class GameState:
         self.stage = "play"
         self._record(PublicMove(event.seat, "take", top))
 
-    def _on_lay_down(self, event: LayDown) -> None:
-        seat = event.seat
-        self._check_may("lay", seat)
-        allowed = self.allowed_phases(seat)
-        if event.phase not in allowed:
-            # TRANSLATORS: {phases} is one phase number, or several under order=any ("2 or 5");
-            # {tried} is the phase the player tried to lay down.
-            raise IllegalMove(ngettext("you are on phase {phases}, not phase {tried}",
-                                       "you are on phase {phases}, not phase {tried}",
-                                       len(allowed)).format(phases=_or_text(allowed),
-                                                            tried=event.phase), seat)
-        reqs = PHASES[event.phase]
-        name = describe_phase(event.phase)
-        if len(event.melds) != len(reqs):
-            # TRANSLATORS: {name} is what the phase asks for ("2 sets of 3"); {n} the melds it
-            # is made of, {given} the melds the player laid down.
-            raise IllegalMove(ngettext("Phase {phase} ({name}) is {n} meld, not {given}",
-                                       "Phase {phase} ({name}) is {n} melds, not {given}",
-                                       len(reqs)).format(phase=event.phase, name=name, n=len(reqs),
-                                                         given=len(event.melds)), seat)
-        all_slots = [s for spec in event.melds for s in spec.slots]
-        if len(set(all_slots)) != len(all_slots):
-            raise IllegalMove(_("a card cannot go into two melds"), seat)
-        per_phase = self.rules.natural_per_phase
-        new_melds: list[Meld] = []
-        next_id = len(self.melds)
-        for req, spec in zip(reqs, event.melds, strict=True):
-            if len(spec.slots) != len(spec.cards):
-                raise IllegalMove(_("each card of a meld needs its slot"), seat)
-            for slot, card in zip(spec.slots, spec.cards, strict=True):
-                self._take_card(seat, slot, card)
-            try:
-                label = check_meld(req.kind, spec.cards, req.size, spec.label, not per_phase)
-            except MeldError as err:
-                # TRANSLATORS: {meld} is a meld the phase asks for ("set of 3", "run of 4",
-                # "7 cards of one colour"); {reason} is a whole sentence saying what is wrong
-                # with the cards laid down for it ("R7 B8 W is not a set").
-                raise IllegalMove(_("Phase {phase} needs a {meld}; {reason}").format(
-                    phase=event.phase, meld=req.describe(), reason=err), seat) from None
-            new_melds.append(Meld(next_id, seat, req.kind, label, spec.slots, spec.cards))
-            next_id += 1
-        if per_phase and not any(is_natural(c) for spec in event.melds for c in spec.cards):
-            # TRANSLATORS: {name} is what the phase asks for ("2 sets of 3"); the rule
-            # natural=phase asks for one numbered card in the whole phase.
-            raise IllegalMove(_("Phase {phase} ({name}) needs at least one numbered card").format(
-                phase=event.phase, name=name), seat)
-        self.melds = self.melds + tuple(new_melds)
-        self._replace_at("down", seat, event.phase)
-        self.shown = self.shown | frozenset(all_slots)
-        self._record(PublicMove(seat, "lay", phase=event.phase))
-        self._check_out(seat)
-
-    def _on_hit(self, event: Hit) -> None:
-        seat = event.seat
-        self._check_may("hit", seat)
-        if not 0 <= event.meld < len(self.melds):
-            raise IllegalMove(_("there is no meld {meld} on the table").format(meld=event.meld), seat)
-        meld = self.melds[event.meld]
-        if self.rules.hit_own and meld.owner != seat:
-            # TRANSLATORS: keep "hit=own" (a rule option) as it is. {meld} is a meld on the
-            # table with its cards ("set of 7s: R7 B7 W"); {owner} the name of the player whose
-            # meld it is.
-            raise IllegalMove(_("with hit=own you may hit only your own melds, and the {meld} is "
-                                "{owner}'s").format(meld=meld.describe(),
-                                                    owner=self._name(meld.owner)), seat)
-        self._take_card(seat, event.slot, event.card)
-        try:
-            grown = hit(meld, event.slot, event.card, event.end)
-        except MeldError as err:
-            raise IllegalMove(str(err), seat) from None
-        self._replace_at("melds", event.meld, grown)
-        self.shown = self.shown | {event.slot}
-        self._record(PublicMove(seat, "hit", event.card))
-        self._check_out(seat)
-
-    def _on_discard(self, event: Discard) -> None:
-        seat = event.seat
-        self._check_may("discard", seat)
-        targets = self.skip_targets(seat)
-        self._take_card(seat, event.slot, event.card)
-        self.discard = self.discard + (event.slot,)
-        going_out = not self.hands[seat]
-        if is_skip(event.card) and not going_out:
-            if event.target is None:
-                if targets:
-                    names = ", ".join(self._name(t) for t in targets)
-                    # TRANSLATORS: {names} lists the players the Skip may go to, "Ann, Bob".
-                    raise IllegalMove(_("say whom the Skip is for: {names}").format(names=names), seat)
-            elif event.target not in targets:
-                raise IllegalMove(self._why_not_target(seat, event.target), seat)
-            else:
-                self._replace_at("pending_skips", event.target,
-                                 self.pending_skips[event.target] + 1)
-                self._replace_at("skipped_since_turn", event.target, True)
-        elif event.target is not None and not is_skip(event.card):
-            raise IllegalMove(_("only a Skip has a target, and {card} is not one").format(
-                card=card_text(event.card)), seat)
-        self.shown = self.shown | {event.slot}
-        skipped = event.target if is_skip(event.card) and not going_out else None
-        self._record(PublicMove(seat, "discard", event.card, skipped))
-        if going_out:
-            self._check_out(seat)
-        else:
-            self._pass_turn()
-
-    def _why_not_target(self, seat: int, target: int) -> str:
-        if target == seat:
-            return _("you cannot skip yourself")
-        if not 0 <= target < self.players:
-            return _no_seat(target)
-        if target not in self.seats_in_hand:
-            return _("{name} is not playing this hand").format(name=self._name(target))
-        if self.rules.skip_next and target != self._seat_after(seat):
-            # TRANSLATORS: keep "skip=next" (a rule option) as it is; {name} is a player's name.
-            return _("with skip=next the Skip goes to {name}").format(
-                name=self._name(self._seat_after(seat)))
-        return _("{name} was skipped and may not be skipped again before playing a turn of "
-                 "their own").format(name=self._name(target))
-
-    def _record(self, move: PublicMove) -> None:
-        self.history = (*self.history, move)
-
-    def _check_out(self, seat: int) -> None:
-        if not self.hands[seat]:
-            self.went_out = seat
-            self.stage = "reveal"
-
-    def _on_end_hand(self, event: EndHand) -> None:
-        if self.stage != "reveal":
-            raise IllegalMove(_("the hand is not over"))
-        missing = self.unrevealed_in_hands()
-        if missing:
-            # TRANSLATORS: {slots} lists positions in the deck ("3, 17, 40") whose cards nobody
-            # has shown yet.
-            raise IllegalMove(ngettext("slots {slots} must be revealed before scoring",
-                                       "slots {slots} must be revealed before scoring",
-                                       len(missing)).format(slots=", ".join(map(str, missing))))
-        went_out = self.went_out
-        assert went_out is not None  # the reveal stage is entered only by going out
-        n = self.players
-        seats = self.seats_in_hand
-        hand_points: list[int | None] = [None] * n
-        for seat in seats:
-            hand_points[seat] = sum(points(self.known[s]) for s in self.hands[seat])
-        phases = tuple(self.phase_of(s) if s in seats else None for s in range(n))
-        played = tuple(self.down[s] if self.down[s] is not None else phases[s] for s in range(n))
-        result = HandResult(self.hand_no, self.tie is not None, played,
-                            tuple(self.down[s] is not None for s in range(n)),
-                            tuple(hand_points), went_out)
-        self.sheet = self.sheet + (result,)
-        self.stage = "deal"
-        self.sitting_out = frozenset()  # sitting out is for one hand
-        if self.tie is not None:
-            # The tie replay is won by whoever goes out first; its points do not count.
-            self.winner = went_out
-            self.stage = "over"
-            return
-        self.totals = tuple(t + (p or 0) for t, p in zip(self.totals, hand_points, strict=True))
-        made = list(self.made)
-        last = list(self.last_phase)
-        for seat in seats:
-            phase = self.down[seat]
-            if phase is not None:
-                made[seat] = made[seat] + (phase,)
-                last[seat] = phase
-            elif self.rules.hands:
-                last[seat] = phases[seat]
-        self.made = tuple(made)
-        self.last_phase = tuple(last)
-        self.regular_hands = self.regular_hands + 1
-        self._settle_game()
-
-    def _settle_game(self) -> None:
-        rules = self.rules
-        if rules.hands:
-            finishers = list(range(self.players)) if self.regular_hands >= rules.hands else []
-        else:
-            finishers = [s for s in range(self.players) if len(self.made[s]) >= rules.phases_to_win]
-        if not finishers:
-            return
-        best = min(self.totals[s] for s in finishers)
-        tied = [s for s in finishers if self.totals[s] == best]
-        if len(tied) == 1:
-            self.winner = tied[0]
-            self.stage = "over"
-        else:
-            self.tie = frozenset(tied)
-
 
 _HANDLERS: dict[type, Callable[[GameState, Any], None]] = {
     Deal: GameState._on_deal,
@@ -843,25 +376,6 @@ _HANDLERS: dict[type, Callable[[GameState, Any], None]] = {
     EndHand: GameState._on_end_hand,
     SitOut: GameState._on_sit_out,
 }
-
-
-def _no_seat(seat: int) -> str:
-    # TRANSLATORS: {seat} is a seat's index as the program counts them, from 0.
-    return _("there is no seat {seat}").format(seat=seat)
-
-
-def _names_mismatch(given: int, players: int) -> str:
-    return _("{given} names given for {n} players").format(given=given, n=players)
-
-
-def _or_text(items: Sequence[int]) -> str:
-    """Phase numbers joined with "or" in the current language: '2 or 5 or 7'."""
-    text = str(items[0])
-    for item in items[1:]:
-        # TRANSLATORS: two phase numbers the player may lay down; a longer list repeats it:
-        # "2 or 5 or 7".
-        text = _("{first} or {second}").format(first=text, second=item)
-    return text
 
 
 def fold(events: Iterable[Event], players: int, rules: RuleSet = DEFAULT,

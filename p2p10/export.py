@@ -36,8 +36,9 @@ from typing import Any
 
 from p2p10.audit import AuditReport, audit_records
 from p2p10.cards import COLOURS, card_text
-from p2p10.engine import HAND_SIZE, GameState, HandResult
+from p2p10.engine import GameState
 from p2p10.errors import P2P10Error
+from p2p10.game_fields import HAND_SIZE, HandResult
 from p2p10.log import Entry, fingerprint, parse_entry
 from p2p10.melds import Meld
 from p2p10.rules import PHASES, RuleSet

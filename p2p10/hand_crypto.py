@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 
 from p2p10.crypto.elgamal import Ciphertext, Deck
 from p2p10.crypto.group import Point, Scalar, frame
-from p2p10.engine import HAND_SIZE
 from p2p10.errors import ProtocolError
+from p2p10.game_fields import HAND_SIZE
 
 TOKEN_CONTEXT = b"p2p10/token"
 KEY_CONTEXT = b"p2p10/hand-key"

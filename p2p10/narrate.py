@@ -28,7 +28,8 @@ from typing import TYPE_CHECKING, Literal
 from p2p10.bots import POLICIES
 from p2p10.cards import card_text, is_skip, sort_key
 from p2p10.chatroom import Spectators, spectators_in
-from p2p10.engine import GameState, HandResult, PublicMove
+from p2p10.engine import GameState
+from p2p10.game_fields import HandResult, PublicMove
 from p2p10.i18n import N_, _, ngettext, pgettext
 from p2p10.melds import label_text
 from p2p10.names import shown_name

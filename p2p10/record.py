@@ -34,8 +34,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeGuard
 
 from p2p10.bots import POLICIES
-from p2p10.engine import MAX_PLAYERS, MIN_PLAYERS
 from p2p10.errors import P2P10Error
+from p2p10.game_fields import MAX_PLAYERS, MIN_PLAYERS
 from p2p10.i18n import _, ngettext, pgettext
 from p2p10.names import company, level_name, shown_name
 

@@ -28,8 +28,8 @@ import msgpack
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p10.crypto.group import frame
-from p2p10.engine import MAX_PLAYERS
 from p2p10.errors import ProtocolError
+from p2p10.game_fields import MAX_PLAYERS
 from p2p10.log import GAME_ID_BYTES, PUBLIC_KEY_BYTES, SIGNATURE_BYTES, BadEntry, public_bytes, public_key
 from p2p10.rules import RuleSet
 from p2p10.signing import Domain, sign, verify

@@ -41,7 +41,7 @@ from p2p10.crypto.elgamal import Ciphertext, initial_deck, joint_key, open_card
 from p2p10.crypto.group import NotACard, Point, Scalar, base_mul
 from p2p10.crypto.proofs import verify_equal_logs, verify_knowledge
 from p2p10.crypto.shuffle import seed_matches
-from p2p10.engine import HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS, GameState
+from p2p10.engine import GameState
 from p2p10.errors import BadRules, IllegalMove, ProtocolError, ProtocolViolation
 from p2p10.events import (
     Deal,
@@ -54,6 +54,7 @@ from p2p10.events import (
     Reshuffle,
     TakeDiscard,
 )
+from p2p10.game_fields import HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS
 from p2p10.hand_crypto import (
     Claim,
     Deferred,

@@ -12,12 +12,13 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from p2p10 import deferred
 from p2p10.crypto.elgamal import open_card, token
 from p2p10.crypto.group import NotACard, Scalar
-from p2p10.engine import HAND_SIZE, GameState
+from p2p10.engine import GameState
 from p2p10.errors import IllegalMove
 from p2p10.events import (
     Reveal,
     SitOut,
 )
+from p2p10.game_fields import HAND_SIZE
 from p2p10.hand_crypto import (
     Expect,
     HandCrypto,

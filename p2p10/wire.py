@@ -25,8 +25,8 @@ from p2p10.crypto.elgamal import Ciphertext
 from p2p10.crypto.proofs import DleqProof, SchnorrProof
 from p2p10.crypto.shuffle import COMMITMENT_BYTES, SEED_BYTES
 from p2p10.crypto.shuffle_proof import ShuffleProof
-from p2p10.engine import MAX_PLAYERS
 from p2p10.errors import ProtocolError
+from p2p10.game_fields import MAX_PLAYERS
 
 MAX_SHOWN = 40          # characters of peer data a message may repeat
 MAX_DEPTH = 5           # the deepest body, a lay-down, nests 4 deep: [.., [[[slot, ...], label]], ..]
@@ -538,19 +538,16 @@ class Chat:
         return pack([body, signature])
 
 
-def _same(value: Any) -> Any:
-    return value
-
-
 # Each kind of message: whether its body has the shape it must, and what is returned for it
-# (agreements and requests to come back are parsed further, and raise for a bad one).
-_MESSAGE_BODIES: dict[int, tuple[Callable[[Any], bool], Callable[[Any], Any]]] = {
-    ENTRY: (lambda v: isinstance(v, bytes) and len(v) <= MAX_ENTRY_BYTES, _same),
-    WANT: (lambda v: is_int(v) and 0 <= v <= 2**64 - 1, _same),
-    CHAT: (lambda v: isinstance(v, bytes), _same),
+# (None: the body itself; agreements and requests to come back are parsed further, and raise
+# for a bad one).
+_MESSAGE_BODIES: dict[int, tuple[Callable[[Any], bool], Callable[[Any], Any] | None]] = {
+    ENTRY: (lambda v: isinstance(v, bytes) and len(v) <= MAX_ENTRY_BYTES, None),
+    WANT: (lambda v: is_int(v) and 0 <= v <= 2**64 - 1, None),
+    CHAT: (lambda v: isinstance(v, bytes), None),
     AGREE: (lambda v: isinstance(v, list), Agreement.from_wire),
     BACK: (lambda v: isinstance(v, list), BackBody.from_wire),
-    PRESENCE: (lambda v: type(v) is int and v in PRESENCES, _same),
+    PRESENCE: (lambda v: type(v) is int and v in PRESENCES, None),
 }
 
 
@@ -568,7 +565,7 @@ def decode_message(data: bytes) -> tuple[int, Any]:
         kind, value = item
         read = _MESSAGE_BODIES.get(kind)
         if read is not None and read[0](value):
-            return kind, read[1](value)
+            return kind, value if read[1] is None else read[1](value)
     raise WireError("a message is [0, entry], [1, sequence number], [2, chat], [3, agreement], "
                     "[4, request to come back] or [5, presence 0 to 2]")
 

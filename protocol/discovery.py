@@ -33,8 +33,8 @@ from zeroconf import (
 )
 from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
 
-from p2p10.engine import MAX_PLAYERS, MIN_PLAYERS
 from p2p10.errors import ProtocolError
+from p2p10.game_fields import MAX_PLAYERS, MIN_PLAYERS
 from p2p10.i18n import N_, _
 from p2p10.rules import RuleSet
 from p2p10.table import MAX_NAME, PROTOCOL_NAME

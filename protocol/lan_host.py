@@ -13,8 +13,8 @@ from aiohttp import web
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p10.bots import POLICIES
-from p2p10.engine import MAX_PLAYERS, MIN_PLAYERS
 from p2p10.errors import ProtocolError
+from p2p10.game_fields import MAX_PLAYERS, MIN_PLAYERS
 from p2p10.i18n import _
 from p2p10.log import GAME_ID_BYTES, fingerprint, public_bytes
 from p2p10.peer import Peer

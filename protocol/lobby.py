@@ -32,8 +32,8 @@ from typing import Any
 import aiohttp
 from aiohttp import web
 
-from p2p10.engine import MIN_PLAYERS
 from p2p10.errors import ProtocolError
+from p2p10.game_fields import MIN_PLAYERS
 from p2p10.i18n import N_, _, ngettext
 from p2p10.rules import RuleSet
 from p2p10.sitdown import MAX_NAME, BadSitDown, SitDown, parse_sit_down

@@ -13,8 +13,8 @@ from typing import Any
 import msgpack
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from p2p10.engine import MAX_PLAYERS, MIN_PLAYERS
 from p2p10.errors import BadRules, P2P10Error, ProtocolError
+from p2p10.game_fields import MAX_PLAYERS, MIN_PLAYERS
 from p2p10.i18n import N_, _, ngettext
 from p2p10.log import (
     GAME_ID_BYTES,

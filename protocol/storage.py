@@ -25,8 +25,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p10.crypto.group import SCALAR_BYTES, BadScalar, Scalar
 from p2p10.crypto.shuffle import SEED_BYTES
-from p2p10.engine import MAX_PLAYERS, MIN_PLAYERS
 from p2p10.errors import ProtocolError, SavedFileError
+from p2p10.game_fields import MAX_PLAYERS, MIN_PLAYERS
 from p2p10.log import (
     LOG_MAGIC,
     SECRETS_MAGIC,

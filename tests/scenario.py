@@ -20,7 +20,7 @@ from p2p10.cards import (
     parse_face,
     parse_hand,
 )
-from p2p10.engine import HAND_SIZE, GameState
+from p2p10.engine import GameState
 from p2p10.errors import IllegalMove
 from p2p10.events import (
     Deal,
@@ -36,6 +36,7 @@ from p2p10.events import (
     SitOut,
     TakeDiscard,
 )
+from p2p10.game_fields import HAND_SIZE
 from p2p10.melds import MeldError, check_meld
 from p2p10.rules import PHASES, RuleSet
 from p2p10.solver import solve

@@ -20,7 +20,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from zeroconf.asyncio import AsyncServiceInfo, AsyncZeroconf
 
-from p2p10.engine import MAX_PLAYERS, MIN_PLAYERS
+from p2p10.game_fields import MAX_PLAYERS, MIN_PLAYERS
 from p2p10.log import fingerprint
 from p2p10.rules import RuleSet
 from p2p10.table import MAX_NAME

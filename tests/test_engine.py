@@ -11,6 +11,7 @@ from p2p10.cards import parse_hand
 from p2p10.engine import GameState, fold
 from p2p10.errors import BadRules, IllegalMove
 from p2p10.events import Deal, Discard, DrawStock, LayDown, MeldSpec, Reveal
+from p2p10.game_fields import GAME_FIELDS
 from p2p10.rules import RuleSet
 from p2p10.simulate import deal_events, greedy_player, play_game
 
@@ -36,7 +37,7 @@ def test_a_copy_carries_every_slot() -> None:
     state = state.apply(DrawStock(state.turn))
     copy = state._copy()
     assert copy is not state
-    for name in GameState.__slots__:
+    for name in GAME_FIELDS:
         assert getattr(copy, name) is getattr(state, name), name
 
 
@@ -136,3 +137,12 @@ def test_rule_options_round_trip() -> None:
     assert RuleSet.parse(rules.options()) == rules
     assert RuleSet.parse({"skip": "next", "skip_stacking": True}) == RuleSet(
         skip_next=True, skip_stacking=True)
+
+
+def test_the_fields_named_are_every_slot_of_a_game_state() -> None:
+    # GAME_FIELDS is what copies, snapshots and the checkpoint's checks go through: it must be
+    # every slot of the state, wherever in its bases the slot is declared.
+    state = dealt(3)
+    slots = {s for cls in type(state).__mro__ for s in getattr(cls, "__slots__", ())}
+    assert slots == set(GAME_FIELDS) and len(GAME_FIELDS) == len(slots) > 20
+    assert all(hasattr(state, name) for name in GAME_FIELDS)

@@ -15,6 +15,7 @@ from p2p10.cards import DECK_SIZE, points
 from p2p10.engine import GameState, fold
 from p2p10.errors import IllegalMove
 from p2p10.events import Discard, DrawStock, EndHand, Event, TakeDiscard
+from p2p10.game_fields import GAME_FIELDS
 from p2p10.melds import check_meld
 from p2p10.moves import legal_moves
 from p2p10.rules import PHASE_LISTS, RuleSet
@@ -109,7 +110,7 @@ def test_random_games_keep_every_invariant(seed: int, players: int, rules: RuleS
             finishers = [s for s in range(players) if len(final.made[s]) >= rules.phases_to_win]
         assert final.totals[final.winner] == min(final.totals[s] for s in finishers)
     replayed = fold(record.events, players, rules)
-    for name in GameState.__slots__:
+    for name in GAME_FIELDS:
         assert getattr(replayed, name) == getattr(final, name), name
 
 
@@ -128,7 +129,7 @@ def test_illegal_events_are_refused_and_change_nothing(
         if (state.stage not in ("draw", "play") or len(state.known) < DECK_SIZE
                 or checked >= probes or rng.random() > 0.2):
             return
-        snapshot = {name: getattr(state, name) for name in GameState.__slots__}
+        snapshot = {name: getattr(state, name) for name in GAME_FIELDS}
         wrong = (state.turn + 1 + rng.randrange(players - 1)) % players
         foreign = [s for seat in state.seats_in_hand if seat != state.turn
                    for s in state.hands[seat]]
@@ -148,7 +149,7 @@ def test_illegal_events_are_refused_and_change_nothing(
                 assert str(err)
             else:
                 raise AssertionError(f"{attempt} was allowed")
-        assert snapshot == {name: getattr(state, name) for name in GameState.__slots__}
+        assert snapshot == {name: getattr(state, name) for name in GAME_FIELDS}
         checked += 1
 
     play_game([mostly_random] * players, rules, rng, on_event=probe)

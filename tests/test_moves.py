@@ -8,9 +8,10 @@ from collections.abc import Callable
 import pytest
 
 from p2p10.cards import parse_hand
-from p2p10.engine import Action, GameState
+from p2p10.engine import GameState
 from p2p10.errors import IllegalMove
 from p2p10.events import Discard, DrawStock, Hit, LayDown, SeatEvent, TakeDiscard
+from p2p10.game_fields import Action
 from p2p10.moves import discard_targets, hand_fit, lay_down_choices, open_ends, plan_hits
 from p2p10.rules import RuleSet
 from tests.scenario import Game

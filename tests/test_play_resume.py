@@ -23,8 +23,8 @@ from prompt_toolkit.output import DummyOutput
 from cli.table.play import TableApp
 from p2p10.audit import audit_records
 from p2p10.bots import POLICIES
-from p2p10.engine import GameState
 from p2p10.errors import SavedFileError
+from p2p10.game_fields import GAME_FIELDS
 from p2p10.peer_parts import addressed
 from p2p10.rules import RuleSet
 from protocol.local import USER, GameOver, LocalTable, unfinished_games
@@ -85,7 +85,7 @@ def between_hands(local: LocalTable) -> bool:
 def seen(local: LocalTable) -> dict[str, Any]:
     """Everything the user's screen reads of the table."""
     view = local.view()
-    state = {name: getattr(view, name) for name in GameState.__slots__}
+    state = {name: getattr(view, name) for name in GAME_FIELDS}
     return {**state, "dealing": local.dealing(), "my_turn": local.my_turn(), "names": local.names,
             "expected": local.table.expected() if local.table else None, "entries": len(local.user.log)}
 

@@ -16,7 +16,7 @@ import pytest
 
 from cli.stats_cmd import NO_GAMES
 from p2p10.bots import POLICIES
-from p2p10.engine import HandResult
+from p2p10.game_fields import HandResult
 from p2p10.record import (
     BOT,
     PERSON,

@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from cli.main import main
 from p2p10.audit import audit_records
 from p2p10.crypto.group import Scalar
-from p2p10.engine import MAX_PLAYERS
 from p2p10.errors import ProtocolError, SavedFileError
+from p2p10.game_fields import MAX_PLAYERS
 from p2p10.log import LOG_MAGIC, SECRETS_MAGIC, file_header, pack_secret, public_bytes, record
 from p2p10.peer import Peer
 from p2p10.peer_parts import HandSecrets

@@ -20,6 +20,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from p2p10.bots import POLICIES
 from p2p10.engine import GameState
 from p2p10.errors import SavedFileError
+from p2p10.game_fields import GAME_FIELDS
 from p2p10.log import Entry
 from p2p10.peer import Peer
 from p2p10.rules import RuleSet
@@ -72,7 +73,7 @@ def fields(value: Any) -> Any:
     if isinstance(value, TableState):
         return {name: fields(getattr(value, name)) for name in TABLE_FIELDS}
     if isinstance(value, GameState):
-        return {name: getattr(value, name) for name in GameState.__slots__}
+        return {name: getattr(value, name) for name in GAME_FIELDS}
     if isinstance(value, Ed25519PublicKey):
         return value.public_bytes_raw()
     if isinstance(value, tuple):
@@ -388,3 +389,15 @@ def test_a_state_that_cannot_be_kept_leaves_no_checkpoint_and_no_error(
     assert not SeatFiles(log).checkpoint.exists()
     saved = checkpoint.read_saved(log)  # folded the long way, as without a checkpoint
     assert fields(saved.table) == fields(table)
+
+
+def test_the_fields_named_are_every_slot_of_a_table_state(tmp_path: Path) -> None:
+    # TABLE_FIELDS is what the checkpoint checks an unpickled state against: every slot of it.
+    local = new_table(tmp_path)
+    drive(local, lambda t: t.table is not None and t.table.hand is not None, random.Random(0))
+    table = local.table
+    assert table is not None
+    slots = {s for cls in type(table).__mro__ for s in getattr(cls, "__slots__", ())}
+    assert slots == set(TABLE_FIELDS) and len(TABLE_FIELDS) == len(slots) > 20
+    assert all(hasattr(table, name) for name in TABLE_FIELDS)
+    local.close()

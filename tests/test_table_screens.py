@@ -25,7 +25,7 @@ from cli.table.prompts import Choice, Prompt
 from cli.table.replay_view import ReplayApp
 from p2p10 import i18n
 from p2p10.bots import POLICIES
-from p2p10.engine import HandResult
+from p2p10.game_fields import HandResult
 from p2p10.liveness import Waiting
 from p2p10.log import read_records
 from p2p10.rules import RuleSet

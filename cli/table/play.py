@@ -11,8 +11,9 @@ from cli.table.panels import HelpEntry, prose
 from cli.table.play_help import PLAY_HELP
 from cli.table.play_moves import PlayMoves
 from cli.table.prompts import Prompt, yes_no
-from p2p10.engine import Action, GameState
+from p2p10.engine import GameState
 from p2p10.events import DrawStock, TakeDiscard
+from p2p10.game_fields import Action
 from p2p10.i18n import _, ngettext, pgettext
 from p2p10.narrate import skip_sentence
 from p2p10.table import TableState

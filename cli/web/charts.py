@@ -13,7 +13,8 @@ import itertools
 from collections.abc import Sequence
 from html import escape
 
-from p2p10.engine import GameState, HandResult
+from p2p10.engine import GameState
+from p2p10.game_fields import HandResult
 from p2p10.i18n import _, pgettext
 from p2p10.names import shown_name
 

@@ -33,8 +33,9 @@ from cli.web.charts import running_totals, score_chart
 from cli.web.page import Page, page
 from p2p10.cards import sort_key
 from p2p10.crypto.group import Scalar
-from p2p10.engine import GameState, HandResult
+from p2p10.engine import GameState
 from p2p10.errors import ProtocolViolation
+from p2p10.game_fields import HandResult
 from p2p10.i18n import _, current_language, ngettext, pgettext
 from p2p10.log import BadEntry, NotALog
 from p2p10.melds import label_text

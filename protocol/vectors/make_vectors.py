@@ -61,7 +61,7 @@ from p2p10.crypto.shuffle_proof import (
     statement_digest,
 )
 from p2p10.crypto.shuffle_proof import NONCE_DOMAIN as PROOF_NONCE_DOMAIN
-from p2p10.engine import HAND_SIZE
+from p2p10.game_fields import HAND_SIZE
 from p2p10.hand_crypto import key_context, seed_context, shuffle_context, token_context
 
 VECTORS_PATH = Path(__file__).with_name("crypto_v1.json")
