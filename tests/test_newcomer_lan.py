@@ -31,7 +31,7 @@ from p2p10.i18n import set_language
 from p2p10.narrate import Narrator
 from p2p10.rules import RuleSet
 from protocol import lan
-from protocol.discovery import BadAdvertisement, TableAd, advertise
+from protocol.discovery import BadAdvertisement, TableAd, TableBrowser, advertise
 from protocol.lan import GameResult, LanError, Timing
 from protocol.lan_host import Host
 from protocol.lan_join import Joiner, Resumer
@@ -210,6 +210,9 @@ async def test_a_false_started_table_of_the_same_name_cannot_divert_a_join_or_a_
     fake = TableAd(title, "Mallory", 2, 0, (), real.fingerprint.replace("01", "ff"),
                    ("127.0.0.1", real.address[1] % 60000 + 1024), started=True)
     async with await advertise(real, LOOPBACK), await advertise(fake, LOOPBACK):
+        # Both on the network before the searches (a loaded machine may answer for one late).
+        async with TableBrowser(["127.0.0.1"]) as browser:
+            await until(lambda: sum(t.table == title for t in browser.tables.values()) == 2)
         assert await asyncio.wait_for(finding.find_table(title, "127.0.0.1", 3600), TIMEOUT) == real
         with pytest.raises(UsageError) as two:
             await asyncio.wait_for(finding.find_table(title, "127.0.0.1", 5, seats_free=False), TIMEOUT)
