@@ -47,8 +47,8 @@ from p2p10.game_fields import (
     HandResult,
     PublicMove,
     Stage,
-    _names_mismatch,
-    _no_seat,
+    names_mismatch_text,
+    no_seat_text,
 )
 from p2p10.i18n import _
 from p2p10.rules import DEFAULT, RuleSet
@@ -68,7 +68,7 @@ class GameState(GameEnd):
             raise IllegalMove(_("Phase 10 is for {low} to {high} players, not {n}").format(
                 low=MIN_PLAYERS, high=MAX_PLAYERS, n=players))
         if names is not None and len(names) != players:
-            raise IllegalMove(_names_mismatch(len(names), players))
+            raise IllegalMove(names_mismatch_text(len(names), players))
         self.rules = rules
         self.names = tuple(names) if names else tuple(f"Seat {i + 1}" for i in range(players))
         self.hand_no = -1
@@ -146,7 +146,7 @@ class GameState(GameEnd):
 
         A ``lay`` that passes may still be refused for its melds, a ``hit`` for its meld or card."""
         if not 0 <= seat < self.players:
-            return _no_seat(seat)
+            return no_seat_text(seat)
         why = self._why_not_turn(seat, "draw" if action in ("draw", "take") else "play")
         if why is not None:
             return why
@@ -291,7 +291,7 @@ class GameState(GameEnd):
         if self.stage != "deal":
             raise IllegalMove(_("a seat sits out only before a deal"))
         if not 0 <= event.seat < self.players:
-            raise IllegalMove(_no_seat(event.seat))
+            raise IllegalMove(no_seat_text(event.seat))
         out = self.sitting_out | {event.seat}
         seats = self.tie if self.tie is not None else range(self.players)
         if len([s for s in seats if s not in out]) < MIN_PLAYERS:

@@ -73,16 +73,18 @@ class PublicMove:
     phase: int | None = None
 
 
-def _no_seat(seat: int) -> str:
+def no_seat_text(seat: int) -> str:
+    """Why a seat number names no seat."""
     # TRANSLATORS: {seat} is a seat's index as the program counts them, from 0.
     return _("there is no seat {seat}").format(seat=seat)
 
 
-def _names_mismatch(given: int, players: int) -> str:
+def names_mismatch_text(given: int, players: int) -> str:
+    """Why a list of names does not fit the seats."""
     return _("{given} names given for {n} players").format(given=given, n=players)
 
 
-def _or_text(items: Sequence[int]) -> str:
+def or_text(items: Sequence[int]) -> str:
     """Phase numbers joined with "or" in the current language: '2 or 5 or 7'."""
     text = str(items[0])
     for item in items[1:]:
@@ -195,7 +197,7 @@ class GameFields:
     def with_names(self, names: Sequence[str]) -> Self:
         """The same state with the seats renamed (a seat now played by a bot says whose)."""
         if len(names) != self.players:
-            raise IllegalMove(_names_mismatch(len(names), self.players))
+            raise IllegalMove(names_mismatch_text(len(names), self.players))
         new = self._copy()
         new.names = tuple(names)
         return new

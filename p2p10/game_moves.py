@@ -14,8 +14,8 @@ from p2p10.events import (
 from p2p10.game_fields import (
     GameFields,
     PublicMove,
-    _no_seat,
-    _or_text,
+    no_seat_text,
+    or_text,
 )
 from p2p10.i18n import _, ngettext
 from p2p10.melds import Meld, MeldError, check_meld, hit
@@ -36,7 +36,7 @@ class GameMoves(GameFields):
             # {tried} is the phase the player tried to lay down.
             raise IllegalMove(ngettext("you are on phase {phases}, not phase {tried}",
                                        "you are on phase {phases}, not phase {tried}",
-                                       len(allowed)).format(phases=_or_text(allowed),
+                                       len(allowed)).format(phases=or_text(allowed),
                                                             tried=event.phase), seat)
         reqs = PHASES[event.phase]
         name = describe_phase(event.phase)
@@ -136,7 +136,7 @@ class GameMoves(GameFields):
         if target == seat:
             return _("you cannot skip yourself")
         if not 0 <= target < self.players:
-            return _no_seat(target)
+            return no_seat_text(target)
         if target not in self.seats_in_hand:
             return _("{name} is not playing this hand").format(name=self._name(target))
         if self.rules.skip_next and target != self._seat_after(seat):

@@ -187,7 +187,8 @@ def listening_line(interface: str, port: int, reachable_at: tuple[str, int] | No
         port=port, addresses=", ".join(f"{a}:{port}" for a in found[:DIALLED_AT_MOST]))
 
 
-def _say(line: str) -> None:
+def print_line(line: str) -> None:
+    """A line of the LAN commands' output (what ``say`` does unless a screen takes it)."""
     print(line, flush=True)  # flushed: a parent process may be waiting for the line
 
 

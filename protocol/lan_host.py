@@ -27,13 +27,13 @@ from protocol.lan import (
     GameResult,
     Machine,
     Timing,
-    _say,
     forget_gallery,
     key_line,
     listening_line,
     log_path_for,
     play_machine,
     player_for,
+    print_line,
 )
 from protocol.listener import listen
 from protocol.lobby import LOBBY_PATH, Gate, Lobby, Say
@@ -59,7 +59,7 @@ class Host:
 
     def __init__(self, name: str, seats: int, rules: RuleSet, policy: str | None,
                  interface: str = "0.0.0.0", port: int = 0, save_dir: Path | None = None,
-                 say: Say = _say, title: str | None = None, advertised: bool = True,
+                 say: Say = print_line, title: str | None = None, advertised: bool = True,
                  reachable_at: tuple[str, int] | None = None, *, bots: int = 0,
                  bot_level: str = "normal", start_when_full: bool = True,
                  front: Front | None = None, timing: Timing = Timing(),

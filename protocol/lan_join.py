@@ -29,13 +29,13 @@ from protocol.lan import (
     GameResult,
     Machine,
     Timing,
-    _say,
     forget_gallery,
     key_line,
     log_path_for,
     parse_address,
     play_machine,
     player_for,
+    print_line,
     read_roster,
 )
 from protocol.listener import Handler, listen
@@ -53,7 +53,7 @@ class Joiner:
     """A peer that sits down at a host's table (``HOST:PORT``) and plays its seat."""
 
     def __init__(self, address: str, name: str, policy: str | None, interface: str = "0.0.0.0",
-                 save_dir: Path | None = None, say: Say = _say,
+                 save_dir: Path | None = None, say: Say = print_line,
                  reachable_at: tuple[str, int] | None = None, front: Front | None = None,
                  timing: Timing = Timing(), host_fingerprint: str | None = None,
                  code: str | None = None, listen_port: int = 0) -> None:
@@ -134,7 +134,7 @@ class Resumer:
 
     def __init__(self, log_path: Path, policy: str | None, interface: str | None = None,
                  front: Front | None = None, bot_level: str = "normal",
-                 timing: Timing = Timing(), say: Say = _say) -> None:
+                 timing: Timing = Timing(), say: Say = print_line) -> None:
         self.log_path = log_path.absolute()
         self.policy = policy
         self.interface = interface
