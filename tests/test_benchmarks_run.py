@@ -329,3 +329,17 @@ def test_the_web_benchmark_names_a_request_that_left_the_machine() -> None:
     dirty = bench.byte_figures(log, "4000", 1)
     assert dirty["only_local"] is False
     assert dirty["elsewhere"] == ["http://127.0.0.1:4001/", font]
+
+
+def test_a_short_headroom_run_prints_every_match_as_json() -> None:
+    result = _figures(ROOT / "benchmarks" / "bench_headroom.py", "--games", "2", "--jobs", "2",
+                      "--seats", "2", "--seats", "4", "--json")
+    matches = {(m["bot"], m["players"]): m for m in result["matches"]}
+    # hard and its two cheats, at each table asked for.
+    assert set(matches) == {(bot, seats) for bot in ("hard", "peek", "seer") for seats in (2, 4)}
+    for match in matches.values():
+        assert match["games"] == 2 and 0 <= match["wins"] <= 2
+        low, high = match["ci95"]
+        assert 0 <= low <= match["win_rate"] <= high <= 1
+        assert 0 <= match["made"] <= 1 and 0 <= match["made_by_normal"] <= 1
+        assert match["parity"] == 1 / match["players"]
