@@ -12,7 +12,7 @@ the rules that guess at them:
 
 * ``peek`` sees the draw pile's top card. Not yet down, it takes the discard or draws, whichever
   card leaves its hand nearer its phase (then with more of its cards going down with it); it
-  draws when the two are alike.
+  draws when the two are alike, and takes a wild as ``hard`` does.
 * ``seer`` peeks as well, and knows every hand. A discard *feeds* the next player exactly when
   it would bring that player's phase nearer, or is a wild (``hard`` guesses from what that
   player took this hand). A Skip goes to whoever is nearest going out: down with the fewest
@@ -66,8 +66,9 @@ class Peek(LookAheadPolicy):
     def _draw(self, view: GameState, seat: int, rng: random.Random) -> SeatEvent:
         move = super()._draw(view, seat, rng)
         full, top = self.full, view.top_discard()
-        if full is None or not full.stock or view.down[seat] is not None or top is None or is_skip(top):
-            return move
+        if (full is None or not full.stock or view.down[seat] is not None or top is None
+                or is_skip(top) or is_wild(top)):
+            return move  # a wild on the discard pile is taken, as hard takes it
         hand = view.hand_cards(seat)
         phase = self.target_phase(view, seat, hand)
         if phase is None:

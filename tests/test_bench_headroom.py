@@ -14,7 +14,7 @@ from pathlib import Path
 from types import ModuleType
 
 from p2p10.bots import POLICIES
-from p2p10.cards import is_skip
+from p2p10.cards import is_skip, is_wild
 from p2p10.engine import GameState
 from p2p10.events import Discard, DrawStock, Event, TakeDiscard
 from p2p10.measure import missing
@@ -50,7 +50,7 @@ def _peek_game(bench: ModuleType, game: int) -> int:
             top = was.top_discard()
             phase = was.phase_of(seat)
             if (was.down[seat] is None and was.stock and top is not None and not is_skip(top)
-                    and phase is not None):
+                    and not is_wild(top) and phase is not None):
                 hand = was.hand_cards(seat)
                 taken = bench.with_card(hand, top, phase, was.rules)
                 drawn = bench.with_card(hand, was.known[was.stock[-1]], phase, was.rules)
