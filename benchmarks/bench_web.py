@@ -14,8 +14,10 @@ benchmark adds to every document through the DevTools protocol
 (``Page.addScriptToEvaluateOnNewDocument``, which a page's Content-Security-Policy does not
 govern): it notes when each websocket message arrives and, through a MutationObserver, when
 each view is drawn (the page sets ``data-version`` on ``<body>`` at the end of each render).
-Python's times are ``time.time()``; the two clocks are the same wall clock, and the page also
-notes ``Date.now()`` beside its own times, so the report gives their offset.
+Python's times are ``time.time()``. The page also notes ``Date.now()`` beside its own times, so
+the report gives their offset; the delay from an entry saved to its line drawn is taken on
+``Date.now()``, the wall clock ``time.time()`` reads (the page's own clock is set once, when the
+page opens, and can drift from the wall clock by tens of milliseconds).
 
 1. **start**: ``p2p10 play --web --no-browser --bots 2 --seed S -o hands=1`` as a new process
    (its files in a new temporary home), the browser sent to the address it prints first; from
@@ -389,11 +391,14 @@ def delay_figures(driver: Any, hands: int, pace: float, seed: int) -> tuple[dict
     received = {v: at for at, v, _size in page["received"] if v is not None}
     drawn_v = {v: at for at, v, _lines, _offset in drawn}
     sent_v = {v: at for at, v, _spent, _size in run.snapshots}
-    # A line k is shown at the first view drawn holding more than k lines.
+    # A line k is shown at the first view drawn holding more than k lines. Timed on the page's
+    # Date.now() (its own clock less the offset noted beside it): the wall clock that Python's
+    # time.time() reads. The page's own clock, set once when the page opened, drifted from it by
+    # as much as 27 ms on a loaded machine, and a line seemed drawn before its entry was saved.
     shown_at: list[float] = []
-    for at, _v, lines, _offset in drawn:
+    for at, _v, lines, offset in drawn:
         while len(shown_at) < lines:
-            shown_at.append(at / 1000)
+            shown_at.append((at - offset) / 1000)
     delays, lines_of_bots, first_line = [], 0, 0
     for saved, author, lines in run.entries:
         if lines > first_line:
