@@ -15,9 +15,10 @@ benchmark adds to every document through the DevTools protocol
 govern): it notes when each websocket message arrives and, through a MutationObserver, when
 each view is drawn (the page sets ``data-version`` on ``<body>`` at the end of each render).
 Python's times are ``time.time()``. The page also notes ``Date.now()`` beside its own times, so
-the report gives their offset; the delay from an entry saved to its line drawn is taken on
-``Date.now()``, the wall clock ``time.time()`` reads (the page's own clock is set once, when the
-page opens, and can drift from the wall clock by tens of milliseconds).
+the report gives their offset, and every page time set against a Python time is taken on
+``Date.now()`` (:func:`wall_s`), the wall clock ``time.time()`` reads: the page's own clock is
+set once, when the page opens, and drifted from the wall clock by 27 ms once on a loaded machine.
+Times within the page (a message received, then drawn) stay on the page's finer clock.
 
 1. **start**: ``p2p10 play --web --no-browser --bots 2 --seed S -o hands=1`` as a new process
    (its files in a new temporary home), the browser sent to the address it prints first; from
@@ -79,7 +80,7 @@ PROBE = r"""
       var at = now(), v = null;
       var m = /"v":(\d+)/.exec(event.data.slice(0, 400));
       if (m) { v = Number(m[1]); }
-      notes.received.push([at, v, event.data.length]);
+      notes.received.push([at, v, event.data.length, at - Date.now()]);
     });
     return socket;
   }
@@ -90,8 +91,8 @@ PROBE = r"""
     new MutationObserver(function () {
       var at = now(), wall = Date.now();
       var view = window.P2P10 && P2P10.view ? P2P10.view() : null;
-      if (notes.first === null && view) { notes.first = at; }
-      if (notes.hand === null && document.querySelector(".hand .card-button")) { notes.hand = at; }
+      if (notes.first === null && view) { notes.first = wall; }
+      if (notes.hand === null && document.querySelector(".hand .card-button")) { notes.hand = wall; }
       if (view && view.page === "table") {
         notes.drawn.push([at, view.v || 0, (view.log || []).length, at - wall]);
       }
@@ -372,6 +373,12 @@ class InProcess:
         web.WebSocketResponse.send_str = sent  # type: ignore[method-assign,assignment]  # (here only)
 
 
+def wall_s(at: float, offset: float) -> float:
+    """A page time ``at`` (its own clock, epoch ms) on the wall clock, in epoch seconds:
+    ``offset`` is that clock less ``Date.now()``, noted at the same moment."""
+    return (at - offset) / 1000
+
+
 def delay_figures(driver: Any, hands: int, pace: float, seed: int) -> tuple[dict[str, Any], list[Any], str]:
     with tempfile.TemporaryDirectory(prefix="bench-web-delay-") as folder:
         run = InProcess(hands, pace, seed, Path(folder))
@@ -388,17 +395,15 @@ def delay_figures(driver: Any, hands: int, pace: float, seed: int) -> tuple[dict
         log = driver.get_log("performance")
     port = re.search(r":(\d+)/", run.url).group(1)  # type: ignore[union-attr]
     drawn = page["drawn"]
-    received = {v: at for at, v, _size in page["received"] if v is not None}
+    received = {v: at for at, v, _size, _offset in page["received"] if v is not None}
+    received_wall = {v: wall_s(at, offset) for at, v, _size, offset in page["received"] if v is not None}
     drawn_v = {v: at for at, v, _lines, _offset in drawn}
     sent_v = {v: at for at, v, _spent, _size in run.snapshots}
-    # A line k is shown at the first view drawn holding more than k lines. Timed on the page's
-    # Date.now() (its own clock less the offset noted beside it): the wall clock that Python's
-    # time.time() reads. The page's own clock, set once when the page opened, drifted from it by
-    # as much as 27 ms on a loaded machine, and a line seemed drawn before its entry was saved.
+    # A line k is shown at the first view drawn holding more than k lines.
     shown_at: list[float] = []
     for at, _v, lines, offset in drawn:
         while len(shown_at) < lines:
-            shown_at.append((at - offset) / 1000)
+            shown_at.append(wall_s(at, offset))
     delays, lines_of_bots, first_line = [], 0, 0
     for saved, author, lines in run.entries:
         if lines > first_line:
@@ -420,8 +425,8 @@ def delay_figures(driver: Any, hands: int, pace: float, seed: int) -> tuple[dict
     to_written, written_to_page = [], []
     slow_writes, stalled = 0, 0  # views written 50 ms or more after being built; of them, during a stall
     for v, at in sent_v.items():
-        if v in received:
-            to_page.append(received[v] / 1000 - at)
+        if v in received_wall:
+            to_page.append(received_wall[v] - at)
         if v in run.written:
             to_written.append(run.written[v] - at)
             if run.written[v] - at >= 0.05:
@@ -430,8 +435,8 @@ def delay_figures(driver: Any, hands: int, pace: float, seed: int) -> tuple[dict
                 # A timer that ended while the view waited and was late by half the wait or more.
                 if any(at <= end <= run.written[v] + 0.011 and late >= wait / 2 for end, late in run.lags):
                     stalled += 1
-            if v in received:
-                written_to_page.append(received[v] / 1000 - run.written[v])
+            if v in received_wall:
+                written_to_page.append(received_wall[v] - run.written[v])
         if v in received and v in drawn_v:
             to_drawn.append((drawn_v[v] - received[v]) / 1000)
     offsets = [offset for _at, _v, _lines, offset in drawn]
