@@ -33,10 +33,12 @@ import multiprocessing
 import os
 import platform
 import random
-import sys
 import time
 from collections.abc import Sequence
 from typing import Any
+
+# benchmarks/bench_ladder.py: its seeds, so that the hard rows are its matches.
+from bench_ladder import HELD_OUT_SEED, progress
 
 from cli.simulate_cmd import wilson
 from p2p10.bots import POLICIES, DiscardKey, LookAheadPolicy, next_seat
@@ -47,7 +49,6 @@ from p2p10.measure import missing, naturals_down
 from p2p10.rules import RuleSet
 from p2p10.simulate import play_game
 
-HELD_OUT_SEED = 7_000_000  # bench_ladder.py's seeds: the hard rows match its matches
 BOTS = ("hard", "peek", "seer")
 ISSUE_27 = {2: 0.60, 4: 0.32, 6: 0.22}  # hard's targets against normal bots
 
@@ -94,7 +95,7 @@ class Seer(Peek):
         assert self.full is not None
         return tuple(self.full.known[slot] for slot in self.full.hands[seat])
 
-    def _feeds(self, following: int | None, card: int) -> bool | None:
+    def feeds(self, following: int | None, card: int) -> bool | None:
         """Whether ``card`` brings ``following``'s phase nearer (None: not known here)."""
         full = self.full
         if full is None or following is None or full.down[following] is not None:
@@ -123,15 +124,10 @@ class Seer(Peek):
         following = next_seat(view, seat)
         ranked = []
         for key, move in super().rank_discards(view, seat, options, hand, phase):
-            feeds = self._feeds(following, move.card)
+            feeds = self.feeds(following, move.card)
             ranked.append((key if feeds is None else key._replace(feeds=feeds), move))
         ranked.sort(key=lambda item: item[0])
         return ranked
-
-
-def progress(message: str) -> None:
-    """One progress line on stderr (never stdout, which carries the figures)."""
-    print(f"[bench] {message}", file=sys.stderr, flush=True)
 
 
 _CHEATS: dict[str, Peek] = {}

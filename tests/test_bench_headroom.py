@@ -13,6 +13,8 @@ import random
 from pathlib import Path
 from types import ModuleType
 
+import pytest
+
 from p2p10.bots import POLICIES
 from p2p10.cards import is_skip, is_wild
 from p2p10.engine import GameState
@@ -24,7 +26,11 @@ from p2p10.simulate import play_game
 ROOT = Path(__file__).parent.parent
 
 
-def _bench() -> ModuleType:
+@pytest.fixture
+def bench(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
+    """benchmarks/bench_headroom.py as a module (it imports bench_ladder beside it, as a script
+    run from that folder does)."""
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
     spec = importlib.util.spec_from_file_location("bench_headroom", ROOT / "benchmarks" / "bench_headroom.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -67,16 +73,14 @@ def _peek_game(bench: ModuleType, game: int) -> int:
     return checked
 
 
-def test_peek_draws_from_wherever_the_better_card_lay() -> None:
-    bench = _bench()
+def test_peek_draws_from_wherever_the_better_card_lay(bench: ModuleType) -> None:
     # Decisions where the peek mattered, each checked.
     assert sum(_peek_game(bench, game) for game in range(3)) > 10
 
 
-def test_seer_knows_which_discard_the_next_player_takes() -> None:
+def test_seer_knows_which_discard_the_next_player_takes(bench: ModuleType) -> None:
     # A normal bot that is not down takes the top discard exactly when it brings its phase
     # nearer (or is a wild): what the seer said of each of its discards must come true.
-    bench = _bench()
     said: dict[int, bool] = {}
     checked = 0
     seer = bench.Seer()
@@ -90,7 +94,7 @@ def test_seer_knows_which_discard_the_next_player_takes() -> None:
         if isinstance(event, Discard) and event.seat == 0 and not is_skip(event.card):
             following = 1
             assert seer.full is not None
-            feeds = seer._feeds(following, event.card)
+            feeds = seer.feeds(following, event.card)
             if feeds is not None and state.stock and state.stage == "draw" and state.down[following] is None:
                 said[len(history)] = feeds
         elif (isinstance(event, DrawStock | TakeDiscard) and event.seat == 1
@@ -107,8 +111,7 @@ def test_seer_knows_which_discard_the_next_player_takes() -> None:
     assert checked > 20
 
 
-def test_seer_skips_whoever_is_nearest_going_out() -> None:
-    bench = _bench()
+def test_seer_skips_whoever_is_nearest_going_out(bench: ModuleType) -> None:
     seer = bench.Seer()
     lineup = [seer] + [POLICIES["normal"]] * 3
     checked = 0
