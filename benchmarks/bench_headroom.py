@@ -2,21 +2,22 @@
 
 Prints figures, never pass/fail. See benchmarks/README.md.
 
-    python benchmarks/bench_headroom.py             # 500 games a match, 9 matches, about 7 min on 2 cores
+    python benchmarks/bench_headroom.py             # 500 games a match, 12 matches, about 10 min on 2 cores
     python benchmarks/bench_headroom.py --quick     # 20 games a match, a smoke run
     python benchmarks/bench_headroom.py --seats 4 --games 2000 --json
 
-Two cheats, which live here and nowhere else (no command can seat them), play ``hard``'s own
+Three cheats, which live here and nowhere else (no command can seat them), play ``hard``'s own
 rules (:class:`p2p10.bots.LookAheadPolicy` without look-ahead) with the hidden cards handed to
 the rules that guess at them:
 
 * ``peek`` sees the draw pile's top card. Not yet down, it takes the discard or draws, whichever
   card leaves its hand nearer its phase (then with more of its cards going down with it); it
   draws when the two are alike, and takes a wild as ``hard`` does.
-* ``seer`` peeks as well, and knows every hand. A discard *feeds* the next player exactly when
-  it would bring that player's phase nearer, or is a wild (``hard`` guesses from what that
-  player took this hand). A Skip goes to whoever is nearest going out: down with the fewest
-  cards, else missing the fewest cards.
+* ``feeder`` knows the next player's hand, for one rule only: a discard *feeds* that player
+  exactly when it would bring its phase nearer, or is a wild (``hard`` guesses from what that
+  player took this hand).
+* ``seer`` is both, and knows every hand: a Skip goes to whoever is nearest going out: down
+  with the fewest cards, else missing the fewest cards.
 
 Each plays one seat against ``normal`` bots, beside ``hard`` itself, over the same seeds as
 ``bench_ladder.py`` (7,000,000 on, seats rotating). Whatever a fair bot could gain by guessing
@@ -49,12 +50,13 @@ from p2p10.measure import missing, naturals_down
 from p2p10.rules import RuleSet
 from p2p10.simulate import play_game
 
-BOTS = ("hard", "peek", "seer")
+BOTS = ("hard", "peek", "feeder", "seer")
 ISSUE_27 = {2: 0.60, 4: 0.32, 6: 0.22}  # hard's targets against normal bots
 
 
-class Peek(LookAheadPolicy):
-    """``hard`` that sees the draw pile's top card when it chooses where to draw from."""
+class Watching(LookAheadPolicy):
+    """``hard`` handed the whole game, every card shown, before each of its decisions; the
+    cheats below read what they are said to see in it, and nothing more."""
 
     def __init__(self) -> None:
         super().__init__(0)
@@ -63,6 +65,10 @@ class Peek(LookAheadPolicy):
     def watch(self, state: GameState, event: Event) -> None:
         """``play_game``'s event hook: keep the whole state the next decision is made in."""
         self.full = state
+
+
+class Peek(Watching):
+    """``hard`` that sees the draw pile's top card when it chooses where to draw from."""
 
     def _draw(self, view: GameState, seat: int, rng: random.Random) -> SeatEvent:
         move = super()._draw(view, seat, rng)
@@ -88,8 +94,8 @@ def with_card(hand: Sequence[int], card: int, phase: int, rules: RuleSet) -> tup
     return need, -naturals_down(cards, need, phase, rules)
 
 
-class Seer(Peek):
-    """``peek`` that also knows every hand: whom a discard feeds, and who is nearest going out."""
+class Feeder(Watching):
+    """``hard`` that knows whether a discard feeds the next player: that player's hand."""
 
     def _hand(self, seat: int) -> tuple[int, ...]:
         assert self.full is not None
@@ -109,16 +115,6 @@ class Seer(Peek):
         rules = full.rules
         return not is_skip(card) and missing((*hand, card), phase, rules) < missing(hand, phase, rules)
 
-    def skip_target_key(self, view: GameState, target: int) -> tuple[int, int, int, int]:
-        full = self.full
-        assert full is not None
-        phase = full.phase_of(target)
-        if full.down[target] is not None:
-            near = (0, len(full.hands[target]))
-        else:
-            near = (1, missing(self._hand(target), phase, full.rules) if phase is not None else 9)
-        return (-near[0], -near[1], len(view.made[target]), -view.totals[target])
-
     def rank_discards(self, view: GameState, seat: int, options: list[Discard], hand: Sequence[int],
                       phase: int) -> list[tuple[DiscardKey, Discard]]:
         following = next_seat(view, seat)
@@ -130,7 +126,22 @@ class Seer(Peek):
         return ranked
 
 
-_CHEATS: dict[str, Peek] = {}
+class Seer(Peek, Feeder):
+    """``peek`` and ``feeder`` at once, knowing every hand: who is nearest going out too."""
+
+    def skip_target_key(self, view: GameState, target: int) -> tuple[int, int, int, int]:
+        full = self.full
+        assert full is not None
+        phase = full.phase_of(target)
+        if full.down[target] is not None:
+            near = (0, len(full.hands[target]))
+        else:
+            near = (1, missing(self._hand(target), phase, full.rules) if phase is not None else 9)
+        return (-near[0], -near[1], len(view.made[target]), -view.totals[target])
+
+
+CHEATS: dict[str, type[Watching]] = {"peek": Peek, "feeder": Feeder, "seer": Seer}
+_CHEATS: dict[str, Watching] = {}
 
 
 def _one(job: tuple[str, int, int]) -> tuple[bool, int, float, int]:
@@ -143,7 +154,7 @@ def _one(job: tuple[str, int, int]) -> tuple[bool, int, float, int]:
     if bot == "hard":
         lineup[seat] = POLICIES["hard"]
     else:
-        cheat = _CHEATS.setdefault(bot, Peek() if bot == "peek" else Seer())
+        cheat = _CHEATS.setdefault(bot, CHEATS[bot]())
         lineup[seat] = cheat
         hook = cheat.watch
     state = play_game(lineup, RuleSet(), random.Random(HELD_OUT_SEED + game), on_event=hook).state

@@ -2,8 +2,8 @@
 
 Its figures bound what a fair ``hard`` could gain by guessing better; that bound is only as good
 as the cheats. These tests play seeded games and check every decision a cheat made against the
-hidden cards it was handed: ``peek`` against the card the draw pile then gave, ``seer`` against
-what the next player then did.
+hidden cards it was handed: ``peek`` against the card the draw pile then gave, ``feeder`` and
+``seer`` against what the next player then did.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import pytest
 from p2p10.bots import POLICIES
 from p2p10.cards import is_skip, is_wild
 from p2p10.engine import GameState
-from p2p10.events import Discard, DrawStock, Event, TakeDiscard
+from p2p10.events import Discard, DrawStock, Event, SeatEvent, TakeDiscard
 from p2p10.measure import missing
 from p2p10.rules import RuleSet
 from p2p10.simulate import play_game
@@ -78,12 +78,13 @@ def test_peek_draws_from_wherever_the_better_card_lay(bench: ModuleType) -> None
     assert sum(_peek_game(bench, game) for game in range(3)) > 10
 
 
-def test_seer_knows_which_discard_the_next_player_takes(bench: ModuleType) -> None:
+@pytest.mark.parametrize("cheat", ["Seer", "Feeder"])
+def test_seer_and_feeder_know_which_discard_the_next_player_takes(bench: ModuleType, cheat: str) -> None:
     # A normal bot that is not down takes the top discard exactly when it brings its phase
-    # nearer (or is a wild): what the seer said of each of its discards must come true.
+    # nearer (or is a wild): what the cheat said of each of its discards must come true.
     said: dict[int, bool] = {}
     checked = 0
-    seer = bench.Seer()
+    seer = getattr(bench, cheat)()
     players = 3
     lineup = [POLICIES["normal"]] * players
     lineup[0] = seer
@@ -109,6 +110,26 @@ def test_seer_knows_which_discard_the_next_player_takes(bench: ModuleType) -> No
         history.clear()
         play_game(lineup, RuleSet(), random.Random(90 + game), on_event=watch)
     assert checked > 20
+
+
+def test_feeder_plays_as_hard_but_for_its_discards(bench: ModuleType) -> None:
+    # Only its feed rule knows a hidden card: every other decision (draws, lay-downs, hits,
+    # Skips) is hard's own, in the same position.
+    feeder, hard = bench.Feeder(), bench.Watching()  # Watching never reads what it is handed
+    compared = 0
+
+    def seat0(view: GameState, seat: int, rng: random.Random) -> SeatEvent:
+        nonlocal compared
+        move = feeder(view, seat, random.Random(0))
+        if not (isinstance(move, Discard) and not is_skip(move.card)):
+            assert move == hard(view, seat, random.Random(0))
+            compared += 1
+        return move
+
+    for game in range(2):
+        play_game([seat0, POLICIES["normal"], POLICIES["normal"]], RuleSet(), random.Random(60 + game),
+                  on_event=feeder.watch)
+    assert compared > 100
 
 
 def test_seer_skips_whoever_is_nearest_going_out(bench: ModuleType) -> None:

@@ -336,8 +336,8 @@ def test_a_short_headroom_run_prints_every_match_as_json() -> None:
     result = _figures(ROOT / "benchmarks" / "bench_headroom.py", "--games", "2", "--jobs", "2",
                       "--seats", "2", "--seats", "4", "--json")
     matches = {(m["bot"], m["players"]): m for m in result["matches"]}
-    # hard and its two cheats, at each table asked for.
-    assert set(matches) == {(bot, seats) for bot in ("hard", "peek", "seer") for seats in (2, 4)}
+    # hard and its three cheats, at each table asked for.
+    assert set(matches) == {(bot, seats) for bot in ("hard", "peek", "feeder", "seer") for seats in (2, 4)}
     for match in matches.values():
         assert match["games"] == 2 and 0 <= match["wins"] <= 2
         low, high = match["ci95"]
