@@ -27,10 +27,9 @@ as before), with no index but the checkpoints (each log parsed, not folded), and
 
 With tmux installed, each case is also timed as a player waits for it: ``p2p10 play --resume``
 started in a tmux pane (a fresh copy of the game's files each run), the pane read every 5 ms,
-until the hand's title is on screen (``table_s``); then ``?`` is typed at once and timed until
-the help it opens is on screen (``key_s``: how long a key typed as the table appears waits);
-then ``?`` again, back to the table, and the time from the start until the move log shows the
-game so far (``story_s``).
+until the hand's title is on screen (``table_s``) and until the move log has told the game so
+far (``story_s``, drawn after the table: before, the table waited for the story, so ``story_s``
+is what a player waited before).
 """
 
 from __future__ import annotations
@@ -177,26 +176,18 @@ def resume_case(folder: Path, seats: int, hand: int, runs: int, seed: int, profi
 
 
 def on_screen(log: Path, hand: int, runs: int) -> dict[str, Any] | None:
-    """``p2p10 play --resume`` of a copy of ``log`` in a tmux pane, timed until the table is
-    on screen; then ``?`` is typed and timed until the help it opens is on screen; then ``?``
-    again (back to the table), and timed until the story so far is on screen. None without
-    tmux."""
+    """``p2p10 play --resume`` of a copy of ``log`` in a tmux pane, timed until the table and
+    then the story so far are on screen; None without tmux."""
     if shutil.which("tmux") is None:
         progress("no tmux: the resume is not timed on screen")
         return None
     table_s: list[float] = []
-    key_s: list[float] = []
     story_s: list[float] = []
     session = f"p2p10-bench-{os.getpid()}"
     # In the command, not tmux's environment: a tmux server already running gives a new
     # session its own environment, not this process's.
     env = " ".join(f"{name}={shlex.quote(value)}" for name, value in (
         ("XDG_DATA_HOME", os.environ.get("XDG_DATA_HOME", "")), ("LANGUAGE", "en"), ("LANG", "C.UTF-8")))
-
-    def send(key: str) -> float:
-        subprocess.run(["tmux", "send-keys", "-t", session, "-l", key], check=True)
-        return time.perf_counter()
-
     for run in range(runs):
         copy = Path(tempfile.mkdtemp(prefix=f"{log.stem}-screen{run}-", dir=log.parent.parent))
         for part in log.parent.glob(log.stem + ".*"):
@@ -206,32 +197,23 @@ def on_screen(log: Path, hand: int, runs: int) -> dict[str, Any] | None:
         started = time.perf_counter()
         subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "120", "-y", "40", command],
                        check=True)
-        table = key = story = None
-        typed = 0.0
+        table = story = None
         while time.perf_counter() - started < 30 and story is None:
             pane = subprocess.run(["tmux", "capture-pane", "-p", "-t", session], capture_output=True,
                                   text=True, check=False).stdout
-            now = time.perf_counter()
+            now = time.perf_counter() - started
             if table is None and f"Hand {hand}" in pane:
-                table = now - started
-                typed = send("?")  # the help screen: a key that changes nothing at the table
-            elif table is not None and key is None and "Goal: make the phases" in pane:
-                key = now - typed
-                send("?")  # and back to the table
-            elif key is not None and "Goal: make the phases" not in pane and f"Hand {hand}:" in pane:
-                # The move log's heading of the hand under way ("── Hand 21: Cy deals"; the
-                # title has no colon): the story has reached the last hand, its end.
-                story = now - started
+                table = now
+            if table is not None and (" drew " in pane or " discarded " in pane):
+                story = now
             time.sleep(0.005)
         subprocess.run(["tmux", "kill-session", "-t", session], check=False, stderr=subprocess.DEVNULL)
         shutil.rmtree(copy, ignore_errors=True)
-        if table is None or key is None or story is None:
-            raise RuntimeError(f"the resumed table did not show hand {hand}, its help and its story "
-                               "within 30 s")
+        if table is None or story is None:
+            raise RuntimeError(f"the resumed table did not show hand {hand} within 30 s")
         table_s.append(table)
-        key_s.append(key)
         story_s.append(story)
-    return {"runs": runs, "table_s": spread(table_s), "key_s": spread(key_s), "story_s": spread(story_s),
+    return {"runs": runs, "table_s": spread(table_s), "story_s": spread(story_s),
             "ratio_table_to_story": statistics.median(table_s) / statistics.median(story_s)}
 
 
@@ -305,11 +287,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                   f"x{case['ratio_to_per_seat'][name]:.3f}")
         if "on_screen" in case:
             shown = case["on_screen"]
-            shown_as = (("story_s", "on screen with its story"), ("table_s", "the table on screen"),
-                        ("key_s", "then ? typed, to its help on screen"))
+            shown_as = (("story_s", "on screen with its story (before)"), ("table_s", "the table on screen"))
             for name, label in shown_as:
                 t = shown[name]
-                print(f"    p2p10 play --resume: {label:<36} {t['median']:6.3f} s "
+                print(f"    p2p10 play --resume: {label:<33} {t['median']:6.3f} s "
                       f"[{t['min']:.3f}, {t['max']:.3f}]")
             print(f"    (the table before its story: x{shown['ratio_table_to_story']:.3f})")
         for name, text in case.get("profiles", {}).items():

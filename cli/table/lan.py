@@ -142,7 +142,7 @@ class LanTableApp(TableApp):
             self._end_chat()
 
     def _heard(self, line: ChatLine) -> None:
-        self.tell(partial(self.narrator.said, line.seat, line.text))
+        self.narrator.said(line.seat, line.text)
         self.invalidate()
 
 
@@ -152,8 +152,7 @@ class LanTableApp(TableApp):
         if state == LEFT:
             # TRANSLATORS: a player quit the game on their machine (they may come back with
             # 'p2p10 resume').
-            left = _("{name} left the table.").format(name=self.narrator.voice.name(seat))
-            self.tell(partial(self.narrator.note, left))
+            self.narrator.note(_("{name} left the table.").format(name=self.narrator.voice.name(seat)))
         self.invalidate()
 
     # ------------------------------------------------------------------- the table

@@ -3,9 +3,7 @@ and clicks ask for, and the questions they ask, are in :mod:`cli.table.play_move
 
 from __future__ import annotations
 
-import asyncio
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from functools import partial
 
 from cli.table.drawing import Handler, Line, click, plain, shorten, tagged, width
@@ -21,10 +19,6 @@ from p2p10.narrate import skip_sentence
 from p2p10.table import TableState
 from protocol.seat_screen import SeatScreen, next_pace
 
-# The longest the story of a resumed game is told before the keys have their turn (the screen
-# answers a key within about this, plus a frame).
-STORY_SLICE_S = 0.01
-
 
 class TableApp(PlayMoves):
     """The user at a table through a :class:`~protocol.local.SeatScreen`: the seat plays the
@@ -34,10 +28,8 @@ class TableApp(PlayMoves):
 
     A screen opened on a game under way (resumed) is told the game from the start of the
     user's log first, so that its move log reads as it did when the game was played. With
-    ``tell_later`` that waits until :meth:`run` has drawn the table once, and is told in slices
-    of :data:`STORY_SLICE_S` with the keys (and a LAN table's messages) answered between them: a
-    long game's story takes longer to tell (0.6 s at hand 21 of six seats) than the rest of a
-    resume, and a key typed as the table appears must not wait for it.
+    ``tell_later`` that waits until :meth:`run` has drawn the table once: a long game's story
+    takes longer to tell (0.6 s at hand 21 of six seats) than the rest of a resume.
     """
 
     help_text: tuple[HelpEntry, ...] = PLAY_HELP
@@ -49,64 +41,24 @@ class TableApp(PlayMoves):
         self.again = False  # the user asked for another game at the end of this one
         self._quit_prompt: Prompt | None = None  # the last "Quit the game?" asked
         self._told = False  # the game so far is told, and the screen follows the seat
-        self._told_lines: list[Callable[[], None]] | None = []  # None once the story is told (see tell)
         super().__init__(seat, ascii_only)
         if not tell_later:
             self.catch_up()
 
     def catch_up(self) -> None:
         """Tell the game so far (the user's log from its start) and from then on every new
-        entry; once only, all at once (see :meth:`tell_story` for the way a screen that is
-        already drawn tells it)."""
-        for _step in self._story():
-            pass
-
-    async def tell_story(self, slice_s: float | None = None) -> None:
-        """As :meth:`catch_up`, in slices of about ``slice_s`` seconds (:data:`STORY_SLICE_S`),
-        the event loop having its turn between them: keys typed meanwhile are answered, and a
-        LAN table's entries keep coming (they are told once the story has caught up with them)."""
-        story = self._story()
-        while True:
-            end = time.perf_counter() + (STORY_SLICE_S if slice_s is None else slice_s)
-            for _step in story:
-                if time.perf_counter() >= end:
-                    break
-            else:
-                return
-            await asyncio.sleep(0)
-
-    def tell(self, line: Callable[[], None]) -> None:
-        """Put a line from outside the log into the move log (a chat line, a presence notice):
-        now, or, until the game so far is told, right after it, so that it is not told among
-        the moves of an earlier hand."""
-        if self._told_lines is None:
-            line()
-        else:
-            self._told_lines.append(line)
-
-    def _story(self) -> Iterator[None]:
-        # One step per entry of the user's log, then the switch to following the seat. The
-        # seat plays nothing of its own before its run(), which comes after this; but the
-        # user's keys may play a move, and a LAN table's entries arrive, while the story is
-        # told in slices: the log the story read may be behind the seat's, and is caught up.
+        entry; once only. Nothing is said to the user meanwhile: the seat plays nothing before
+        its :meth:`~protocol.seat_screen.SeatScreen.run`, which comes after this."""
         if self._told:
             return
         self._told = True
         seat = self.table_seat
-        view: GameState | None = None
-        table: TableState | None = None
+        view = None
         for view, table in seat.history():
             self.narrator.update(view, table)
-            yield
         if view is not None:
             self._moves_seen = (view.hand_no, len(view.history))
-        lines, self._told_lines = self._told_lines or [], None
-        for line in lines:
-            line()
         seat.subscribe(self._changed)
-        now = seat.table
-        if now is not None and (table is None or now.seq != table.seq):
-            self._changed()
         self.invalidate()
 
     async def run(self) -> None:
@@ -119,7 +71,7 @@ class TableApp(PlayMoves):
     async def _follow_the_table(self) -> None:
         # The table is drawn before this task first runs (prompt_toolkit draws right after
         # pre_run), so a resumed game's story is told with the table already in sight.
-        await self.tell_story()
+        self.catch_up()
         try:
             await self.table_seat.run()
         except Exception as err:  # a bug, or a table entry that contradicts the roster: show why
