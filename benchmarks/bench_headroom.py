@@ -50,7 +50,6 @@ from p2p10.measure import missing, naturals_down
 from p2p10.rules import RuleSet
 from p2p10.simulate import play_game
 
-BOTS = ("hard", "peek", "feeder", "seer")
 ISSUE_27 = {2: 0.60, 4: 0.32, 6: 0.22}  # hard's targets against normal bots
 
 
@@ -141,7 +140,8 @@ class Seer(Peek, Feeder):
 
 
 CHEATS: dict[str, type[Watching]] = {"peek": Peek, "feeder": Feeder, "seer": Seer}
-_CHEATS: dict[str, Watching] = {}
+BOTS = ("hard", *CHEATS)  # in the order the matches are played and printed
+_SEATED: dict[str, Watching] = {}  # one cheat of each kind per process
 
 
 def _one(job: tuple[str, int, int]) -> tuple[bool, int, float, int]:
@@ -154,7 +154,7 @@ def _one(job: tuple[str, int, int]) -> tuple[bool, int, float, int]:
     if bot == "hard":
         lineup[seat] = POLICIES["hard"]
     else:
-        cheat = _CHEATS.setdefault(bot, CHEATS[bot]())
+        cheat = _SEATED.setdefault(bot, CHEATS[bot]())
         lineup[seat] = cheat
         hook = cheat.watch
     state = play_game(lineup, RuleSet(), random.Random(HELD_OUT_SEED + game), on_event=hook).state

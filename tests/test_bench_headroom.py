@@ -84,18 +84,18 @@ def test_seer_and_feeder_know_which_discard_the_next_player_takes(bench: ModuleT
     # nearer (or is a wild): what the cheat said of each of its discards must come true.
     said: dict[int, bool] = {}
     checked = 0
-    seer = getattr(bench, cheat)()
+    bot = getattr(bench, cheat)()
     players = 3
     lineup = [POLICIES["normal"]] * players
-    lineup[0] = seer
+    lineup[0] = bot
     history: list[GameState] = []
 
     def watch(state: GameState, event: Event) -> None:
         nonlocal checked
         if isinstance(event, Discard) and event.seat == 0 and not is_skip(event.card):
             following = 1
-            assert seer.full is not None
-            feeds = seer.feeds(following, event.card)
+            assert bot.full is not None
+            feeds = bot.feeds(following, event.card)
             if feeds is not None and state.stock and state.stage == "draw" and state.down[following] is None:
                 said[len(history)] = feeds
         elif (isinstance(event, DrawStock | TakeDiscard) and event.seat == 1
@@ -103,7 +103,7 @@ def test_seer_and_feeder_know_which_discard_the_next_player_takes(bench: ModuleT
             checked += 1
             assert isinstance(event, TakeDiscard) == said[len(history) - 1], len(history)
         history.append(state)
-        seer.watch(state, event)
+        bot.watch(state, event)
 
     for game in range(2):
         said.clear()
