@@ -28,13 +28,16 @@ as before), with no index but the checkpoints (each log parsed, not folded), and
 With tmux installed, each case is also timed as a player waits for it: ``p2p10 play --resume``
 started in a tmux pane (a fresh copy of the game's files each run), the pane read every 5 ms,
 until the hand's title is on screen (``table_s``) and until the move log has told the game so
-far (``story_s``, drawn after the table: before, the table waited for the story, so ``story_s``
-is what a player waited before).
+far (``story_s``: it is told after the table is drawn, in slices); and in as many runs more,
+``?`` is typed as soon as the table is on screen and timed until the help it opens is on
+screen (``key_s``: how long a key typed as the table appears waits; before the story was told
+in slices, it waited for the whole story).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import cProfile
 import io
 import json
@@ -48,7 +51,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -176,45 +179,84 @@ def resume_case(folder: Path, seats: int, hand: int, runs: int, seed: int, profi
 
 
 def on_screen(log: Path, hand: int, runs: int) -> dict[str, Any] | None:
-    """``p2p10 play --resume`` of a copy of ``log`` in a tmux pane, timed until the table and
-    then the story so far are on screen; None without tmux."""
+    """``p2p10 play --resume`` of a copy of ``log`` in a tmux pane: ``runs`` runs timed until
+    the table and then the end of the story so far are on screen, and ``runs`` more in which
+    ``?`` is typed as soon as the table is on screen, timed until the help it opens is (how
+    long a key typed as the table appears waits). None without tmux."""
     if shutil.which("tmux") is None:
         progress("no tmux: the resume is not timed on screen")
         return None
     table_s: list[float] = []
     story_s: list[float] = []
+    key_s: list[float] = []
+    for run in range(2 * runs):
+        with resumed_in_tmux(log, f"screen{run}") as (started, pane, send):
+            keyed = run >= runs
+            table = story = key = None
+            typed = 0.0
+            while time.perf_counter() - started < 30:
+                text = pane()
+                now = time.perf_counter()
+                if table is None and f"Hand {hand}" in text:
+                    table = now - started
+                    if keyed:
+                        typed = send("?")  # the help screen: a key that changes nothing at the table
+                if table is not None and keyed and "Goal: make the phases" in text:
+                    key = now - typed
+                    break
+                if table is not None and not keyed and f"Hand {hand}:" in text:
+                    # The move log's heading of the hand under way ("── Hand 21: Cy deals"; the
+                    # title has no colon): the story has reached the last hand, its end.
+                    story = now - started
+                    break
+                time.sleep(0.005)
+        if keyed and key is not None:
+            key_s.append(key)
+        elif not keyed and table is not None and story is not None:
+            table_s.append(table)
+            story_s.append(story)
+        else:
+            raise RuntimeError(f"the resumed table did not show hand {hand} and "
+                               f"{'its help' if keyed else 'its story'} within 30 s")
+    return {"runs": runs, "table_s": spread(table_s), "story_s": spread(story_s), "key_s": spread(key_s),
+            "ratio_table_to_story": statistics.median(table_s) / statistics.median(story_s)}
+
+
+Pressed = Callable[[str], float]  # types a key, and says when
+
+
+@contextlib.contextmanager
+def resumed_in_tmux(log: Path, name: str) -> Iterator[tuple[float, Callable[[], str], Pressed]]:
+    """``p2p10 play --resume`` of a fresh copy of ``log``'s files in a new tmux pane (120x40):
+    the time it was started, a function that reads the pane, and one that types a key and
+    returns the time it was sent (taken before: the key may be read before tmux returns)."""
     session = f"p2p10-bench-{os.getpid()}"
     # In the command, not tmux's environment: a tmux server already running gives a new
     # session its own environment, not this process's.
-    env = " ".join(f"{name}={shlex.quote(value)}" for name, value in (
+    env = " ".join(f"{var}={shlex.quote(value)}" for var, value in (
         ("XDG_DATA_HOME", os.environ.get("XDG_DATA_HOME", "")), ("LANGUAGE", "en"), ("LANG", "C.UTF-8")))
-    for run in range(runs):
-        copy = Path(tempfile.mkdtemp(prefix=f"{log.stem}-screen{run}-", dir=log.parent.parent))
-        for part in log.parent.glob(log.stem + ".*"):
-            shutil.copy2(part, copy / part.name)
-        resume = shlex.quote(str(copy / log.name))
-        command = f"env {env} {shlex.quote(sys.executable)} -m cli play --resume {resume}"
-        started = time.perf_counter()
-        subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "120", "-y", "40", command],
-                       check=True)
-        table = story = None
-        while time.perf_counter() - started < 30 and story is None:
-            pane = subprocess.run(["tmux", "capture-pane", "-p", "-t", session], capture_output=True,
-                                  text=True, check=False).stdout
-            now = time.perf_counter() - started
-            if table is None and f"Hand {hand}" in pane:
-                table = now
-            if table is not None and (" drew " in pane or " discarded " in pane):
-                story = now
-            time.sleep(0.005)
+    copy = Path(tempfile.mkdtemp(prefix=f"{log.stem}-{name}-", dir=log.parent.parent))
+    for part in log.parent.glob(log.stem + ".*"):
+        shutil.copy2(part, copy / part.name)
+    resume = shlex.quote(str(copy / log.name))
+    command = f"env {env} {shlex.quote(sys.executable)} -m cli play --resume {resume}"
+
+    def pane() -> str:
+        return subprocess.run(["tmux", "capture-pane", "-p", "-t", session], capture_output=True,
+                              text=True, check=False).stdout
+
+    def send(key: str) -> float:
+        sent = time.perf_counter()
+        subprocess.run(["tmux", "send-keys", "-t", session, "-l", key], check=True)
+        return sent
+
+    started = time.perf_counter()
+    subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "120", "-y", "40", command], check=True)
+    try:
+        yield started, pane, send
+    finally:
         subprocess.run(["tmux", "kill-session", "-t", session], check=False, stderr=subprocess.DEVNULL)
         shutil.rmtree(copy, ignore_errors=True)
-        if table is None or story is None:
-            raise RuntimeError(f"the resumed table did not show hand {hand} within 30 s")
-        table_s.append(table)
-        story_s.append(story)
-    return {"runs": runs, "table_s": spread(table_s), "story_s": spread(story_s),
-            "ratio_table_to_story": statistics.median(table_s) / statistics.median(story_s)}
 
 
 def listing(runs: int) -> dict[str, Any]:
@@ -287,7 +329,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                   f"x{case['ratio_to_per_seat'][name]:.3f}")
         if "on_screen" in case:
             shown = case["on_screen"]
-            shown_as = (("story_s", "on screen with its story (before)"), ("table_s", "the table on screen"))
+            shown_as = (("table_s", "the table on screen"), ("story_s", "the story so far told"),
+                        ("key_s", "a key typed then, to its answer"))
             for name, label in shown_as:
                 t = shown[name]
                 print(f"    p2p10 play --resume: {label:<33} {t['median']:6.3f} s "

@@ -104,10 +104,17 @@ class SeatScreen(Protocol):
         too); nothing where :attr:`pace` is None."""
         ...
 
+    @property
+    def entries(self) -> int:
+        """How many entries the user's log holds."""
+        ...
+
     def history(self) -> Iterator[tuple[GameState, TableState]]:
-        """The game so far as the user saw it, one step per entry of the user's log: the
-        user's view after it and the fold. A screen opened on a game under way (resumed)
-        tells the game from its start with it, as it was told live."""
+        """The game as the user saw it, one step per entry of the user's log: the user's view
+        after it and the fold. It follows the log as it grows between steps and ends at its
+        end (or where the log was cut back below the entries already given). A screen opened
+        on a game under way (resumed) tells the game from its start with it, as it was told
+        live."""
         ...
 
     async def run(self) -> None:
@@ -158,8 +165,13 @@ class PeerSeat:
         others = [s for s in range(table.players) if s != self.seat]
         return tuple(others[hand.batches:])
 
+    @property
+    def entries(self) -> int:
+        """How many entries the user's log holds."""
+        return len(self.user.log)
+
     def history(self) -> Iterator[tuple[GameState, TableState]]:
-        """The game so far as the user saw it (see :meth:`SeatScreen.history`): the user's log
+        """The game as the user saw it (see :meth:`SeatScreen.history`): the user's log
         folded again, each view with the user's own cards opened by the saved hand keys, as
         :meth:`Peer.view` opens them. Every entry was checked when it came in (or when the seat
         was restored from its files), so its signature is not checked again, nor are the hands'
@@ -168,7 +180,14 @@ class PeerSeat:
         table: TableState | None = None
         opened: dict[int, int] = {}
         opened_hand = -1
-        for entry in list(user.log):
+        # By index, not over a copy: the caller may let the event loop run between steps,
+        # and the entries that come meanwhile are read too (the story ends caught up).
+        at = 0
+        while at < len(user.log):
+            entry = user.log[at]
+            if table is not None and entry.prev_hash != table.last_hash:
+                return  # the log was cut back and grew again: not the entries given so far
+            at += 1
             if table is None:
                 table = fold(None, entry, postpone=True)
             else:

@@ -256,6 +256,7 @@ def test_quick_resume_benchmark_prints_every_figure_as_json() -> None:
         shown = case["on_screen"]
         assert shown["runs"] == 3 and _positive(shown["ratio_table_to_story"])
         assert 0 < shown["table_s"]["median"] <= shown["story_s"]["median"]
+        assert 0 < shown["key_s"]["min"] <= shown["key_s"]["median"] <= shown["key_s"]["max"]
     screen = result["start_screen"]
     assert screen["logs"] == 1 and screen["listed"] == 1 and _positive(screen["log_bytes"])
     assert set(screen["start_lists_s"]) == {"folded", "checkpoints", "index"}

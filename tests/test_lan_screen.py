@@ -8,8 +8,12 @@ from __future__ import annotations
 
 import asyncio
 import random
+import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+import pytest
 from prompt_toolkit.application import create_app_session
 from prompt_toolkit.input import create_pipe_input
 
@@ -269,3 +273,60 @@ async def test_a_player_whom_nobody_answers_is_told_so_on_the_screen(tmp_path: P
     assert result.alone is not None and not result.peer.finished
     assert result.summary().startswith("nobody at the table has answered for 2 seconds")
     assert str(result.log_path) in result.summary() and result.log_path.exists()
+
+
+async def test_a_screen_opened_late_tells_the_entries_and_chat_that_come_while_it_tells(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A play screen opened on a LAN game under way (as ``p2p10 resume`` does) tells the story
+    so far in slices while the mesh plays on: every entry that comes meanwhile is told once, in
+    its place (the hand's end too), and a chat line heard meanwhile among the moves around it."""
+    monkeypatch.setattr("cli.table.play.STORY_SLICE_S", 0.0)  # the loop runs after every entry
+    with create_pipe_input() as pipe, create_app_session(input=pipe, output=Terminal(100, 30)):
+        apps: list[LanTableApp] = []
+        heard_at: list[int] = []
+        story: list[int] = []
+        joiner: Joiner | None = None
+
+        async def late_front(seat: LanSeat) -> None:
+            await until(lambda: seat.dealing() is None and len(seat.view().history) >= 4)
+            app = LanTableApp(seat, tell_later=True)
+            apps.append(app)
+            history = seat.history
+
+            def steps() -> Iterator[Any]:
+                story.append(seat.entries)  # the entries the story began with
+                for k, step in enumerate(history(), 1):
+                    yield step
+                    # A slow machine: the mesh's messages pile up between the story's steps
+                    # (the loop has one turn after each).
+                    time.sleep(0.02)
+                    if k == 3:  # Bob says it early in the story; it arrives a few steps on
+                        assert joiner is not None and joiner.peer is not None
+                        joiner.peer.say("hello")
+                        heard_at.append(seat.entries)
+                story.append(k)  # the entries it told
+
+            seat.history = steps  # type: ignore[method-assign]
+            await app.run()
+
+        _host, hosting, address, _said = await open_host(tmp_path, 2, "greedy", front=late_front)
+        joiner = Joiner(address, "Bob", "greedy", "127.0.0.1", tmp_path / "bob", say=lambda _: None)
+        joining = asyncio.ensure_future(joiner.run())
+        try:
+            await until(lambda: apps and apps[0].screen == "over")
+            app = apps[0]
+            seat = app.lan
+            began, told = story
+            assert told >= began + 4  # the game went on during the story, which caught up
+            await Keyboard(app, pipe).keys("Enter")
+            await asyncio.wait_for(asyncio.gather(hosting, joining), TIMEOUT)
+        finally:
+            for task in (hosting, joining):
+                task.cancel()
+    lines = app.narrator.lines
+    assert lines.count("Bob said: hello") == 1
+    # The story as a screen opened on the finished log tells it at once, the chat line aside.
+    told = LanTableApp(seat).narrator.lines
+    assert [line for line in lines if line != "Bob said: hello"] == told
+    assert any(" went out" in line or " wins" in line for line in told), told[-5:]
+    assert not any(line.startswith("You drew a card") for line in told)

@@ -11,7 +11,8 @@ import re
 import shutil
 import stat
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -284,15 +285,15 @@ async def test_a_resumed_screen_draws_the_table_before_it_tells_the_game_so_far(
         app = TableApp(LocalTable.resume(local.log_path), tell_later=True)
         assert app.narrator.lines == []
         frames_before: list[int] = []
-        tell = app.catch_up
+        tell = app.tell_story
 
-        def catch_up() -> None:
+        async def tell_story(slice_s: float | None = None) -> None:
             frames_before.append(app.app.render_counter)
-            tell()
+            await tell(slice_s)
 
-        app.catch_up = catch_up  # type: ignore[method-assign]
+        app.tell_story = tell_story  # type: ignore[method-assign]
         task = asyncio.create_task(app.run())
-        await until(lambda: bool(frames_before))
+        await until(lambda: bool(frames_before) and len(app.narrator.lines) >= len(story))
         assert frames_before[0] >= 1  # the table was on screen before the story was told
         assert app.narrator.lines[:len(story)] == story  # the story as it was told when made
         app.catch_up()
@@ -301,3 +302,142 @@ async def test_a_resumed_screen_draws_the_table_before_it_tells_the_game_so_far(
         pipe.send_text("y")
         await task
         app.table_seat.close()
+
+
+def resumed_at_my_turn(folder: Path) -> tuple[LocalTable, list[str]]:
+    """A game quit at the user's turn in its first hand, and the story a screen opened on it
+    tells at once (as a screen made without ``tell_later`` does)."""
+    local = new_table(folder)
+    drive(local, lambda t: t.my_turn() and len(t.view().history) > 12, random.Random(1))
+    local.close()
+    told = LocalTable.resume(local.log_path)
+    story = TableApp(told).narrator.lines
+    told.close()
+    return local, story
+
+
+def told_at_once(log: Path) -> list[str]:
+    """The story of the log at ``log`` as a screen made on it tells it at once."""
+    seat = LocalTable.resume(log)
+    lines = TableApp(seat).narrator.lines
+    seat.close()
+    return lines
+
+
+def meanwhile(seat: LocalTable, at: dict[int, Callable[[], None]]) -> None:
+    """Have ``seat.history()`` do ``at[k]`` after its ``k``-th step: what happens while a
+    screen tells the story in slices (a key's move, a LAN table's entry or chat line)."""
+    history = seat.history
+
+    def steps() -> Iterator[Any]:
+        for k, step in enumerate(history(), 1):
+            yield step
+            if k in at:
+                at.pop(k)()
+
+    seat.history = steps  # type: ignore[method-assign]
+
+
+async def test_a_key_typed_while_a_resumed_game_is_told_is_answered_before_the_story_ends(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # One entry a slice: the loop has its turn after every entry, so the key is read early
+    # whatever this machine's speed (the screen's default slice is 10 ms).
+    monkeypatch.setattr("cli.table.play.STORY_SLICE_S", 0.0)
+    with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):
+        local, story = resumed_at_my_turn(tmp_path)
+        assert len(story) > 20
+        app = TableApp(LocalTable.resume(local.log_path), tell_later=True)
+        told_at_help: list[int] = []
+        open_screen = app.open
+
+        def opened(screen: str) -> None:
+            if screen == "help":
+                told_at_help.append(len(app.narrator.lines))
+            open_screen(screen)
+
+        app.open = opened  # type: ignore[method-assign]
+        task = asyncio.create_task(app.run())
+        pipe.send_text("?")
+        await until(lambda: bool(told_at_help) and len(app.narrator.lines) >= len(story))
+        assert told_at_help[0] < len(story)  # the help opened while the story was being told
+        assert app.narrator.lines == story  # and the story is told whole, in order, once
+        pipe.send_text("q")
+        pipe.send_text("y")
+        await task
+        app.table_seat.close()
+
+
+async def test_a_move_played_while_a_resumed_game_is_told_is_told_once_in_its_place(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("cli.table.play.STORY_SLICE_S", 0.0)
+    with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):
+        local, story = resumed_at_my_turn(tmp_path)
+        seat = LocalTable.resume(local.log_path)
+        app = TableApp(seat, tell_later=True)
+        told_at_move: list[int] = []
+        play = seat.play
+
+        def played(move: Any) -> None:
+            told_at_move.append(len(app.narrator.lines))
+            play(move)
+
+        seat.play = played  # type: ignore[method-assign]
+        task = asyncio.create_task(app.run())
+        pipe.send_text("d")
+        await until(lambda: any(line.startswith("You drew ") for line in app.narrator.lines[len(story):]))
+        assert told_at_move and told_at_move[0] < len(story)  # drawn while the story was told
+        pipe.send_text("q")
+        pipe.send_text("y")
+        await task
+        seat.close()
+        lines = app.narrator.lines
+        assert lines[:len(story)] == story
+        drew = [line for line in lines[len(story):] if line.startswith("You drew ")]
+        assert len(drew) == 1 and drew[0] != "You drew a card."  # once, the card named
+        assert lines == told_at_once(local.log_path)  # as a screen opened now tells it
+        report = audit_records(read_log(local.log_path))
+        assert report.violation is None and report.damage is None
+
+
+def test_a_hand_that_ends_while_its_story_is_told_is_told_whole_and_its_summary_opens(
+        tmp_path: Path) -> None:
+    # The reviewed failure: the entries that came while the story was told were told as one
+    # jump from a stale view, losing the hand's end and the first lines of the next.
+    with create_pipe_input(), create_app_session(output=DummyOutput()):
+        local, _story = resumed_at_my_turn(tmp_path)
+        seat = LocalTable.resume(local.log_path)
+        app = TableApp(seat, tell_later=True)
+        second_hand = partial(drive, seat, lambda t: len(t.view().sheet) == 1 and t.dealing() is None,
+                              random.Random(2))
+        meanwhile(seat, {5: second_hand})
+        app.catch_up()
+        assert len(seat.view().sheet) == 1  # the first hand was played out during the story
+        assert app.narrator.lines == told_at_once(local.log_path)
+        assert app.summary is not None and app.summary.winner is None  # it came live: it opens
+        assert app.screen == "hand" and app.hold
+        seat.close()
+
+
+def test_a_line_from_outside_the_log_is_told_where_the_log_was_when_it_came(tmp_path: Path) -> None:
+    with create_pipe_input(), create_app_session(output=DummyOutput()):
+        local, story = resumed_at_my_turn(tmp_path)
+        seat = LocalTable.resume(local.log_path)
+        app = TableApp(seat, tell_later=True)
+        rng = random.Random(3)
+
+        def move() -> None:  # the user's draw, and what the table writes for it
+            drive(seat, lambda t: not t.my_turn() or t.view().stage == "play", rng)
+            drive(seat, lambda t: t.view().stage == "play" and not t.card_coming(), rng)
+
+        meanwhile(seat, {3: partial(app.tell, partial(app.narrator.note, "Bo said hello.")),
+                         4: move,
+                         6: partial(app.tell, partial(app.narrator.note, "Bo said bye."))})
+        app.catch_up()
+        lines = app.narrator.lines
+        assert lines[:len(story)] == story
+        drew = next(i for i, line in enumerate(lines) if i >= len(story) and line.startswith("You drew "))
+        assert lines[len(story)] == "Bo said hello."  # heard before the draw: told before it
+        assert lines.index("Bo said bye.") > drew  # heard after it: told after it
+        app.tell(partial(app.narrator.note, "Bo left."))  # once told: at once
+        assert app.narrator.lines[-1] == "Bo left."
+        seat.close()

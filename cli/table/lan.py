@@ -27,6 +27,7 @@ from p2p10.errors import IllegalMove
 from p2p10.i18n import N_, _, pgettext
 from p2p10.narrate import going_on_cost
 from p2p10.peer import ChatLine
+from p2p10.table import TableState
 from p2p10.wire import LEFT, MAX_CHAT, READING
 from protocol.lan import LanSeat
 from protocol.storage import evidence_path
@@ -142,7 +143,7 @@ class LanTableApp(TableApp):
             self._end_chat()
 
     def _heard(self, line: ChatLine) -> None:
-        self.narrator.said(line.seat, line.text)
+        self.tell(partial(self.narrator.said, line.seat, line.text))
         self.invalidate()
 
 
@@ -152,15 +153,16 @@ class LanTableApp(TableApp):
         if state == LEFT:
             # TRANSLATORS: a player quit the game on their machine (they may come back with
             # 'p2p10 resume').
-            self.narrator.note(_("{name} left the table.").format(name=self.narrator.voice.name(seat)))
+            left = _("{name} left the table.").format(name=self.narrator.voice.name(seat))
+            self.tell(partial(self.narrator.note, left))
         self.invalidate()
 
     # ------------------------------------------------------------------- the table
 
-    def _changed(self) -> None:
-        """After every entry: the screen's own, and what happened to this player's seat if the
-        table went on without this machine (kept in the move log once the status moves on)."""
-        super()._changed()
+    def _new_entry(self, view: GameState, table: TableState, last: bool) -> None:
+        """After every new entry: the screen's own, and what happened to this player's seat if
+        the table went on without this machine (kept in the move log once the status moves on)."""
+        super()._new_entry(view, table, last)
         note = self.lan.taken_note()
         if note is not None and note != self._taken_said:
             self._taken_said = note

@@ -3,7 +3,9 @@ and clicks ask for, and the questions they ask, are in :mod:`cli.table.play_move
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+import time
+from collections.abc import Callable, Iterator
 from functools import partial
 
 from cli.table.drawing import Handler, Line, click, plain, shorten, tagged, width
@@ -19,6 +21,10 @@ from p2p10.narrate import skip_sentence
 from p2p10.table import TableState
 from protocol.seat_screen import SeatScreen, next_pace
 
+# The longest the story of a resumed game is told before the keys have their turn (the screen
+# answers a key within about this, plus a frame).
+STORY_SLICE_S = 0.01
+
 
 class TableApp(PlayMoves):
     """The user at a table through a :class:`~protocol.local.SeatScreen`: the seat plays the
@@ -28,8 +34,10 @@ class TableApp(PlayMoves):
 
     A screen opened on a game under way (resumed) is told the game from the start of the
     user's log first, so that its move log reads as it did when the game was played. With
-    ``tell_later`` that waits until :meth:`run` has drawn the table once: a long game's story
-    takes longer to tell (0.6 s at hand 21 of six seats) than the rest of a resume.
+    ``tell_later`` that waits until :meth:`run` has drawn the table once, and is told in slices
+    of :data:`STORY_SLICE_S` with the keys (and a LAN table's messages) answered between them: a
+    long game's story takes longer to tell (0.6 s at hand 21 of six seats) than the rest of a
+    resume, and a key typed as the table appears must not wait for it.
     """
 
     help_text: tuple[HelpEntry, ...] = PLAY_HELP
@@ -41,25 +49,88 @@ class TableApp(PlayMoves):
         self.again = False  # the user asked for another game at the end of this one
         self._quit_prompt: Prompt | None = None  # the last "Quit the game?" asked
         self._told = False  # the game so far is told, and the screen follows the seat
+        # Lines from outside the log heard while the story is told, each with the number of
+        # entries the log had then (see tell); None once the story is over.
+        self._held: list[tuple[int, Callable[[], None]]] | None = []
+        self._leaving = False  # "Quit the game?" was open as the last entry came (see _new_entry)
         super().__init__(seat, ascii_only)
         if not tell_later:
             self.catch_up()
 
     def catch_up(self) -> None:
         """Tell the game so far (the user's log from its start) and from then on every new
-        entry; once only. Nothing is said to the user meanwhile: the seat plays nothing before
-        its :meth:`~protocol.seat_screen.SeatScreen.run`, which comes after this."""
+        entry; once only, all at once (see :meth:`tell_story` for the way a screen that is
+        already drawn tells it)."""
+        for _step in self._story():
+            pass
+
+    async def tell_story(self, slice_s: float | None = None) -> None:
+        """As :meth:`catch_up`, in slices of about ``slice_s`` seconds (:data:`STORY_SLICE_S`),
+        the event loop having its turn between them: keys typed meanwhile are answered, and a
+        LAN table's entries keep coming. The story follows the log as it grows and ends only
+        once it has caught up with it, so every entry is told once, in its place."""
+        story = self._story()
+        while True:
+            end = time.perf_counter() + (STORY_SLICE_S if slice_s is None else slice_s)
+            for _step in story:
+                if time.perf_counter() >= end:
+                    break
+            else:
+                return
+            await asyncio.sleep(0)
+
+    def tell(self, line: Callable[[], None]) -> None:
+        """Put a line from outside the log into the move log (a chat line, a presence notice):
+        now, or, while the game so far is being told, once the story reaches the entry the log
+        had when the line came, so that it is told among the moves around it."""
+        if self._held is None:
+            line()
+        else:
+            self._held.append((self.table_seat.entries, line))
+
+    def _story(self) -> Iterator[None]:
+        # One step per entry of the user's log, then the switch to following the seat, with
+        # no step between the story's last entry and the subscription: nothing falls between.
+        # The entries the log held when the story began are the game so far, told as a
+        # replay tells them (a past hand's summary is not opened again); an entry that came
+        # while the story was told (a key's move, a LAN table's message) is told as if it came
+        # live: its hand's summary opens, a Skip on the user is said.
         if self._told:
             return
         self._told = True
         seat = self.table_seat
-        view = None
+        past = seat.entries
+        told = 0
+        table: TableState | None = None
         for view, table in seat.history():
-            self.narrator.update(view, table)
-        if view is not None:
-            self._moves_seen = (view.hand_no, len(view.history))
+            if told < past:
+                self.narrator.update(view, table)
+                self._moves_seen = (view.hand_no, len(view.history))
+            else:
+                self._new_entry(view, table, last=False)
+            told += 1
+            self._tell_held(told)
+            yield
+        self._tell_held(None)
         seat.subscribe(self._changed)
+        now = seat.table
+        if now is not None and (table is None or now.last_hash != table.last_hash):
+            # The log was cut back while it was told (a move of this machine that nobody built
+            # on, given up for an `away` entry): go on from the seat as it is.
+            self._changed()
+        elif now is not None and told > past:
+            self._end_if_over()
         self.invalidate()
+
+    def _tell_held(self, told: int | None) -> None:
+        """The lines held while the story is told, up to those heard when the log had
+        ``told`` entries (all of them with None: the story is over and they are told at once
+        from now on)."""
+        held = self._held or []
+        while held and (told is None or held[0][0] <= told):
+            held.pop(0)[1]()
+        if told is None:
+            self._held = None
 
     async def run(self) -> None:
         """Show the table and play until the user leaves."""
@@ -71,7 +142,7 @@ class TableApp(PlayMoves):
     async def _follow_the_table(self) -> None:
         # The table is drawn before this task first runs (prompt_toolkit draws right after
         # pre_run), so a resumed game's story is told with the table already in sight.
-        self.catch_up()
+        await self.tell_story()
         try:
             await self.table_seat.run()
         except Exception as err:  # a bug, or a table entry that contradicts the roster: show why
@@ -80,17 +151,20 @@ class TableApp(PlayMoves):
         self._changed()
 
     def _changed(self) -> None:
-        """After every new entry of the user's log: narrate, say a Skip played on the user, and
-        open a hand's summary (the status line's last words are then stale: they go)."""
+        """After every new entry of the user's log (subscribed once the game so far is told)."""
+        table = self.table_seat.table
+        if table is not None:
+            self._new_entry(self.table_seat.view(), table, last=True)
+
+    def _new_entry(self, view: GameState, table: TableState, last: bool) -> None:
+        """A new entry of the user's log, ``view`` and ``table`` after it: narrate, say a Skip
+        played on the user, and open a hand's summary (the status line's last words are then
+        stale: they go); if it is the ``last`` in the log, end the game if it is over."""
         seat = self.table_seat
-        table = seat.table
-        if table is None:
-            return
-        view = seat.view()
         summary = self.narrator.update(view, table)
         self._say_skips(view)
-        # Asked before the summary below takes the prompt away (the last hand's included).
-        leaving = self.prompt is not None and self.prompt is self._quit_prompt
+        # Asked before a summary below takes the prompt away (the last hand's included).
+        self._leaving = self.prompt is not None and self.prompt is self._quit_prompt
         if summary is not None:
             self.summary = summary
             self.prompt = None
@@ -99,16 +173,22 @@ class TableApp(PlayMoves):
                 self.hold = True
                 seat.hold(True)
                 self.screen = "hand"
-        if seat.over and not self.hold:
-            if leaving:
-                # The user asked to leave and the game ended before the answer: leaving then
-                # loses nothing (the result is printed on the way out), and a "y" typed at
-                # the question must not fall on the end screen, where it does nothing.
-                self.quit()
-            self.prompt = None
-            self.status = []
-            self.screen = "over"
+        if last:
+            self._end_if_over()
         self.invalidate()
+
+    def _end_if_over(self) -> None:
+        """The game's end, once the log says it is over and no hand's summary is open."""
+        if not self.table_seat.over or self.hold:
+            return
+        if self._leaving or (self.prompt is not None and self.prompt is self._quit_prompt):
+            # The user asked to leave and the game ended before the answer: leaving then
+            # loses nothing (the result is printed on the way out), and a "y" typed at
+            # the question must not fall on the end screen, where it does nothing.
+            self.quit()
+        self.prompt = None
+        self.status = []
+        self.screen = "over"
 
     def _say_skips(self, view: GameState) -> None:
         """A Skip another player discarded on the user, said in the status line (the move log
