@@ -28,6 +28,7 @@ from p2p10.errors import SavedFileError
 from p2p10.game_fields import GAME_FIELDS
 from p2p10.peer_parts import addressed
 from p2p10.rules import RuleSet
+from p2p10.table import fold
 from protocol.local import USER, GameOver, LocalTable, unfinished_games
 from protocol.saved_index import INDEX_NAME
 from protocol.storage import LocalSettings, SeatFiles, read_log, read_secrets
@@ -440,4 +441,29 @@ def test_a_line_from_outside_the_log_is_told_where_the_log_was_when_it_came(tmp_
         assert lines.index("Bo said bye.") > drew  # heard after it: told after it
         app.tell(partial(app.narrator.note, "Bo left."))  # once told: at once
         assert app.narrator.lines[-1] == "Bo left."
+        seat.close()
+
+
+def test_a_log_cut_back_while_its_story_is_told_ends_the_story_where_the_seat_is(tmp_path: Path) -> None:
+    # A LAN peer gives up its own entries that nobody built on for an `away` entry
+    # (p2p10/peer_away.py): its log is cut back, possibly while a resumed screen tells it.
+    with create_pipe_input(), create_app_session(output=DummyOutput()):
+        local, story = resumed_at_my_turn(tmp_path)
+        seat = LocalTable.resume(local.log_path)
+        app = TableApp(seat, tell_later=True)
+        user, entries = seat.user, seat.entries
+
+        def cut() -> None:  # the last three entries go, and the fold with them
+            del user.log[entries - 3:]
+            table = fold(None, user.log[0], defer_proofs=True)
+            for entry in user.log[1:]:
+                table = table.apply(entry)
+            user.table = table
+
+        meanwhile(seat, {entries - 1: cut})
+        app.catch_up()
+        lines = app.narrator.lines
+        assert len(story) - 3 <= len(lines) < len(story) and lines == story[:len(lines)]
+        app.tell(partial(app.narrator.note, "Bo said hi."))  # the story is over: told at once
+        assert app.narrator.lines[-1] == "Bo said hi."
         seat.close()
