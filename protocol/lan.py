@@ -270,11 +270,6 @@ class LanSeat(PeerSeat):
         (see :meth:`Peer.waiting`)."""
         return None if self.over else self.user.waiting()
 
-    def taken_note(self) -> str | None:
-        """What happened to this player's seat, if the table went on without this machine (see
-        :func:`taken_note`)."""
-        return None if self.table is None else taken_note(self.table, self.seat)
-
     def subscribe(self, listener: Callable[[], None]) -> None:
         """Call ``listener`` after every new entry in the user's log."""
         self._listeners.append(listener)

@@ -11,6 +11,7 @@ from typing import Protocol
 
 from p2p10.engine import GameState
 from p2p10.events import SeatEvent
+from p2p10.log import Entry
 from p2p10.peer import Peer
 from p2p10.rules import RuleSet
 from p2p10.table import TableState, fold
@@ -109,12 +110,12 @@ class SeatScreen(Protocol):
         """How many entries the user's log holds."""
         ...
 
-    def history(self) -> Iterator[tuple[GameState, TableState]]:
+    def history(self) -> Iterator[tuple[GameState, TableState, bool]]:
         """The game as the user saw it, one step per entry of the user's log: the user's view
-        after it and the fold. It follows the log as it grows between steps and ends at its
-        end (or where the log was cut back below the entries already given). A screen opened
-        on a game under way (resumed) tells the game from its start with it, as it was told
-        live."""
+        after it, the fold, and whether the entry came after the walk began. It follows the
+        log as it grows between steps and ends at its end; where the log was cut back and grew
+        again it goes on from the cut. A screen opened on a game under way (resumed) tells the
+        game from its start with it, as it was told live."""
         ...
 
     async def run(self) -> None:
@@ -170,7 +171,7 @@ class PeerSeat:
         """How many entries the user's log holds."""
         return len(self.user.log)
 
-    def history(self) -> Iterator[tuple[GameState, TableState]]:
+    def history(self) -> Iterator[tuple[GameState, TableState, bool]]:
         """The game as the user saw it (see :meth:`SeatScreen.history`): the user's log
         folded again, each view with the user's own cards opened by the saved hand keys, as
         :meth:`Peer.view` opens them. Every entry was checked when it came in (or when the seat
@@ -180,23 +181,51 @@ class PeerSeat:
         table: TableState | None = None
         opened: dict[int, int] = {}
         opened_hand = -1
+        given: list[bytes] = []  # the hashes of the entries given so far
+        began = user.log[:user.table.seq if user.table else 0]  # the entries there at the start
         # By index, not over a copy: the caller may let the event loop run between steps,
-        # and the entries that come meanwhile are read too (the story ends caught up).
-        at = 0
-        while at < len(user.log):
-            entry = user.log[at]
-            if table is not None and entry.prev_hash != table.last_hash:
-                return  # the log was cut back and grew again: not the entries given so far
-            at += 1
-            if table is None:
-                table = fold(None, entry, postpone=True)
-            else:
-                table = table.apply(entry, verified_by=table.verifiers[entry.author])
+        # and the entries that come meanwhile are read too (the story ends caught up). Only
+        # the entries the user's fold took: an entry kept as evidence of a violation is not.
+        while len(given) < min(len(user.log), user.table.seq if user.table else 0):
+            entry = user.log[len(given)]
+            if given and entry.prev_hash != given[-1]:
+                # The log was cut back (a move of this machine nobody built on, given up for an
+                # `away` entry) and grew again: fold again, untold, as far as the two agree.
+                told = len(given)
+                table, given = self._refold(given)
+                if len(given) == told:
+                    return  # an entry that does not chain to the one before: nothing to tell
+                opened, opened_hand = {}, -1
+                continue
+            at = len(given)
+            new = at >= len(began) or entry is not began[at]
+            given.append(entry.hash)
+            table = _fold_checked(table, entry)
             hand, engine = table.hand, table.engine
             if hand is None or engine.stage in ("deal", "over"):
-                yield engine, table
+                yield engine, table, new
                 continue
             if hand.number != opened_hand:
                 opened, opened_hand = {}, hand.number
             secrets = user.secrets.get(hand.number)
-            yield table.seat_view(self.seat, secrets.secret if secrets else None, opened), table
+            yield table.seat_view(self.seat, secrets.secret if secrets else None, opened), table, new
+
+    def _refold(self, given: list[bytes]) -> tuple[TableState | None, list[bytes]]:
+        """The fold of the user's log as far as it agrees with the entries ``given`` (their
+        hashes), and those hashes."""
+        log = self.user.log
+        agree = 0
+        while agree < min(len(given), len(log)) and log[agree].hash == given[agree]:
+            agree += 1
+        table: TableState | None = None
+        for entry in log[:agree]:
+            table = _fold_checked(table, entry)
+        return table, given[:agree]
+
+
+def _fold_checked(table: TableState | None, entry: Entry) -> TableState:
+    """``table`` with ``entry`` folded in, an entry the user's peer checked when it came: its
+    signature is not checked again, nor the hands' proofs (postponed, never made)."""
+    if table is None:
+        return fold(None, entry, postpone=True)
+    return table.apply(entry, verified_by=table.verifiers[entry.author])

@@ -283,7 +283,8 @@ async def test_a_screen_opened_late_tells_the_entries_and_chat_that_come_while_i
     monkeypatch.setattr("cli.table.play.STORY_SLICE_S", 0.0)  # the loop runs after every entry
     with create_pipe_input() as pipe, create_app_session(input=pipe, output=Terminal(100, 30)):
         apps: list[LanTableApp] = []
-        heard_at: list[int] = []
+        arrived: list[int] = []  # the entries in the log when Bob's line arrived
+        lines_at: dict[int, int] = {}
         story: list[int] = []
         joiner: Joiner | None = None
 
@@ -291,19 +292,21 @@ async def test_a_screen_opened_late_tells_the_entries_and_chat_that_come_while_i
             await until(lambda: seat.dealing() is None and len(seat.view().history) >= 4)
             app = LanTableApp(seat, tell_later=True)
             apps.append(app)
+            seat.chat_listeners.append(lambda _line: arrived.append(seat.entries))
             history = seat.history
 
             def steps() -> Iterator[Any]:
                 story.append(seat.entries)  # the entries the story began with
                 for k, step in enumerate(history(), 1):
                     yield step
+                    # The lines told with the first k entries (and the lines heard before).
+                    lines_at[k] = len(app.narrator.lines)
                     # A slow machine: the mesh's messages pile up between the story's steps
                     # (the loop has one turn after each).
                     time.sleep(0.02)
                     if k == 3:  # Bob says it early in the story; it arrives a few steps on
                         assert joiner is not None and joiner.peer is not None
                         joiner.peer.say("hello")
-                        heard_at.append(seat.entries)
                 story.append(k)  # the entries it told
 
             seat.history = steps  # type: ignore[method-assign]
@@ -325,6 +328,13 @@ async def test_a_screen_opened_late_tells_the_entries_and_chat_that_come_while_i
                 task.cancel()
     lines = app.narrator.lines
     assert lines.count("Bob said: hello") == 1
+    # Told right after the entries the log had when it came: in the story if it came before
+    # the story caught up, else after it.
+    assert len(arrived) == 1
+    if arrived[0] in lines_at:
+        assert lines.index("Bob said: hello") == lines_at[arrived[0]]
+    else:
+        assert lines.index("Bob said: hello") >= lines_at[max(lines_at)]
     # The story as a screen opened on the finished log tells it at once, the chat line aside.
     told = LanTableApp(seat).narrator.lines
     assert [line for line in lines if line != "Bob said: hello"] == told

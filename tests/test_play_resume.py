@@ -25,6 +25,7 @@ from cli.table.play import TableApp
 from p2p10.audit import audit_records
 from p2p10.bots import POLICIES
 from p2p10.errors import SavedFileError
+from p2p10.events import DrawStock, TakeDiscard
 from p2p10.game_fields import GAME_FIELDS
 from p2p10.peer_parts import addressed
 from p2p10.rules import RuleSet
@@ -441,6 +442,75 @@ def test_a_line_from_outside_the_log_is_told_where_the_log_was_when_it_came(tmp_
         assert lines.index("Bo said bye.") > drew  # heard after it: told after it
         app.tell(partial(app.narrator.note, "Bo left."))  # once told: at once
         assert app.narrator.lines[-1] == "Bo left."
+        seat.close()
+
+
+def two_ways_on(folder: Path) -> tuple[int, LocalTable, list[Any], Path]:
+    """A game quit at the user's turn in its first hand, gone on two ways from there to the
+    second hand: the user drawing, or taking the discard. The point where they part (entries),
+    the first way resumed, the second way's entries, and its log."""
+    local, _story = resumed_at_my_turn(folder / "first")
+    shutil.copytree(folder / "first", folder / "second")
+    logs = []
+    for way, first in (("first", DrawStock(USER)), ("second", TakeDiscard(USER))):
+        seat = LocalTable.resume(folder / way / local.log_path.relative_to(folder / "first"))
+        parted = seat.entries
+        seat.start()
+        while seat.step():
+            pass
+        seat.play(first)
+        drive(seat, lambda t: len(t.view().sheet) == 1 and t.dealing() is None, random.Random(2))
+        seat.close()
+        logs.append(seat.log_path)
+    second = LocalTable.resume(logs[1])
+    entries = list(second.user.log)
+    second.close()
+    return parted, LocalTable.resume(logs[0]), entries, logs[1]
+
+
+def cut_and_regrow(seat: LocalTable, parted: int, entries: list[Any]) -> None:
+    """The seat's log cut back to ``parted`` entries and grown again with ``entries`` after
+    them, the fold with it: what a LAN peer does when it gives up its own entries for an
+    `away` entry and the table goes on (p2p10/peer_away.py)."""
+    user = seat.user
+    del user.log[parted:]
+    user.log.extend(entries[parted:])
+    table = fold(None, user.log[0], defer_proofs=True)
+    for entry in user.log[1:]:
+        table = table.apply(entry)
+    user.table = table
+
+
+@pytest.mark.parametrize("at", ["behind the cut", "past the cut"])
+def test_a_log_cut_back_and_grown_again_while_its_story_is_told_is_told_as_it_now_is(
+        tmp_path: Path, at: str) -> None:
+    # Behind the cut, the story has yet to reach the entries that changed; past it, it has
+    # told some that are gone and goes on from the cut. Either way what came after the story
+    # began is told as if live (the first hand's end opens its summary), nothing as one jump.
+    with create_pipe_input(), create_app_session(output=DummyOutput()):
+        parted, seat, entries, second = two_ways_on(tmp_path)
+        app = TableApp(seat, tell_later=True)
+        step = 2 if at == "behind the cut" else parted + 3
+        meanwhile(seat, {step: partial(cut_and_regrow, seat, parted, entries)})
+        app.catch_up()
+        lines, now = app.narrator.lines, told_at_once(second)
+        if at == "behind the cut":
+            assert lines == now
+        else:  # entries of the first way may have been told before they went: the rest, in order
+            rest = iter(lines)
+            assert all(line in rest for line in now), "a line of the log as it now is was not told"
+        assert app.summary is not None and app.screen == "hand"
+        seat.close()
+
+
+def test_an_entry_kept_as_evidence_is_not_in_the_story(tmp_path: Path) -> None:
+    # A peer keeps an entry the fold refused in its log as evidence of a violation, its fold
+    # staying before it (p2p10/peer_sync.py): the story reads only what the fold took.
+    with create_pipe_input(), create_app_session(output=DummyOutput()):
+        local, story = resumed_at_my_turn(tmp_path)
+        seat = LocalTable.resume(local.log_path)
+        seat.user.log.append(seat.user.log[-1])  # folded again, it would not chain
+        assert TableApp(seat).narrator.lines == story
         seat.close()
 
 

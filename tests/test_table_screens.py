@@ -74,9 +74,6 @@ class AwayTable(LocalTable):
     def agreed(self) -> dict[int, tuple[int, ...]]:
         return self.agreements
 
-    def taken_note(self) -> None:
-        return None
-
     def presence(self, person: int) -> int:
         return 0  # at the table (PROTOCOL 6.2.2)
 

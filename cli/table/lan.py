@@ -29,7 +29,7 @@ from p2p10.narrate import going_on_cost
 from p2p10.peer import ChatLine
 from p2p10.table import TableState
 from p2p10.wire import LEFT, MAX_CHAT, READING
-from protocol.lan import LanSeat
+from protocol.lan import LanSeat, taken_note
 from protocol.storage import evidence_path
 
 LAN_HELP: tuple[HelpEntry, ...] = (
@@ -163,7 +163,7 @@ class LanTableApp(TableApp):
         """After every new entry: the screen's own, and what happened to this player's seat if
         the table went on without this machine (kept in the move log once the status moves on)."""
         super()._new_entry(view, table, last)
-        note = self.lan.taken_note()
+        note = taken_note(table, self.seat)
         if note is not None and note != self._taken_said:
             self._taken_said = note
             self.say(note, "class:warn")

@@ -99,17 +99,19 @@ class TableApp(PlayMoves):
             return
         self._told = True
         seat = self.table_seat
-        past = seat.entries
         told = 0
+        came = False  # an entry came while the story was told
         table: TableState | None = None
-        for view, table in seat.history():
-            if told < past:
+        for view, table, new in seat.history():
+            # The lines heard when the log had the entries told so far come before the next.
+            self._tell_held(told)
+            told = table.seq
+            if new:
+                came = True
+                self._new_entry(view, table, last=False)
+            else:
                 self.narrator.update(view, table)
                 self._moves_seen = (view.hand_no, len(view.history))
-            else:
-                self._new_entry(view, table, last=False)
-            told += 1
-            self._tell_held(told)
             yield
         self._tell_held(None)
         seat.subscribe(self._changed)
@@ -118,7 +120,7 @@ class TableApp(PlayMoves):
             # The log was cut back while it was told (a move of this machine that nobody built
             # on, given up for an `away` entry): go on from the seat as it is.
             self._changed()
-        elif now is not None and told > past:
+        elif came:
             self._end_if_over()
         self.invalidate()
 
