@@ -316,12 +316,15 @@ def test_issue_done_when_host_and_two_bare_joins(tmp_path: Path) -> None:
         for folder in dirs[1:]:
             procs.append(spawn(p2p10("join", "--autoplay", "greedy", "--interface", "127.0.0.1",
                                      "--save", str(folder)), env))
-        # The joiners first: one that fails says why at once, rather than the host timing out.
-        outputs = [proc.communicate(timeout=TIMEOUT) for proc in reversed(procs)][::-1]
-        for proc, (out, err) in zip(procs, outputs, strict=True):
-            assert proc.returncode == 0, (out, err)
+        # The joiners first, each checked before the host is waited for: one that fails (it
+        # joined another table, say) is named with what it said, not as the host timing out.
+        outputs: list[tuple[str, str]] = []
+        for proc in [*procs[1:], host]:
+            out, err = proc.communicate(timeout=TIMEOUT)
+            assert proc.returncode == 0, (proc.args, out, err)
             assert re.search(r"^game over: .+ won; log /.+\.p2p10$", out, re.M), out
-        for out, _err in outputs[1:]:
+            outputs.append((out, err))
+        for out, _err in outputs[:2]:
             assert "joining " in out and "'" in out  # it says which table it found
         logs = [next(folder.glob("*.p2p10")).read_bytes() for folder in dirs]
         assert logs[0] == logs[1] == logs[2]
