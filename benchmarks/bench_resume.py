@@ -186,11 +186,39 @@ def on_screen(log: Path, hand: int, runs: int) -> dict[str, Any] | None:
     if shutil.which("tmux") is None:
         progress("no tmux: the resume is not timed on screen")
         return None
+    with tmux_server() as tmux:
+        return timed_on_screen(tmux, log, hand, runs)
+
+
+Tmux = Callable[..., str]  # runs one tmux command on the benchmark's own server, returns its output
+
+
+@contextlib.contextmanager
+def tmux_server() -> Iterator[Tmux]:
+    """A tmux server of this benchmark's own (a socket named for it, so a player's server and
+    other tests' are not touched), kept up by a waiting session until the timing is over: tmux
+    exits when its last session ends, and a new session asked of a server that is exiting
+    fails ("server exited unexpectedly"), as one did between runs under a loaded suite."""
+    socket = f"p2p10-bench-{os.getpid()}"
+
+    def tmux(*args: str) -> str:
+        return subprocess.run(["tmux", "-L", socket, "-f", os.devnull, *args], capture_output=True,
+                              text=True, check=True, timeout=10).stdout
+
+    tmux("new-session", "-d", "-s", "keep", "sleep 3600")
+    try:
+        yield tmux
+    finally:
+        subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True, check=False, timeout=10)
+
+
+def timed_on_screen(tmux: Tmux, log: Path, hand: int, runs: int) -> dict[str, Any]:
+    """The runs of :func:`on_screen`, on ``tmux``'s server."""
     table_s: list[float] = []
     story_s: list[float] = []
     key_s: list[float] = []
     for run in range(2 * runs):
-        with resumed_in_tmux(log, f"screen{run}") as (started, pane, send):
+        with resumed_in_tmux(tmux, log, f"screen{run}") as (started, pane, send):
             keyed = run >= runs
             table = story = key = None
             typed = 0.0
@@ -226,11 +254,12 @@ Pressed = Callable[[str], float]  # types a key, and says when
 
 
 @contextlib.contextmanager
-def resumed_in_tmux(log: Path, name: str) -> Iterator[tuple[float, Callable[[], str], Pressed]]:
-    """``p2p10 play --resume`` of a fresh copy of ``log``'s files in a new tmux pane (120x40):
-    the time it was started, a function that reads the pane, and one that types a key and
-    returns the time it was sent (taken before: the key may be read before tmux returns)."""
-    session = f"p2p10-bench-{os.getpid()}"
+def resumed_in_tmux(tmux: Tmux, log: Path, name: str) -> Iterator[tuple[float, Callable[[], str], Pressed]]:
+    """``p2p10 play --resume`` of a fresh copy of ``log``'s files in a new pane (120x40) of
+    ``tmux``'s server: the time it was started, a function that reads the pane, and one that
+    types a key and returns the time it was sent (taken before: the key may be read before tmux
+    returns)."""
+    session = name
     # In the command, not tmux's environment: a tmux server already running gives a new
     # session its own environment, not this process's.
     env = " ".join(f"{var}={shlex.quote(value)}" for var, value in (
@@ -242,20 +271,23 @@ def resumed_in_tmux(log: Path, name: str) -> Iterator[tuple[float, Callable[[], 
     command = f"env {env} {shlex.quote(sys.executable)} -m cli play --resume {resume}"
 
     def pane() -> str:
-        return subprocess.run(["tmux", "capture-pane", "-p", "-t", session], capture_output=True,
-                              text=True, check=False).stdout
+        try:
+            return tmux("capture-pane", "-p", "-t", session)
+        except subprocess.CalledProcessError as gone:
+            raise RuntimeError(f"the resumed game {name} left its pane: {gone.stderr.strip()}") from None
 
     def send(key: str) -> float:
         sent = time.perf_counter()
-        subprocess.run(["tmux", "send-keys", "-t", session, "-l", key], check=True)
+        tmux("send-keys", "-t", session, "-l", key)
         return sent
 
     started = time.perf_counter()
-    subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "120", "-y", "40", command], check=True)
+    tmux("new-session", "-d", "-s", session, "-x", "120", "-y", "40", command)
     try:
         yield started, pane, send
     finally:
-        subprocess.run(["tmux", "kill-session", "-t", session], check=False, stderr=subprocess.DEVNULL)
+        with contextlib.suppress(subprocess.CalledProcessError):
+            tmux("kill-session", "-t", session)
         shutil.rmtree(copy, ignore_errors=True)
 
 
