@@ -396,6 +396,31 @@ def routed_networks(folder: Path) -> Iterator[Networks]:
             raise NetnsError(f"teardown left {left}: {problems}")
 
 
+@contextlib.contextmanager
+def lone_loopback() -> Iterator[list[str]]:
+    """A machine alone: a namespace of its own with only ``lo`` up, for processes that must
+    hear nobody else's multicast DNS (the suite's other tables announce themselves on the
+    shared loopback, and a bare ``p2p10 join`` that hears two open tables rightly refuses to
+    pick one). Yields the command prefix that runs a process in it (``ip netns exec NAME``),
+    or an empty prefix, the shared loopback, where namespaces cannot be made here. Whatever is
+    left running in it afterwards is killed and the namespace deleted."""
+    if namespaces_unavailable() is not None:
+        yield []
+        return
+    name = f"p2p10-{os.getpid()}-{next(_COUNTER)}-lone"
+    _ip("netns", "add", name)
+    try:
+        _ip("-n", name, "link", "set", "lo", "up")
+        yield ["ip", "netns", "exec", name]
+    finally:
+        pids = subprocess.run(["ip", "netns", "pids", name], capture_output=True, text=True,
+                              timeout=SETUP_TIMEOUT).stdout.split()
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError, ValueError):
+                os.kill(int(pid), signal.SIGKILL)
+        _ip("netns", "del", name)
+
+
 @pytest.fixture
 def routed(tmp_path: Path) -> Iterator[Networks]:
     """:func:`routed_networks` for one test, its processes' output in ``tmp_path/processes``."""

@@ -28,6 +28,7 @@ from p2p10.rules import RuleSet
 from protocol.lan import GameResult, LanError
 from protocol.lan_host import Host
 from protocol.lan_join import Joiner
+from tests.netns import lone_loopback
 
 TIMEOUT = 25.0
 
@@ -304,18 +305,24 @@ def test_a_table_is_announced_listed_and_joined_by_name(tmp_path: Path) -> None:
 def test_issue_done_when_host_and_two_bare_joins(tmp_path: Path) -> None:
     """The issue's done-when, word for word apart from --save and a short game: a host on
     127.0.0.1 and two ``p2p10 join`` with no table named find the only table, sit down, play
-    to the end with no other input, and the three logs are one and the same, and clean."""
+    to the end with no other input, and the three logs are one and the same, and clean. On a
+    loopback of their own: on the shared one a joiner can hear another test's table too."""
+    with lone_loopback() as inside:
+        bare_joins(tmp_path, inside)
+
+
+def bare_joins(tmp_path: Path, inside: list[str]) -> None:
+    """The test above, its processes run with the command prefix ``inside``."""
     env = environment(tmp_path)
     dirs = [tmp_path / name for name in ("host", "one", "two")]
-    host = spawn(
-        p2p10("host", "--autoplay", "greedy", "--seats", "3", "--start-when-full", "--interface",
-              "127.0.0.1", "-o", "hands=1", "--save", str(dirs[0])), env)
+    host = spawn(inside + p2p10("host", "--autoplay", "greedy", "--seats", "3", "--start-when-full",
+                                "--interface", "127.0.0.1", "-o", "hands=1", "--save", str(dirs[0])), env)
     procs = [host]
     try:
         read_port(host)
         for folder in dirs[1:]:
-            procs.append(spawn(p2p10("join", "--autoplay", "greedy", "--interface", "127.0.0.1",
-                                     "--save", str(folder)), env))
+            procs.append(spawn(inside + p2p10("join", "--autoplay", "greedy", "--interface", "127.0.0.1",
+                                              "--save", str(folder)), env))
         # The joiners first, each checked before the host is waited for: one that fails (it
         # joined another table, say) is named with what it said, not as the host timing out.
         outputs: list[tuple[str, str]] = []
