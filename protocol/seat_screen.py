@@ -182,11 +182,16 @@ class PeerSeat:
         opened: dict[int, int] = {}
         opened_hand = -1
         given: list[bytes] = []  # the hashes of the entries given so far
-        began = user.log[:user.table.seq if user.table else 0]  # the entries there at the start
+
+        def taken() -> int:
+            # Only the entries the user's fold took: an entry kept as evidence of a violation
+            # is not.
+            return min(len(user.log), user.table.seq if user.table else 0)
+
+        began = user.log[:taken()]  # the entries there at the start
         # By index, not over a copy: the caller may let the event loop run between steps,
-        # and the entries that come meanwhile are read too (the story ends caught up). Only
-        # the entries the user's fold took: an entry kept as evidence of a violation is not.
-        while len(given) < min(len(user.log), user.table.seq if user.table else 0):
+        # and the entries that come meanwhile are read too (the story ends caught up).
+        while len(given) < taken():
             entry = user.log[len(given)]
             if given and entry.prev_hash != given[-1]:
                 # The log was cut back (a move of this machine nobody built on, given up for an
