@@ -258,8 +258,7 @@ def resumed_in_tmux(tmux: Tmux, log: Path, name: str) -> Iterator[tuple[float, C
     """``p2p10 play --resume`` of a fresh copy of ``log``'s files in a new pane (120x40) of
     ``tmux``'s server: the time it was started, a function that reads the pane, and one that
     types a key and returns the time it was sent (taken before: the key may be read before tmux
-    returns)."""
-    session = name
+    returns). ``name`` names the session, and the copy's folder."""
     # In the command, not tmux's environment: a tmux server already running gives a new
     # session its own environment, not this process's.
     env = " ".join(f"{var}={shlex.quote(value)}" for var, value in (
@@ -272,22 +271,22 @@ def resumed_in_tmux(tmux: Tmux, log: Path, name: str) -> Iterator[tuple[float, C
 
     def pane() -> str:
         try:
-            return tmux("capture-pane", "-p", "-t", session)
+            return tmux("capture-pane", "-p", "-t", name)
         except subprocess.CalledProcessError as gone:
             raise RuntimeError(f"the resumed game {name} left its pane: {gone.stderr.strip()}") from None
 
     def send(key: str) -> float:
         sent = time.perf_counter()
-        tmux("send-keys", "-t", session, "-l", key)
+        tmux("send-keys", "-t", name, "-l", key)
         return sent
 
     started = time.perf_counter()
-    tmux("new-session", "-d", "-s", session, "-x", "120", "-y", "40", command)
+    tmux("new-session", "-d", "-s", name, "-x", "120", "-y", "40", command)
     try:
         yield started, pane, send
     finally:
         with contextlib.suppress(subprocess.CalledProcessError):
-            tmux("kill-session", "-t", session)
+            tmux("kill-session", "-t", name)
         shutil.rmtree(copy, ignore_errors=True)
 
 

@@ -280,9 +280,7 @@ async def test_a_resumed_screen_draws_the_table_before_it_tells_the_game_so_far(
     drive(local, lambda t: len(t.view().sheet) == 1 and t.my_turn(), random.Random(1))
     local.close()
     with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):
-        told = LocalTable.resume(local.log_path)
-        story = TableApp(told).narrator.lines  # told as the screen is made
-        told.close()
+        story = told_at_once(local.log_path)  # told as the screen is made
         assert any("Hand 2" in line for line in story)
         app = TableApp(LocalTable.resume(local.log_path), tell_later=True)
         assert app.narrator.lines == []
@@ -312,10 +310,7 @@ def resumed_at_my_turn(folder: Path) -> tuple[LocalTable, list[str]]:
     local = new_table(folder)
     drive(local, lambda t: t.my_turn() and len(t.view().history) > 12, random.Random(1))
     local.close()
-    told = LocalTable.resume(local.log_path)
-    story = TableApp(told).narrator.lines
-    told.close()
-    return local, story
+    return local, told_at_once(local.log_path)
 
 
 def told_at_once(log: Path) -> list[str]:
@@ -470,7 +465,7 @@ def two_ways_on(folder: Path) -> tuple[int, LocalTable, list[Any], Path]:
 
 def cut_and_regrow(seat: LocalTable, parted: int, entries: list[Any]) -> None:
     """The seat's log cut back to ``parted`` entries and grown again with ``entries`` after
-    them, the fold with it: what a LAN peer does when it gives up its own entries for an
+    them (none: only cut back), the fold with it: what a LAN peer does when it gives up its own entries for an
     `away` entry and the table goes on (p2p10/peer_away.py)."""
     user = seat.user
     del user.log[parted:]
@@ -521,16 +516,9 @@ def test_a_log_cut_back_while_its_story_is_told_ends_the_story_where_the_seat_is
         local, story = resumed_at_my_turn(tmp_path)
         seat = LocalTable.resume(local.log_path)
         app = TableApp(seat, tell_later=True)
-        user, entries = seat.user, seat.entries
-
-        def cut() -> None:  # the last three entries go, and the fold with them
-            del user.log[entries - 3:]
-            table = fold(None, user.log[0], defer_proofs=True)
-            for entry in user.log[1:]:
-                table = table.apply(entry)
-            user.table = table
-
-        meanwhile(seat, {entries - 1: cut})
+        entries = seat.entries
+        # The last three entries go, and the fold with them; nothing comes after them.
+        meanwhile(seat, {entries - 1: partial(cut_and_regrow, seat, entries - 3, [])})
         app.catch_up()
         lines = app.narrator.lines
         assert len(story) - 3 <= len(lines) < len(story) and lines == story[:len(lines)]
