@@ -72,19 +72,19 @@ async def test_a_person_plays_a_lan_table_by_keys_and_chats(tmp_path: Path) -> N
             app = apps[0]
             kb = Keyboard(app, pipe)
             assert app.names == ["Ann", "Bob", "Bot 1 (Ann's bot)"]  # whose bot it is, for all to see
-            await until(lambda: "(Ann's bot)" in kb.screen())
+            await kb.until(lambda: "(Ann's bot)" in kb.screen(), TIMEOUT)
             # Chat both ways: typed here, heard by Bob's peer; said by Bob, shown here.
             await kb.keys("c", *"hi all", "Enter")
             assert joiner.peer is not None
-            await until(lambda: ChatLine(0, "hi all") in joiner.peer.chat)  # type: ignore[union-attr]
+            await kb.until(lambda: ChatLine(0, "hi all") in joiner.peer.chat, TIMEOUT)  # type: ignore[union-attr]
             joiner.peer.say("good luck")
-            await until(lambda: "Bob said: good luck" in kb.screen())
+            await kb.until(lambda: "Bob said: good luck" in kb.screen(), TIMEOUT)
             assert "You said: hi all" in app.narrator.lines
             await kb.keys("c", *"dropped", "\x1b")  # Esc drops a line being typed
             assert app.typing is None and not any("dropped" in line for line in app.narrator.lines)
             moves: list[str] = []
             await play_by_keys(kb, moves, [])
-            await until(lambda: app.screen == "over")
+            await kb.until(lambda: app.screen == "over", TIMEOUT)
             await kb.keys("Enter")  # leaves
             results = await asyncio.wait_for(asyncio.gather(hosting, joining), TIMEOUT)
         finally:
@@ -121,9 +121,9 @@ async def test_a_table_started_by_hand_and_a_player_who_quits(tmp_path: Path) ->
             app = apps[0]
             kb = Keyboard(app, pipe)
             assert app.seat == 1 and app.names == ["Ann", "Bob", "Bot 1 (Ann's bot)"]
-            await until(kb.my_turn)
+            await kb.until(kb.my_turn, TIMEOUT)
             await kb.keys("d")
-            await until(lambda: kb.my_turn() and kb.local.view().stage == "play")
+            await kb.until(lambda: kb.my_turn() and kb.local.view().stage == "play", TIMEOUT)
             await kb.keys("q", "y")
             result = await asyncio.wait_for(joining, TIMEOUT)
         finally:
@@ -150,21 +150,21 @@ async def test_on_screen_the_players_go_on_without_one_who_left(tmp_path: Path) 
             await until(lambda: apps)
             app = apps[0]
             kb = Keyboard(app, pipe)
-            await until(kb.my_turn)
+            await kb.until(kb.my_turn, TIMEOUT)
             tasks[2].cancel()  # Cy's machine is gone
             await asyncio.gather(tasks[2], return_exceptions=True)
             await kb.keys("g")
             assert "Nobody's machine has been out of reach" in kb.screen()  # it is Ann's own turn
             await kb.keys("d")  # a draw needs Cy's token: now the table waits for Cy
-            await until(lambda: "Cy is out of reach" in kb.screen())
-            await until(lambda: "g  go on without Cy" in kb.screen())  # the key, after away_after
+            await kb.until(lambda: "Cy is out of reach" in kb.screen(), TIMEOUT)
+            await kb.until(lambda: "g  go on without Cy" in kb.screen(), TIMEOUT)  # the key, after away_after
             await kb.keys("g")
             assert "again without Cy?" in kb.screen()
             await kb.keys("y")
-            await until(lambda: any(e.kind == "away" for e in host.peers[0].log))
-            await until(lambda: "Cy (Ann's bot)" in kb.screen())
+            await kb.until(lambda: any(e.kind == "away" for e in host.peers[0].log), TIMEOUT)
+            await kb.until(lambda: "Cy (Ann's bot)" in kb.screen(), TIMEOUT)
             await play_by_keys(kb, [], [])
-            await until(lambda: app.screen == "over")
+            await kb.until(lambda: app.screen == "over", TIMEOUT)
             await kb.keys("Enter")
             results = await asyncio.wait_for(asyncio.gather(*tasks[:2]), TIMEOUT)
         finally:
@@ -230,7 +230,7 @@ async def test_a_host_who_quits_takes_their_bots_along(tmp_path: Path) -> None:
         try:
             await until(lambda: apps)
             kb = Keyboard(apps[0], pipe)
-            await until(kb.my_turn)
+            await kb.until(kb.my_turn, TIMEOUT)
             await kb.keys("q", "y")
             result = await asyncio.wait_for(hosting, TIMEOUT)
         finally:
@@ -257,11 +257,11 @@ async def test_a_player_whom_nobody_answers_is_told_so_on_the_screen(tmp_path: P
             await until(lambda: apps)
             app = apps[0]
             kb = Keyboard(app, pipe)
-            await until(kb.my_turn)
+            await kb.until(kb.my_turn, TIMEOUT)
             for task in others:
                 task.cancel()  # every other machine is gone
             await asyncio.gather(*others, return_exceptions=True)
-            await until(lambda: "Nobody at the table answers." in kb.screen())
+            await kb.until(lambda: "Nobody at the table answers." in kb.screen(), TIMEOUT)
             screen = " ".join(kb.screen().split())
             assert "Nobody at the table has answered for 2 seconds" in screen, screen
             assert "p2p10 resume" in screen and "fetches the rest" in screen, screen
