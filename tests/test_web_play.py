@@ -145,13 +145,13 @@ def play_by_clicks(driver: Any, tmp_path: Path, drag_once: bool = True) -> dict[
             index = 0 if keys == ["y", "n"] else v["prompt"]["index"]
             press(driver, f'.prompt .choice[data-index="{index}"]')
         elif v.get("screen") == "hand":  # a hand's summary: Enter is a button too
-            if not click(driver, '.keys [data-key="Enter"]'):
+            if not click(driver, '.dialog-actions [data-key="Enter"]'):
                 # The summary gave way to the next hand's turn between reading the view and the
                 # click (the bots played on): look again.
                 time.sleep(0.05)
                 continue
         elif v.get("screen") != "table":
-            assert click(driver, '.keys [data-key="Esc"], .keys [data-key="Enter"]')
+            assert click(driver, '.dialog-actions [data-key="Enter"]')
         elif enabled(v, "d"):
             turn += 1
             if shots < 1:
@@ -239,8 +239,9 @@ def test_a_whole_game_by_clicks_to_the_winners_screen_and_a_clean_log(chrome: An
         resize(chrome, phone)
         shot(chrome, tmp_path, "over-phone")
         resize(chrome, desktop)
-        panel = "\n".join("".join(part["text"] for part in line) for line in over["panel"])
-        assert "Game over" in panel and "The game's log" in panel, panel
+        side = over["side"]["data"]
+        assert side["title"].startswith("Game over") and "The game's log" in side["notes"][0]["text"], side
+        assert side["sheet"]["totals"] == over["sheet"]["totals"]
         totals = over["sheet"]["totals"]
         assert click(chrome, '.keys [data-key="Enter"]')  # leave
         out, err = web.finish()

@@ -37,7 +37,7 @@ __all__ = ["chrome"]  # the fixture, taken by name below
 SEAT_KEYS = {field.name for field in dataclasses.fields(SeatRow)}
 # A seat's page's keys (cli/web/table_screen.py), and the verdict.
 VIEW_KEYS = {"page", "v", "lang", "words", "readonly", "screen", "title", "status", "keys", "prompt", "log",
-             "seats", "piles", "hand", "sheet", "panel", "chart", "dealing", "over", "verdict"}
+             "seats", "piles", "hand", "sheet", "side", "chart", "dealing", "over", "verdict"}
 
 
 def fed(records: list[bytes], screen: WatchScreen | None = None,

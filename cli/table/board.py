@@ -42,6 +42,22 @@ from p2p10.engine import GameState
 from p2p10.i18n import _, pgettext
 from p2p10.narrate import HandSummary, Narrator, Told
 from p2p10.rules import RuleSet
+from p2p10.screen_view import (
+    HelpView,
+    MeldsView,
+    OverView,
+    RulesView,
+    SummaryView,
+    help_view,
+    melds_view,
+    over_view,
+    rules_view,
+    summary_view,
+)
+from p2p10.seat_view import SheetView, sheet_view
+
+SideView = HelpView | RulesView | MeldsView | SummaryView | OverView | SheetView
+"""A side screen as plain data (see :meth:`Board.side_view`)."""
 
 # Key names as press() takes them, from prompt_toolkit's.
 KEY_NAMES = {"c-m": "Enter", "c-j": "Enter", " ": "Space", "c-i": "Tab", "s-tab": "BackTab", "escape": "Esc",
@@ -186,19 +202,39 @@ class Board(TablePane):
 
     # ----------------------------------------------------------------- side screens
 
+    def side_view(self) -> SideView | None:
+        """The side screen on show, as plain data (:mod:`p2p10.screen_view`): what the terminal
+        lays out in text here and the page draws in HTML; None on the table, or before the
+        game has a state."""
+        state = self.state()
+        if self.screen == "help":
+            return help_view(self.help_text)
+        if self.screen == "rules":
+            return self.rules_view()
+        if state is None or self.screen == "table":
+            return None
+        if self.screen == "melds":
+            return melds_view(state)
+        if self.screen == "hand" and self.summary is not None:
+            return summary_view(self.summary, state.names, self.narrator.voice)
+        if self.screen == "over":
+            return self.over_view(state)
+        return sheet_view(state, pad=False)
+
     def _panel_text(self) -> StyleAndTextTuples:
         state = self.state()
         limit = self.size()[0]
-        if self.screen == "help":
-            lines = panels.help_lines(self.help_text, limit)
-        elif self.screen == "rules":
-            lines = self.rules_lines(limit)
-        elif self.screen == "melds" and state is not None:
+        view = self.side_view()
+        if isinstance(view, HelpView):
+            lines = panels.help_view_lines(view, limit)
+        elif isinstance(view, RulesView):
+            lines = panels.rules_lines(view, limit)
+        elif isinstance(view, MeldsView) and state is not None:
             lines = self.all_melds_lines(state, limit)
-        elif self.screen == "hand" and self.summary is not None and state is not None:
-            lines = panels.summary_lines(self.summary, state.names, self.narrator.voice, limit)
-        elif self.screen == "over" and state is not None:
-            lines = self.over_lines(state)
+        elif isinstance(view, SummaryView):
+            lines = panels.summary_lines(view, limit)
+        elif isinstance(view, OverView):
+            lines = panels.over_lines(view, limit)
         else:
             lines = panels.sheet_lines(state, limit) if state is not None else []
         self._panel_rows = len(lines)
@@ -206,13 +242,13 @@ class Board(TablePane):
         self.scroll = max(0, min(self.scroll, len(lines) - rows))
         return join([clip(line, limit) for line in lines[self.scroll:self.scroll + rows]])
 
-    def rules_lines(self, limit: int) -> list[Line]:
+    def rules_view(self) -> RulesView:
         """The rules screen: the rules in force (a table may add its own)."""
-        return panels.rules_lines(self.rules, limit)
+        return rules_view(self.rules)
 
-    def over_lines(self, state: GameState) -> list[Line]:
-        """The end of the game: the winner and the score sheet."""
-        return panels.over_lines(state, self.narrator.summaries, self.narrator.voice, self.size()[0])
+    def over_view(self, state: GameState) -> OverView:
+        """The end of the game: the winner and the score sheet (a table may add its notes)."""
+        return over_view(state, self.narrator.summaries, self.narrator.voice)
 
     # --------------------------------------------------------------- status, footer
 

@@ -17,8 +17,8 @@ from prompt_toolkit.layout.controls import BufferControl
 from prompt_toolkit.layout.processors import BeforeInput
 
 from cli.table.board import STATUS_ROWS
-from cli.table.drawing import BOX_BOTTOM, BOX_SIDE, BOX_TOP, Line, clip, columns, flow, plain, shorten, width
-from cli.table.panels import HelpEntry, heading, prose
+from cli.table.drawing import BOX_BOTTOM, BOX_SIDE, BOX_TOP, Line, clip, columns, flow, shorten, width
+from cli.table.panels import HelpEntry
 from cli.table.play import TableApp
 from cli.table.play_help import PLAY_HELP
 from cli.table.prompts import Prompt, yes_no
@@ -27,6 +27,7 @@ from p2p10.errors import IllegalMove
 from p2p10.i18n import N_, _, pgettext
 from p2p10.narrate import going_on_cost
 from p2p10.peer import ChatLine
+from p2p10.screen_view import OverView, Paragraph, RulesView, Section, rules_view, stopped_view
 from p2p10.table import TableState
 from p2p10.wire import LEFT, MAX_CHAT, READING
 from protocol.lan import LanSeat, taken_note
@@ -75,6 +76,7 @@ class LanTableApp(TableApp):
     the table has been waiting too long for somebody."""
 
     help_text: tuple[HelpEntry, ...] = LAN_HELP
+    waits_while_reading = False  # the other machines play on (they are told the user reads)
     thinking_shown = 10.0  # seconds a player thinks before the title says so
 
     def __init__(self, seat: LanSeat, ascii_only: bool = False, tell_later: bool = False) -> None:
@@ -169,24 +171,20 @@ class LanTableApp(TableApp):
             self.say(note, "class:warn")
             self.narrator.note(note)
 
-    def over_lines(self, state: GameState) -> list[Line]:
+    def over_view(self, state: GameState) -> OverView:
         """The end of the game; or, for a table that froze, why, whom it blames, and where
         the signed evidence is."""
         alone = self.lan.alone_line()
         if alone is not None:  # nobody answered: said whole, not as a game that ended
-            limit = self.size()[0]
-            return [*prose(_("Nobody at the table answers."), limit, "class:error"), plain(""),
-                    *prose(alone[:1].upper() + alone[1:] + ".", limit)]
+            return stopped_view(_("Nobody at the table answers."),
+                                [Paragraph(alone[:1].upper() + alone[1:] + ".")])
         reason = self.lan.stop_reason()
         if reason is None:
-            return super().over_lines(state)
-        limit = self.size()[0]
-        lines = [*prose(_("The table stopped: nobody can play on."), limit, "class:error"), plain("")]
-        lines += prose(reason, limit)
+            return super().over_view(state)
         evidence = _("The signed evidence: {path}").format(path=evidence_path(self.lan.log_path))
-        lines += [plain(""), *prose(evidence, limit),
-                  *prose(_("The game's log: {path}").format(path=self.lan.log_path), limit, "class:dim")]
-        return lines
+        return stopped_view(_("The table stopped: nobody can play on."), [
+            Paragraph(reason), Paragraph(""), Paragraph(evidence),
+            Paragraph(_("The game's log: {path}").format(path=self.lan.log_path), "dim")])
 
     def title(self, state: GameState | None) -> Line:
         """As at home, with who the table is waiting for (thinking, or out of reach) and who
@@ -377,7 +375,7 @@ class LanTableApp(TableApp):
             return None
         return _("Your turn in hand {number}: Enter takes you to the table.").format(number=state.hand_no + 1)
 
-    def rules_lines(self, limit: int) -> list[Line]:
+    def rules_view(self) -> RulesView:
         """The rules, and going on without a player at a LAN table: when, and what it costs."""
         after = self.lan.user.away_after
         text = _("If a player's machine stays out of reach for {time}, the others may go on without "
@@ -387,8 +385,7 @@ class LanTableApp(TableApp):
                  "lost (earlier hands' scores stand). From the next hand a bot run by another player's "
                  "machine plays their seat, until their machine is back (p2p10 resume), at the start "
                  "of a hand.").format(time=_duration(after))
-        return [*super().rules_lines(limit), plain(""), *heading(_("Going on without a player"), limit),
-                plain(""), *prose(text, limit)]
+        return rules_view(self.rules, [Section(_("Going on without a player"), (text,))])
 
     def _news(self, template: str, name: str, room: int, **values: str) -> str:
         """A part of the title, ``template`` said of ``name``, in ``room`` columns if a shorter

@@ -1,6 +1,7 @@
 """The side screens that take the whole table's place: help, the score sheet, the rules in
-force, a hand's summary and the end of the game. Each is a list of lines drawn from the game
-for a terminal ``width`` columns wide: prose is wrapped to it, and the columns of a table are
+force, a hand's summary and the end of the game. Each is the plain data of
+:mod:`p2p10.screen_view` (the page draws the same data in HTML) laid out as a list of lines for
+a terminal ``width`` columns wide: prose is wrapped to it, and the columns of a table are
 measured in terminal columns (a translation, a wide character or a 3-digit score never moves
 them)."""
 
@@ -9,18 +10,30 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import zip_longest
 
-from cli.table.drawing import DOWN, Line, coloured_words, columns, cut, pad, plain, wrap
-from p2p10.cards import card_text, sort_key
+from cli.table.drawing import Line, coloured_words, columns, cut, pad, plain, wrap
 from p2p10.engine import GameState
-from p2p10.i18n import _, ngettext, pgettext
-from p2p10.names import shown_name
-from p2p10.narrate import HandSummary, Voice
-from p2p10.rules import RuleSet, describe_phase, option_help
-from p2p10.seat_view import sheet_view
+from p2p10.i18n import _
+from p2p10.screen_view import (
+    HelpEntry,
+    HelpView,
+    OverView,
+    RulesView,
+    SummaryView,
+    help_view,
+)
+from p2p10.seat_view import SheetView, sheet_view
 
-HelpEntry = str | tuple[str, str]
-"""A line of a screen's help: a paragraph (marked with ``N_()``; "" for a blank line), or a key
-and what it does (the words marked with ``N_()``; the key is the same in every language)."""
+__all__ = [
+    "HelpEntry",
+    "heading",
+    "help_lines",
+    "help_view_lines",
+    "over_lines",
+    "prose",
+    "rules_lines",
+    "sheet_lines",
+    "summary_lines",
+]
 
 NAME_ROOM = 16  # columns a name may take in a table's column
 GAP = "  "  # between the columns of a table
@@ -38,14 +51,18 @@ def heading(text: str, width: int) -> list[Line]:
 
 
 def help_lines(entries: Sequence[HelpEntry], width: int) -> list[Line]:
-    """A screen's help in the current language, its cards coloured: a key's words beside it
-    (under it on a narrow terminal), a paragraph kept as it is laid out when it fits, wrapped
-    when it does not."""
-    key_room = max((columns(e[0]) for e in entries if isinstance(e, tuple)), default=0) + 2
-    lines = heading(_("Help"), width)
-    for entry in entries:
-        if isinstance(entry, tuple):
-            key, words = entry[0], _(entry[1])
+    """A screen's help in the current language (see :func:`help_view_lines`)."""
+    return help_view_lines(help_view(entries), width)
+
+
+def help_view_lines(view: HelpView, width: int) -> list[Line]:
+    """A screen's help, its cards coloured: a key's words beside it (under it on a narrow
+    terminal), a paragraph kept as it is laid out when it fits, wrapped when it does not."""
+    key_room = max((columns(item.key) for item in view.items if item.key), default=0) + 2
+    lines = heading(view.title, width)
+    for item in view.items:
+        if item.key:
+            key, words = item.key, item.text
             room = width - 1 - key_room
             if room >= WORDS_MIN:
                 parts = wrap(words, room, indent="")
@@ -55,10 +72,10 @@ def help_lines(entries: Sequence[HelpEntry], width: int) -> list[Line]:
             else:
                 lines.append([("", " "), ("class:title", key)])
                 lines += [coloured_words("   " + part) for part in wrap(words, max(width - 3, 1), indent="")]
-        elif not entry:
-            lines.append(plain(""))  # not _(""): that is the catalogue's header
+        elif not item.text:
+            lines.append(plain(""))
         else:
-            text = _(entry)
+            text = item.text
             shown = text if text.startswith(" ") else " " + text
             if columns(shown) <= width:
                 lines.append(coloured_words(shown))
@@ -91,10 +108,27 @@ def sheet_rows(heads: Sequence[str], names: Sequence[str], rows: Sequence[Sequen
             for head, row in zip(heads, [short_names(names, room), *rows], strict=True)]
 
 
-def sheet_table(state: GameState, width: int) -> list[Line]:
+def padded(sheet: SheetView) -> SheetView:
+    """``sheet`` (as :func:`~p2p10.seat_view.sheet_view` makes it with ``pad=False``) with a
+    hand's phase and points each padded to a common width, so that they line up in a column of
+    text (the page's table cells need no padding)."""
+    cells = [cell.rpartition(" ")[::2] if cell != "-" else ("", "-") for row in sheet.hands for cell in row]
+    phase_room = max((columns(phase) for phase, _point in cells), default=0)
+    point_room = max((len(point) for _phase, point in cells), default=0)
+
+    def cell(text: str) -> str:
+        if text == "-":
+            return "-"
+        phase, _sep, point = text.rpartition(" ")
+        return f"{pad(phase, phase_room)} {point:>{point_room}}"
+
+    return SheetView(sheet.heads, sheet.names, tuple(tuple(cell(c) for c in row) for row in sheet.hands),
+                     sheet.totals, sheet.made, sheet.legend)
+
+
+def sheet_table(sheet: SheetView, width: int) -> list[Line]:
     """The score sheet's rows: the names, a row per hand (the phase played, a tick when made,
     the points), the totals and the phases made; the legend under them."""
-    sheet = sheet_view(state)
     rows = [*sheet.hands, sheet.totals, sheet.made]
     texts = sheet_rows(sheet.heads, sheet.names, rows, width)
     lines = [plain(texts[0], "class:title"), *(plain(t) for t in texts[1:-2]),
@@ -104,50 +138,49 @@ def sheet_table(state: GameState, width: int) -> list[Line]:
 
 def sheet_lines(state: GameState, width: int) -> list[Line]:
     """The score sheet with its heading."""
-    return [*heading(_("Score sheet"), width), plain(""), *sheet_table(state, width)]
+    return [*heading(_("Score sheet"), width), plain(""), *sheet_table(sheet_view(state), width)]
 
 
-def rules_lines(rules: RuleSet, width: int) -> list[Line]:
-    """The rules in force: the options, the phases played and how the game ends, every line
-    wrapped to ``width``."""
-    lines = [*heading(_("Rules"), width), plain(""),
-             *prose(_("In force: {rules}").format(rules=rules.describe()), width, "class:title"), plain("")]
-    lines += _option_lines(rules, width)
-    lines += [plain(""), *prose(_("Phases played:"), width, "class:title")]
-    lines += _phase_lines(rules, width)
+def rules_lines(view: RulesView, width: int) -> list[Line]:
+    """The rules in force: the options, the phases played and how the game ends, then a
+    table's own sections, every line wrapped to ``width``."""
+    lines = [*heading(view.title, width), plain(""), *prose(view.in_force, width, "class:title"), plain("")]
+    lines += _option_lines(view, width)
+    lines += [plain(""), *prose(view.phases_title, width, "class:title")]
+    lines += _phase_lines(view, width)
     lines.append(plain(""))
-    for text in (_game_end(rules),
-                 _("A turn: draw; lay down your whole phase once, then hit any meld; discard."),
-                 _("A Skip discarded costs a player of your choice their next turn."),
-                 _("Cards left in hand: 1-9 5 points, 10-12 10, Skip 15, Wild 25.")):
+    for text in view.notes:
         lines += prose(text, width)
+    for section in view.sections:
+        lines += [plain(""), *heading(section.title, width), plain("")]
+        for text in section.paragraphs:
+            lines += prose(text, width)
     return lines
 
 
-def _option_lines(rules: RuleSet, width: int) -> list[Line]:
+def _option_lines(view: RulesView, width: int) -> list[Line]:
     """Every rule option, ticked where it is in force (with its value), its words beside it
     (under it on a narrow terminal)."""
-    active = {o.split("=")[0]: o for o in rules.options()}
-    shown = [(active.get(name.split("=")[0]), name, text) for name, text in option_help()]
-    name_room = max(columns(on or name) for on, name, _text in shown)
+    name_room = max(columns(option.name) for option in view.options)
     head_room = 5 + name_room + len(GAP)  # " [x] ", the name, a gap
     lines: list[Line] = []
-    for on, name, text in shown:
-        style = "" if on else "class:dim"
-        head = f" {'[x]' if on else '[ ]'} {pad(on or name, name_room)}{GAP}"
+    for option in view.options:
+        style = "" if option.on else "class:dim"
+        head = f" {'[x]' if option.on else '[ ]'} {pad(option.name, name_room)}{GAP}"
         room = width - head_room
         if room >= WORDS_MIN:
-            for index, part in enumerate(wrap(text, room, indent="")):
+            for index, part in enumerate(wrap(option.words, room, indent="")):
                 lines.append(plain((head if index == 0 else " " * head_room) + part, style))
         else:
             lines.append(plain(head.rstrip(), style))
-            lines += [plain("      " + part, style) for part in wrap(text, max(width - 6, 1), indent="")]
+            lines += [plain("      " + part, style)
+                      for part in wrap(option.words, max(width - 6, 1), indent="")]
     return lines
 
 
-def _phase_lines(rules: RuleSet, width: int) -> list[Line]:
+def _phase_lines(view: RulesView, width: int) -> list[Line]:
     """The phases played, numbered, in two columns where they fit, else one (wrapped)."""
-    played = [f"{phase:>2}: {describe_phase(phase)}" for phase in rules.phase_list]
+    played = [f"{phase:>2}: {words}" for phase, words in view.phases]
     room = max(columns(p) for p in played)
     half = (len(played) + 1) // 2
     if 3 + room + 2 + room <= width:
@@ -156,85 +189,49 @@ def _phase_lines(rules: RuleSet, width: int) -> list[Line]:
     return [plain("   " + part) for entry in played for part in wrap(entry, max(width - 3, 1), indent="    ")]
 
 
-def _game_end(rules: RuleSet) -> str:
-    """How the game ends: after a number of hands, or after the hand a phase count is made."""
-    if rules.hands:
-        return ngettext("The game ends after {n} hand; everybody moves on every hand; the lowest total "
-                        "wins (a tie replays).",
-                        "The game ends after {n} hands; everybody moves on every hand; the lowest total "
-                        "wins (a tie replays).", rules.hands).format(n=rules.hands)
-    return ngettext("The game ends after the hand in which somebody has made {n} phase; the lowest "
-                    "total wins (a tie replays).",
-                    "The game ends after the hand in which somebody has made {n} phases; the lowest "
-                    "total wins (a tie replays).", rules.phases_to_win).format(n=rules.phases_to_win)
-
-
-def summary_table(summary: HandSummary, names: Sequence[str], voice: Voice, width: int) -> list[Line]:
+def summary_table(view: SummaryView, width: int) -> list[Line]:
     """A hand's end in a table: per seat the phase, the points, the total and the cards left;
     who replays a tie."""
-    result = summary.result
-    names = [shown_name(n) for n in names]
-    room = max(columns(n) for n in short_names(names, NAME_ROOM))
+    names = [row.name for row in view.rows]
+    room = max((columns(n) for n in short_names(names, NAME_ROOM)), default=0)
     names = short_names(names, room)
-    titles = [pgettext("hand summary", "phase"), pgettext("hand summary", "points"),
-              pgettext("hand summary", "total"), pgettext("hand summary", "cards left")]
-    seats: list[int] = []
-    rows: list[tuple[str, str, str]] = []
-    for seat, points in enumerate(result.points):
-        if points is None:
-            continue
-        phase = result.phase[seat]
-        made = (_("{phase} made {tick}").format(phase=phase, tick=DOWN) if result.made[seat]
-                else _("{phase} not made").format(phase=phase))
-        seats.append(seat)
-        rows.append((made, str(points), str(summary.totals[seat])))
+    titles = view.heads
+    rows = [(row.phase_text, str(row.points), str(row.total)) for row in view.rows]
     sizes = [max([columns(titles[i])] + [columns(row[i]) for row in rows]) for i in range(3)]
     lines = [plain(f" {pad('', room)}  {pad(titles[0], sizes[0])} {pad(titles[1], sizes[1], '>')} "
                    f"{pad(titles[2], sizes[2], '>')}  {titles[3]}", "class:title")]
-    for seat, (made, score, total) in zip(seats, rows, strict=True):
-        head = (f" {pad(names[seat], room)}  {pad(made, sizes[0])} {pad(score, sizes[1], '>')} "
+    for name, row, (made, score, total) in zip(names, view.rows, rows, strict=True):
+        head = (f" {pad(name, room)}  {pad(made, sizes[0])} {pad(score, sizes[1], '>')} "
                 f"{pad(total, sizes[2], '>')}  ")
-        left = " ".join(card_text(c) for c in sorted(summary.left[seat] or (), key=sort_key))
+        left = " ".join(card.text for card in row.left)
         parts = wrap(left, max(width - columns(head), 3), indent="") or [""]  # whole cards on every line
         lines += [[("", head if index == 0 else " " * columns(head)), *coloured_words(part)]
                   for index, part in enumerate(parts)]
-    if summary.tie:
-        tie = _("A tie: {names} replay their last phase; the first out wins.").format(
-            names=voice.all(summary.tie, start=False))
-        lines += [plain(""), *prose(tie, width)]
+    if view.tie:
+        lines += [plain(""), *prose(view.tie, width)]
     return lines
 
 
-def summary_lines(summary: HandSummary, names: Sequence[str], voice: Voice, width: int) -> list[Line]:
+def summary_lines(view: SummaryView, width: int) -> list[Line]:
     """One hand's end: who went out, and per seat the phase, cards left, points, total."""
-    result = summary.result
-    you = voice.is_you(result.went_out)
-    if result.tie:
-        title = (_("Hand {n} (tie replay) is over: you went out.") if you
-                 else _("Hand {n} (tie replay) is over: {name} went out."))
-    else:
-        title = _("Hand {n} is over: you went out.") if you else _("Hand {n} is over: {name} went out.")
-    title = title.format(n=summary.number, name=voice.name(result.went_out))
-    return [*heading(title, width), plain(""), *summary_table(summary, names, voice, width)]
+    return [*heading(view.title, width), plain(""), *summary_table(view, width)]
 
 
-def over_lines(state: GameState, summaries: Sequence[HandSummary], voice: Voice, width: int) -> list[Line]:
-    """The end of the game: the winner, the last hand's summary and the score sheet."""
-    winner = state.winner
-    if winner is None:
-        lines = heading(_("The game stopped before its end."), width)
+def over_lines(view: OverView, width: int) -> list[Line]:
+    """The end of the game: the winner, the last hand's summary and the score sheet, then the
+    notes; or why the table stopped, and what follows."""
+    if view.sheet is None:  # a table that stopped: said whole, as prose
+        lines = [*prose(view.title, width, f"class:{view.tone}"), plain("")]
     else:
-        points = state.totals[winner]
-        if voice.is_you(winner):
-            won = ngettext("Game over: you win with {n} point!",
-                           "Game over: you win with {n} points!", points)
-        else:
-            won = ngettext("Game over: {name} wins with {n} point!",
-                           "Game over: {name} wins with {n} points!", points)
-        lines = heading(won.format(name=voice.name(winner), n=points), width)
-    lines.append(plain(""))
-    if summaries:
-        lines += summary_table(summaries[-1], state.names, voice, width)
+        lines = [*heading(view.title, width), plain("")]
+    if view.last is not None:
+        lines += summary_table(view.last, width)
         lines.append(plain(""))
-    lines += sheet_table(state, width)
+    if view.sheet is not None:
+        lines += sheet_table(padded(view.sheet), width)
+    if view.notes and view.sheet is not None:
+        lines.append(plain(""))
+    for note in view.notes:  # a note with no text is a break between two parts
+        style = f"class:{note.tone}" if note.tone else ""
+        lines += prose(note.text, width, style) if note.text else [plain("")]
     return lines

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 from functools import partial
 
 from cli.table.drawing import Handler, Line, click, plain, shorten, tagged, width
-from cli.table.panels import HelpEntry, prose
+from cli.table.panels import HelpEntry
 from cli.table.play_help import PLAY_HELP
 from cli.table.play_moves import PlayMoves
 from cli.table.prompts import Prompt, yes_no
@@ -18,6 +18,7 @@ from p2p10.events import DrawStock, TakeDiscard
 from p2p10.game_fields import Action
 from p2p10.i18n import _, ngettext, pgettext
 from p2p10.narrate import skip_sentence
+from p2p10.screen_view import OverView, Paragraph, over_view
 from p2p10.table import TableState
 from protocol.seat_screen import SeatScreen, next_pace
 
@@ -41,6 +42,9 @@ class TableApp(PlayMoves):
     """
 
     help_text: tuple[HelpEntry, ...] = PLAY_HELP
+    waits_while_reading = True
+    """Whether the table waits while the user reads a hand's summary (the bots on this
+    machine do; the other machines of a LAN table do not)."""
 
     def __init__(self, seat: SeatScreen, ascii_only: bool = False, tell_later: bool = False) -> None:
         self.hold = False  # a hand's summary is open: the seat is held until it closes
@@ -202,10 +206,10 @@ class TableApp(PlayMoves):
                 self.say(skip_sentence(self.narrator.voice, move.seat, self.seat), "class:warn")
         self._moves_seen = (view.hand_no, len(view.history))
 
-    def over_lines(self, state: GameState) -> list[Line]:
+    def over_view(self, state: GameState) -> OverView:
         """The end of the game, and where its log is."""
         saved = _("The game's log: {path}").format(path=self.table_seat.log_path)
-        return [*super().over_lines(state), plain(""), *prose(saved, self.size()[0], "class:dim")]
+        return over_view(state, self.narrator.summaries, self.narrator.voice, [Paragraph(saved, "dim")])
 
     # --------------------------------------------------------------------- reading
 
@@ -253,6 +257,15 @@ class TableApp(PlayMoves):
         if seat.over:
             over = " " + _("Game over") + " "
             return "class:myturn", (over, over), ""
+        if self.hold and self.waits_while_reading and self.summary is not None:
+            # The table waits for the user to close the summary: nobody plays meanwhile,
+            # whoever's turn the next hand has come to.
+            # TRANSLATORS: the title while a hand's summary is open and the bots wait for the
+            # user ({n}: the hand that ended), and its short form.
+            doing = (_("the table waits while you read hand {n}'s summary: Enter goes on"),
+                     pgettext("title", "summary: Enter goes on"))
+            said = doing[0].format(n=self.summary.number)
+            return "class:myturn", (" " + said + " ", " " + doing[1] + " "), ""
         if seat.dealing() is not None or state is None:
             # TRANSLATORS: the title while a hand is dealt, and its short form.
             return "class:dim", (_("shuffling and dealing..."), pgettext("title", "dealing...")), ""

@@ -8,17 +8,17 @@ table's own texts, and sends back the keys the terminal reads (``{"type": "key"}
 clicks its mouse handlers take (a card, a pile, a meld, an answer): :meth:`TableScreen.act`
 turns each into the same call. Nothing about the rules is decided in the browser.
 
-The side screens (help, rules, score sheet, a hand's summary, the end) are sent as the lines the
-terminal lays out, at the browser's width in text columns (``{"type": "size"}``); the score
-sheet also as a table (:func:`~p2p10.seat_view.sheet_view`).
+The side screens (help, rules, score sheet, every meld, a hand's summary, the end) are sent as
+the plain data of :mod:`p2p10.screen_view` (``side``: its kind and data), which the page draws
+as HTML tables, lists and headings at its own width: two tabs of one seat at two widths each
+draw the same data their own way. Nothing is laid out for a text width.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from cli.table.drawing import Line
@@ -31,11 +31,10 @@ if TYPE_CHECKING:
 
 WIDE = (160, 60)
 """The text size the title and the status line are laid out at for the page: wide enough that
-nothing is shortened (the page wraps its own lines)."""
+nothing is shortened (the page wraps its own lines, at its own width)."""
 
 LOG_SHOWN = 200  # the move log's last lines a view carries (the whole log is in the game's file)
 MAX_KEY = 16  # characters of a key's name ("pagedown"); a longer one is no key
-COLUMNS = (24, 200)  # the side screens' text width the page may ask for
 
 PAGE_WORDS = {
     "draw_pile": N_("Draw pile"),
@@ -58,6 +57,10 @@ PAGE_WORDS = {
                     "to discard it."),
     "melds": N_("Melds"),
     "no_melds": N_("No meld yet."),
+    # TRANSLATORS: the head of the column of players' names in the page's tables.
+    "player": N_("Player"),
+    # TRANSLATORS: what the page's row of keys (buttons) is called for a screen reader.
+    "keys": N_("Keys"),
 }
 """The page's own words (labels of its parts), sent translated in every snapshot."""
 
@@ -89,21 +92,10 @@ def plain_text(line: Line) -> str:
 class TableScreen:
     """A seat's table drawn in a browser (see the module docstring)."""
 
-    def __init__(self, app: TableApp, columns: int = 60) -> None:
+    def __init__(self, app: TableApp) -> None:
         self.app = app
-        self.columns = columns
         self.version = 0
-        app.fixed_size = (columns, WIDE[1])
-
-    @contextmanager
-    def _wide(self) -> Iterator[None]:
-        """Lay the table out wide while the title and status are read (the page wraps them)."""
-        size = self.app.fixed_size
-        self.app.fixed_size = WIDE
-        try:
-            yield
-        finally:
-            self.app.fixed_size = size
+        app.fixed_size = WIDE
 
     # ------------------------------------------------------------------ the model as JSON
 
@@ -112,24 +104,23 @@ class TableScreen:
         app = self.app
         self.version += 1
         state = app.state()
-        with self._wide():
-            title = " ".join(plain_text(app.title(state)).split())
-            gap = {"text": " ", "tone": ""}  # between the status's lines
-            status = [part for line in app.status_lines() for part in [*fragments(line), gap]
-                      ] if app.prompt is None else []
-            hand = self._hand(state) if state is not None else None
+        title = " ".join(plain_text(app.title(state)).split())
+        gap = {"text": " ", "tone": ""}  # between the status's lines
+        status = [part for line in app.status_lines() for part in [*fragments(line), gap]
+                  ] if app.prompt is None else []
+        hand = self._hand(state) if state is not None else None
         keys = [{"key": key, "label": label, "enabled": enabled} for key, label, enabled in app.key_items()]
         prompt = app.prompt
         view: dict[str, Any] = {
             "page": "table", "v": self.version, "lang": current_language(), "words": page_words(),
-            "readonly": False, "screen": app.screen, "columns": self.columns, "title": title,
+            "readonly": False, "screen": app.screen, "title": title,
             "status": status, "keys": keys,
             "prompt": None if prompt is None else {
                 "question": prompt.question, "index": prompt.index,
                 "choices": [{"key": c.key, "label": c.label} for c in prompt.choices]},
             "log": [{"hand": t.hand, "kind": t.kind, "text": t.line}
                     for t in [t for t in app.log_told() if t.shown][-LOG_SHOWN:]],
-            "seats": [], "piles": None, "hand": hand, "sheet": None, "panel": None, "chart": None,
+            "seats": [], "piles": None, "hand": hand, "sheet": None, "side": None, "chart": None,
             "dealing": app.table_seat.dealing(), "over": app.table_seat.over,
         }
         if state is not None:
@@ -137,8 +128,9 @@ class TableScreen:
             if state.stage in ("draw", "play", "reveal"):
                 view["piles"] = as_json(piles_view(state))
             view["sheet"] = as_json(sheet_view(state, pad=False))
-        if app.screen != "table":
-            view["panel"] = [fragments(line) for line in self._panel_lines()]
+        side = app.side_view() if app.screen != "table" else None
+        if side is not None:
+            view["side"] = {"kind": app.screen, "data": as_json(side)}
         if app.screen == "over" and state is not None and state.sheet:
             from cli.web.charts import game_chart
 
@@ -157,20 +149,6 @@ class TableScreen:
         return {"cards": cards, "line": app.hand_hint(state) if slots else "", "by_colour": app.by_colour,
                 "coming": coming}
 
-    def _panel_lines(self) -> list[Line]:
-        """The side screen's lines as the terminal lays them out, at the page's width."""
-        app = self.app
-        text = app._panel_text()  # (the terminal's own layout of the screen)
-        lines: list[Line] = [[]]
-        for fragment in text:
-            parts = fragment[1].split("\n")
-            for index, part in enumerate(parts):
-                if index:
-                    lines.append([])
-                if part:
-                    lines[-1].append((fragment[0], part))
-        return lines
-
     # ------------------------------------------------------------------ the user's actions
 
     def act(self, message: dict[str, Any]) -> None:
@@ -185,13 +163,6 @@ class TableScreen:
         key = message.get("key")
         if isinstance(key, str) and 0 < len(key) <= MAX_KEY:
             self.app.press(key)
-
-    def _size(self, message: dict[str, Any]) -> None:
-        columns = message.get("columns")
-        if isinstance(columns, int) and COLUMNS[0] <= columns <= COLUMNS[1]:
-            self.columns = columns
-            self.app.fixed_size = (columns, WIDE[1])
-            self.app.invalidate()
 
     def _card_message(self, message: dict[str, Any]) -> None:
         self._card(str(message["type"]), message.get("slot"))
@@ -223,7 +194,7 @@ class TableScreen:
             self.app.press("o")
 
     _HANDLERS: ClassVar[dict[str, Callable[[TableScreen, dict[str, Any]], None]]] = {
-        "key": _key, "size": _size, "card": _card_message, "discard": _card_message, "pile": _pile,
+        "key": _key, "card": _card_message, "discard": _card_message, "pile": _pile,
         "meld": _meld, "pick": _answer, "chat": _chat, "sort": _sort,
     }
     """What each kind of message from the page does (its own checks of the message's values

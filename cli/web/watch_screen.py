@@ -195,7 +195,7 @@ class WatchScreen:
             "piles": piles,
             "hand": None,
             "sheet": None if state is None else as_json(sheet_view(state, pad=False)),
-            "panel": None,
+            "side": None,
             "chart": game_chart(state) if self.ended and state is not None and state.sheet else None,
             "dealing": None if dealing is None else list(dealing),
             "over": self.ended is not None,

@@ -15,7 +15,7 @@
     }
     var list = node("div", { "class": "menu", role: "list" }, box);
     view.rows.forEach(function (row) {
-      if (row.heading) { node("h2", {}, list, row.heading); }
+      if (row.heading) { node("h2", {}, node("div", { role: "listitem", "class": "menu-heading" }, list), row.heading); }
       var line = node("div", { "class": "menu-row" + (row.index === view.cursor ? " current" : ""), role: "listitem",
         "data-row": row.key }, list);
       if (row.key === "name" || row.key === "options") {

@@ -20,7 +20,9 @@
 
   function node(tag, attrs, parent, text) {
     var element = document.createElement(tag);
-    Object.keys(attrs || {}).forEach(function (key) { element.setAttribute(key, attrs[key]); });
+    Object.keys(attrs || {}).forEach(function (key) {
+      if (attrs[key] !== null && attrs[key] !== undefined) { element.setAttribute(key, attrs[key]); }
+    });
     if (text !== undefined && text !== null) { element.textContent = text; }
     if (parent) { parent.appendChild(element); }
     return element;
@@ -67,10 +69,11 @@
       var melds = node("div", { "class": "melds" }, box);
       seat.melds.forEach(function (meld) {
         var button = node(view.readonly ? "div" : "button", { "class": "meld", "data-meld": String(meld.id),
-          "aria-label": meld.letter + ": " + meld.name }, melds);
-        node("span", { "class": "meld-name" }, button, meld.letter + " " + meld.name);
+          role: view.readonly ? "group" : null,
+          "aria-label": meld.letter + " " + meld.name + ": " + meld.cards.map(function (c) { return c.words; }).join(", ") }, melds);
+        node("span", { "class": "meld-name", "aria-hidden": "true" }, button, meld.letter + " " + meld.name);
         var cards = node("span", { "class": "meld-cards" }, button);
-        meld.cards.forEach(function (card) { cards.appendChild(P2P10.card(card, { small: true })); });
+        meld.cards.forEach(function (card) { cards.appendChild(P2P10.card(card, { small: true, named: true })); });
         if (!view.readonly) { button.addEventListener("click", function () { send({ type: "meld", id: meld.id }); }); }
       });
     }
@@ -126,7 +129,7 @@
         (entry.cursor ? " cursor" : ""), "data-slot": String(entry.slot) }, cards);
       var button = node("button", { "class": "card-button", draggable: "true", "aria-label": entry.card.words,
         "aria-pressed": entry.raised ? "true" : "false", "data-card": entry.card.text }, item);
-      button.appendChild(P2P10.card(entry.card));
+      button.appendChild(P2P10.card(entry.card, { named: true }));
       button.addEventListener("click", function () { send({ type: "card", slot: entry.slot }); });
       button.addEventListener("dblclick", function () { send({ type: "discard", slot: entry.slot }); });
       button.addEventListener("dragstart", function (event) {
@@ -154,13 +157,17 @@
     });
   }
 
-  function drawKeys(parent) {
-    var box = node("nav", { "class": "keys" }, parent);
-    (view.keys || []).forEach(function (item) {
+  /* The keys as buttons (a click is the key): on the table, the moves; on a side screen, the one
+     that goes on (Enter: next hand, leave, back) first and marked, then the others. */
+  function drawKeys(parent, dialog) {
+    var box = node("nav", { "class": "keys", "aria-label": word("keys", "Keys") }, parent);
+    (view.keys || []).forEach(function (item, index) {
       if (MOVING_KEYS.indexOf(item.key) >= 0) { return; }
-      var button = node("button", { "class": "key", "data-key": item.key, title: item.key }, box);
+      var primary = dialog && index === 0;
+      var button = node("button", { "class": "key" + (primary ? " primary" : ""), "data-key": item.key,
+        "aria-keyshortcuts": item.key.length === 1 ? item.key : null }, box);
+      node("span", { "class": "key-label" }, button, item.label);
       node("kbd", {}, button, item.key);
-      node("span", {}, button, " " + item.label);
       if (!item.enabled) { button.disabled = true; }
       button.addEventListener("click", function () {
         if (item.key === "c" && chatShown()) { document.getElementById("chat-line").focus(); return; }
@@ -170,8 +177,7 @@
   }
 
   function drawLog(parent) {
-    var box = node("section", { "class": "log panel", "aria-label": word("moves", "Moves") }, parent);
-    node("h2", {}, box, word("moves", "Moves"));
+    var box = folding(parent, "log", word("moves", "Moves"));
     var list = node("ol", { "class": "log-lines" }, box);
     (view.log || []).slice(-200).forEach(function (line) {
       node("li", { "class": "log-" + line.kind }, list, line.text);
@@ -203,40 +209,215 @@
     return form;
   }
 
-  function drawSheet(parent) {
-    var sheet = view.sheet;
-    if (!sheet) { return; }
-    var box = node("section", { "class": "sheet panel", "aria-label": word("score_sheet", "Score sheet") }, parent);
-    node("h2", {}, box, word("score_sheet", "Score sheet"));
-    var wrap = node("div", { "class": "sheet-wrap" }, box);
-    var table = node("table", {}, wrap);
+  /* The score sheet as a table of its own: a column per player where that fits its box, else
+     (a phone, six players in a narrow column) a row per player, the hands as a list that wraps.
+     Either way nothing is cut and nothing scrolls sideways. */
+  function sheetTable(parent, sheet) {
+    var wrap = node("div", { "class": "sheet-wrap" }, parent);
+    var table = node("table", { "class": "sheet-table by-column" }, wrap);
     var headRow = node("tr", {}, node("thead", {}, table));
     node("th", { scope: "col" }, headRow, sheet.heads[0]);
-    sheet.names.forEach(function (name) { node("th", { scope: "col" }, headRow, name); });
+    sheet.names.forEach(function (name, seat) { node("th", { scope: "col", "data-player": String(seat) }, headRow, name); });
     var body = node("tbody", {}, table);
     var rows = sheet.hands.concat([sheet.totals, sheet.made]);
     rows.forEach(function (row, index) {
-      var tr = node("tr", { "class": index >= sheet.hands.length ? "total" : "" }, body);
+      var kind = index < sheet.hands.length ? "hand" : index === sheet.hands.length ? "total" : "made";
+      var tr = node("tr", { "class": kind === "hand" ? "" : "total", "data-row": kind }, body);
       node("th", { scope: "row" }, tr, sheet.heads[index + 1]);
-      row.forEach(function (cell) { node("td", {}, tr, cell); });
+      row.forEach(function (cell, seat) { node("td", { "data-player": String(seat) }, tr, cell); });
     });
+    wrap.p2p10Sheet = sheet;
+    return wrap;
+  }
+
+  function bySeat(parent, sheet) {
+    var table = node("table", { "class": "sheet-table by-player" }, parent);
+    var headRow = node("tr", {}, node("thead", {}, table));
+    node("th", { scope: "col" }, headRow, word("player", "Player"));
+    node("th", { scope: "col" }, headRow, sheet.heads[sheet.heads.length - 2]);
+    node("th", { scope: "col" }, headRow, sheet.heads[sheet.heads.length - 1]);
+    var body = node("tbody", {}, table);
+    sheet.names.forEach(function (name, seat) {
+      var tr = node("tr", { "data-player": String(seat) }, body);
+      var head = node("th", { scope: "row" }, tr);
+      node("div", { "class": "sheet-name" }, head, name);
+      var hands = node("ol", { "class": "sheet-hands", "aria-label": sheet.heads[0] }, head);
+      sheet.hands.forEach(function (row, index) {
+        node("li", {}, hands, sheet.heads[index + 1] + ": " + row[seat]);
+      });
+      node("td", { "data-row": "total" }, tr, sheet.totals[seat]);
+      node("td", { "data-row": "made" }, tr, sheet.made[seat]);
+    });
+    return table;
+  }
+
+  /* Once the page is drawn: each score sheet keeps its column form if that fits its box, else
+     the row form takes its place (measured, not guessed: names, languages and fonts differ). A
+     sheet in a folded part is measured when it is opened. */
+  function fitSheets() {
+    Array.prototype.forEach.call(document.querySelectorAll(".sheet-wrap"), function (wrap) {
+      if (wrap.getAttribute("data-form") || !wrap.p2p10Sheet || !wrap.clientWidth) { return; }
+      if (wrap.scrollWidth > wrap.clientWidth + 1) {
+        clear(wrap);
+        bySeat(wrap, wrap.p2p10Sheet);
+        wrap.setAttribute("data-form", "by-player");
+      } else {
+        wrap.setAttribute("data-form", "by-column");
+      }
+    });
+  }
+
+  function drawSheet(parent) {
+    var sheet = view.sheet;
+    if (!sheet) { return; }
+    var box = folding(parent, "sheet", word("score_sheet", "Score sheet"));
+    sheetTable(box, sheet);
     node("p", { "class": "dim legend" }, box, sheet.legend);
   }
 
-  function drawPanel(parent) {
-    if (!view.panel) { return; }
-    var box = node("section", { "class": "side-screen panel", role: "dialog", "aria-modal": "false",
-      "data-screen": view.screen }, parent);
-    var text = node("div", { "class": "side-text" }, box);
-    view.panel.forEach(function (line) {
-      var row = node("div", { "class": "side-line" }, text);
-      if (!line.length) { row.textContent = "\u00a0"; }
-      toned(row, line);
+  /* A part of the side column that folds away on a narrow screen (closed there unless the
+     player opened it; open on a wide one), remembered across views. */
+  var folded = {};
+  function folding(parent, name, title) {
+    var details = node("details", { "class": name + " panel fold", "data-fold": name }, parent);
+    var narrow = window.matchMedia && window.matchMedia("(max-width: 50rem)").matches;
+    var open = folded[name] !== undefined ? folded[name] : !narrow;
+    if (open) { details.setAttribute("open", ""); }
+    node("h2", {}, node("summary", {}, details), title);
+    details.addEventListener("toggle", function () { folded[name] = details.open; fitSheets(); });
+    return details;
+  }
+
+  /* ------------------------------------------------------------------ the side screens */
+
+  /* A hand's summary: a row per player (phase, points, total), the cards left beside them where
+     the page is wide, on a row of their own under them where it is narrow (a phone). */
+  function summaryTable(parent, summary) {
+    var narrow = window.matchMedia && window.matchMedia("(max-width: 40rem)").matches;
+    var table = node("table", { "class": "summary-table" + (narrow ? " narrow" : "") }, parent);
+    var headRow = node("tr", {}, node("thead", {}, table));
+    node("th", { scope: "col" }, headRow, word("player", "Player"));
+    summary.heads.forEach(function (head, index) {
+      if (index < 3 || !narrow) {
+        node("th", { scope: "col", "class": index === 1 || index === 2 ? "num" : "" }, headRow, head);
+      }
     });
-    if (view.chart) {
-      var chart = node("div", { "class": "chart" }, box);
-      chart.innerHTML = view.chart; /* an SVG built by Python (cli/web/charts.py), names escaped there */
+    summary.rows.forEach(function (row) {
+      var body = node("tbody", { "data-player": String(row.seat) }, table);
+      var tr = node("tr", { "data-player": String(row.seat) }, body);
+      node("th", { scope: "row" }, tr, row.name);
+      node("td", { "data-col": "phase", "class": "phase" + (row.made ? " made" : "") }, tr, row.phase_text);
+      node("td", { "data-col": "points", "class": "num" }, tr, String(row.points));
+      node("td", { "data-col": "total", "class": "num" }, tr, String(row.total));
+      if (narrow && !row.left.length) { return; }
+      var left = narrow ? node("td", { colspan: "4", "data-col": "left", "class": "left-cards" }, node("tr", { "class": "left-row" }, body))
+        : node("td", { "data-col": "left", "class": "left-cards" }, tr);
+      var names = row.left.map(function (c) { return c.words; }).join(", ");
+      var cards = node("span", { "class": "meld-cards wrap", role: "list",
+        "aria-label": summary.heads[3] + ": " + (names || "-") }, left);
+      row.left.forEach(function (card) {
+        var item = node("span", { role: "listitem" }, cards);
+        item.appendChild(P2P10.card(card, { small: true }));
+      });
+    });
+    if (summary.tie) { node("p", { "class": "tie tone-warn" }, parent, summary.tie); }
+    return table;
+  }
+
+  function paragraphs(parent, notes) {
+    (notes || []).forEach(function (note) {
+      if (note.text) { node("p", { "class": note.tone ? "tone-" + note.tone : "" }, parent, note.text); }
+    });
+  }
+
+  var SIDE = {
+    hand: function (body, data) {
+      node("h2", { id: "side-title" }, body, data.title);
+      summaryTable(body, data);
+    },
+    over: function (body, data) {
+      node("h2", { id: "side-title", "class": "tone-" + data.tone }, body, data.title);
+      if (data.last) { summaryTable(body, data.last); }
+      if (data.sheet) {
+        node("h3", {}, body, word("score_sheet", "Score sheet"));
+        sheetTable(body, data.sheet);
+        node("p", { "class": "dim legend" }, body, data.sheet.legend);
+      }
+      if (view.chart) {
+        var chart = node("div", { "class": "chart" }, body);
+        chart.innerHTML = view.chart; /* an SVG built by Python (cli/web/charts.py), names escaped there */
+      }
+      paragraphs(body, data.notes);
+    },
+    sheet: function (body, data) {
+      node("h2", { id: "side-title" }, body, word("score_sheet", "Score sheet"));
+      sheetTable(body, data);
+      node("p", { "class": "dim legend" }, body, data.legend);
+    },
+    rules: function (body, data) {
+      node("h2", { id: "side-title" }, body, data.title);
+      node("p", { "class": "tone-title" }, body, data.in_force);
+      var options = node("ul", { "class": "options" }, body);
+      data.options.forEach(function (option) {
+        var item = node("li", { "class": option.on ? "on" : "off" }, options);
+        node("span", { "class": "mark", "aria-hidden": "true" }, item, option.on ? "✓" : "–");
+        node("code", {}, item, option.name);
+        node("span", {}, item, " " + option.words);
+      });
+      node("h3", {}, body, data.phases_title);
+      var phases = node("ol", { "class": "phases" }, body);
+      data.phases.forEach(function (phase) { node("li", { value: String(phase[0]) }, phases, phase[1]); });
+      data.notes.forEach(function (text) { node("p", {}, body, text); });
+      data.sections.forEach(function (section) {
+        node("h3", {}, body, section.title);
+        section.paragraphs.forEach(function (text) { node("p", {}, body, text); });
+      });
+    },
+    help: function (body, data) {
+      node("h2", { id: "side-title" }, body, data.title);
+      var list = null;
+      data.items.forEach(function (item) {
+        if (item.key) {
+          list = list || node("dl", { "class": "help-keys" }, body);
+          node("kbd", {}, node("dt", {}, list), item.key);
+          node("dd", {}, list, item.text);
+        } else {
+          list = null;
+          if (item.text) { node("p", {}, body, item.text.trim()); }
+        }
+      });
+    },
+    melds: function (body, data) {
+      node("h2", { id: "side-title" }, body, data.title);
+      if (!data.seats.length) { node("p", { "class": "dim" }, body, data.empty); }
+      data.seats.forEach(function (seat) {
+        node("h3", {}, body, seat.name);
+        var melds = node("div", { "class": "melds" }, body);
+        seat.melds.forEach(function (meld) {
+          var box = node("div", { "class": "meld", role: "group", "aria-label": meld.letter + ": " + meld.name }, melds);
+          node("span", { "class": "meld-name" }, box, meld.letter + " " + meld.name);
+          var cards = node("span", { "class": "meld-cards" }, box);
+          meld.cards.forEach(function (card) { cards.appendChild(P2P10.card(card, { small: true })); });
+        });
+      });
     }
+  };
+
+  /* A side screen is a dialog on top of the table: its content scrolls, its keys (the one that
+     goes on first: next hand, leave, back) stay in view at its foot. */
+  var sideScroll = 0;
+  function drawSide(parent) {
+    var side = view.side;
+    if (!side || !SIDE[side.kind]) { return null; }
+    var overlay = node("div", { "class": "overlay", "data-screen": side.kind }, parent);
+    var box = node("section", { "class": "side-screen dialog panel", role: "dialog", "aria-modal": "true",
+      "aria-labelledby": "side-title", "data-screen": side.kind }, overlay);
+    /* focusable, so that a keyboard can scroll it (its text may be longer than the screen) */
+    var body = node("div", { "class": "dialog-body", tabindex: "0" }, box);
+    SIDE[side.kind](body, side.data);
+    var actions = node("div", { "class": "dialog-actions" }, box);
+    drawKeys(actions, true);
+    return body;
   }
 
   function drawVerdict(parent) {
@@ -253,10 +434,14 @@
   }
 
   function render() {
-    var root = clear(appRoot());
+    var root = appRoot();
+    var open = root.querySelector(".dialog-body");
+    var kept = open && open.parentNode.getAttribute("data-screen") === (view.side && view.side.kind) ? open.scrollTop : 0;
+    clear(root);
     document.body.setAttribute("data-page", view.page || "table");
     document.body.setAttribute("data-screen", view.screen || "table");
     if (view.lang) { document.documentElement.lang = view.lang; }
+    /* The title, the status and a question stay in view while the page scrolls (sticky). */
     var top = node("header", { "class": "top" }, root);
     node("h1", { "class": "title", "aria-live": "polite" }, top, view.title || "p2p10");
     drawVerdict(top);
@@ -264,6 +449,7 @@
     (view.status || []).forEach(function (part) {  /* fragments, or lines of them */
       if (Array.isArray(part)) { toned(status, part); node("br", {}, status); } else { toned(status, [part]); }
     });
+    drawPrompt(top);
     var table = node("main", { "class": "table" }, root);
     var others = node("div", { "class": "others" }, table);
     var mine = null;
@@ -273,13 +459,15 @@
     drawPiles(table);
     if (mine) { drawSeat(mine, table); }
     drawHand(table);
-    drawPrompt(table);
-    drawPanel(table);
-    drawKeys(table);
+    if (!view.side) { drawKeys(table); }
     var side = node("aside", { "class": "side" }, root);
     drawSheet(side);
     var log = drawLog(side);
     log.scrollTop = log.scrollHeight;
+    var body = drawSide(root);
+    document.body.classList.toggle("dialog-open", Boolean(body));
+    if (body) { body.scrollTop = kept; }
+    fitSheets();
   }
 
   /* ------------------------------------------------------------------ the socket */
@@ -287,17 +475,6 @@
   function say(text) {
     var root = clear(appRoot());
     node("p", { "class": "notice panel", role: "alert" }, root, text);
-  }
-
-  /* How many characters of the side screens' text fit a line: the side screen's own width
-     where one is shown, else the page's less its margins. Python lays the text out to it. */
-  function columns() {
-    var holder = document.querySelector(".side-text") || document.body;
-    var probe = node("span", { "class": "probe" }, holder, "0000000000");
-    var width = probe.getBoundingClientRect().width / 10 || 8;
-    holder.removeChild(probe);
-    var room = holder === document.body ? document.documentElement.clientWidth - 60 : holder.clientWidth - 4;
-    return Math.max(24, Math.min(200, Math.floor(room / width)));
   }
 
   function connect() {
@@ -312,7 +489,6 @@
     socket.addEventListener("open", function () {
       opened = true;
       socket.send(JSON.stringify({ type: "hello", langs: navigator.languages || [navigator.language] }));
-      socket.send(JSON.stringify({ type: "size", columns: columns() }));
     });
     socket.addEventListener("message", function (event) {
       var message;
@@ -371,7 +547,14 @@
   var resizing = null;
   window.addEventListener("resize", function () {
     clearTimeout(resizing);
-    resizing = setTimeout(function () { send({ type: "size", columns: columns() }); }, 200);
+    /* The page lays itself out again at its new width (the score sheet's form is measured). */
+    resizing = setTimeout(function () {
+      if (view && view.page !== "start" && view.page !== "wait") {
+        render();
+        drawn += 1;
+        document.body.setAttribute("data-version", String(drawn));
+      }
+    }, 150);
   });
 
   P2P10.view = function () { return view; };
