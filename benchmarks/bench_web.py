@@ -35,7 +35,8 @@ Times within the page (a message received, then drawn) stay on the page's finer 
    the two, for the lines of the bots' entries: median, p90, p99, max. Beside it, the parts: the
    entry to the snapshot serialised (Python), the snapshot to aiohttp's ``send_str`` done, that
    to the websocket message received in the page, and the message to the view drawn; what a
-   snapshot costs to build, its size and its keys' sizes; and how late a 10 ms timer of the
+   snapshot costs to build, its size whole (a tab's first view; the others are sent only what
+   changed, see part 3) and its keys' sizes; and how late a 10 ms timer of the
    event loop runs (the loop's stalls), with the kinds of the entries its longest stall took.
 3. **bytes**: from Chromium's performance log (``goog:loggingPrefs``): every HTTP response's
    encoded bytes, and every websocket frame's payload, over the game of part 2; each request's
@@ -94,7 +95,7 @@ PROBE = r"""
       if (notes.first === null && view) { notes.first = wall; }
       if (notes.hand === null && document.querySelector(".hand .card-button")) { notes.hand = wall; }
       if (view && view.page === "table") {
-        notes.drawn.push([at, view.v || 0, (view.log || []).length, at - wall]);
+        notes.drawn.push([at, view.v || 0, (view.log_start || 0) + (view.log || []).length, at - wall]);
       }
     }).observe(document.body, { attributes: true, attributeFilter: ["data-version", "data-page"],
                                 childList: true, subtree: true });
@@ -349,17 +350,19 @@ class InProcess:
 
         view = server._view
 
-        def timed() -> str | None:
+        def timed() -> Any:
             start = time.perf_counter()
-            text: str | None = view()
+            snapshot = view()  # (a cli.web.server.Snapshot: every part serialised once)
             spent = time.perf_counter() - start
-            if text is not None:
-                m = re.search(r'"v":(\d+)', text[:400])
-                self.snapshots.append((time.time(), int(m.group(1)) if m else 0, spent, len(text.encode())))
-                for key, value in json.loads(text).get("view", {}).items():
-                    size = len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode())
-                    self.parts.setdefault(key, []).append(size)
-            return text
+            if snapshot is not None:
+                whole = len(snapshot.whole().encode())
+                self.snapshots.append((time.time(), snapshot.v or 0, spent, whole))
+                for key, value in snapshot.parts.items():
+                    self.parts.setdefault(key, []).append(len(value.encode()))
+                if snapshot.log is not None:
+                    log = sum(len(line.encode()) + 1 for line in snapshot.log)
+                    self.parts.setdefault("log", []).append(log)
+            return snapshot
 
         server._view = timed
         send_str = web.WebSocketResponse.send_str

@@ -28,7 +28,7 @@ import contextlib
 import dataclasses
 import random
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -244,11 +244,18 @@ class LocalTable(PeerSeat):
     def step(self) -> bool:
         """Deliver one round of pending messages; True if anything moved."""
         moved = False
+        for _delivered in self.deliveries():
+            moved = True
+        return moved
+
+    def deliveries(self) -> Iterator[None]:
+        """Deliver one round of pending messages, one step per message: a caller may let the
+        screen draw between two (a hand's end, its reveals and the next hand's shuffles come in
+        one round, and their checks take a while)."""
         for src, peer in enumerate(self.peers):
             for target, data in addressed(peer.take_outbox(), src, len(self.peers)):
                 self.peers[target].receive(data, src, time.monotonic())
-                moved = True
-        return moved
+                yield
 
     def bot_move(self) -> bool:
         """If a bot is due to move, make its move now; True if one moved."""
@@ -281,8 +288,11 @@ class LocalTable(PeerSeat):
         self._changed = asyncio.Event()
         self.start()
         while not self.over:
-            if self.step():
-                await asyncio.sleep(0)  # let the screen redraw between dealing steps
+            moved = False
+            for _delivered in self.deliveries():
+                moved = True
+                await asyncio.sleep(0)  # let the screen draw between two messages taken
+            if moved:
                 continue
             if self.my_turn() or self.held:
                 self._changed.clear()

@@ -276,7 +276,10 @@ async def test_the_move_log_grows_with_the_terminal(tmp_path: Path) -> None:
         assert widths[80] == 24 and 100 // 3 <= widths[100] <= 48 and 140 // 3 <= widths[140] <= 48
         terminal.size = Size(rows=24, columns=80)
         await kb.keys("d")  # eleven cards still in frames at 80 columns
-        await kb.until(lambda: kb.local.view().stage == "play")
+        # (the card drawn is opened by the others' keys, which the table hands on a message at a
+        # time, the screen drawing between: the stage is "play" before the card is in the hand)
+        await kb.until(lambda: (state := app.state()) is not None and state.stage == "play"
+                       and len(app.hand_slots(state)) == 11)
         tops = [line for line in text(app._left_text()).split("\n") if "┌───┐" in line or "┏━━━┓" in line]
         assert len(tops) == 1 and tops[0].count("┌───┐") + tops[0].count("┏━━━┓") == 11, tops
 

@@ -15,9 +15,12 @@ from typing import Any
 
 import aiohttp
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from cli.web.page import Page
-from cli.web.server import FORBIDDEN, MAX_MESSAGE, MISDIRECTED, WebServer
+from cli.web.server import FORBIDDEN, MAX_MESSAGE, MISDIRECTED, Snapshot, WebServer
+from tests.web_views import Follower, take
 
 SECRET = "Ann-holds-R7-secret"
 SHELL = "<!DOCTYPE html><title>p2p10</title><p>the shell</p>"
@@ -82,8 +85,10 @@ async def socket(server: WebServer, client: aiohttp.ClientSession,
     try:
         if hello:
             await ws.send_json({"type": "hello", "langs": ["de-DE", "en"]})
-            first = await receive(ws)
-            assert first["type"] == "view"
+            message = await ws.receive(timeout=10)
+            assert json.loads(message.data)["type"] == "view"
+            FOLLOWERS[id(ws)] = Follower()
+            FOLLOWERS[id(ws)].heard(message.data)
         yield ws
     finally:
         await ws.close()
@@ -93,6 +98,17 @@ async def receive(ws: aiohttp.ClientWebSocketResponse) -> Any:
     message = await ws.receive(timeout=10)
     assert message.type == aiohttp.WSMsgType.TEXT, message
     return json.loads(message.data)
+
+
+FOLLOWERS: dict[int, Follower] = {}
+
+
+async def next_view(ws: aiohttp.ClientWebSocketResponse) -> Any:
+    """The view the page holds after the next message on ``ws`` (a view, or a patch of the
+    last one: ``tests/web_views.py``)."""
+    message = await ws.receive(timeout=10)
+    assert message.type == aiohttp.WSMsgType.TEXT, message
+    return FOLLOWERS.setdefault(id(ws), Follower()).heard(message.data)
 
 
 async def quiet(ws: aiohttp.ClientWebSocketResponse) -> bool:
@@ -225,12 +241,16 @@ async def test_a_tab_gets_the_view_after_its_hello_and_after_each_change() -> No
         first = await receive(ws)
         assert first == {"type": "view", "view": {"hand": [SECRET], "n": 1, "acts": 0}}
         assert seat.langs == [["es-ES", "en"]] and seat.acts == []
+        FOLLOWERS[id(ws)] = Follower()
+        FOLLOWERS[id(ws)].view = first["view"]
         server.changed()
-        assert (await receive(ws))["view"]["n"] == 2
-        # A second tab gets the view too; a change reaches both.
+        # After the first, only what changed: the count, not the hand.
+        assert await receive(ws) == {"type": "patch", "set": {"n": 2}}
+        # A second tab gets the whole view; a change reaches both, each as its page holds it.
         async with socket(server, client) as other:
             server.changed()
-            assert (await receive(ws))["view"] == (await receive(other))["view"]
+            mine, theirs = await next_view(ws), await next_view(other)
+            assert mine == theirs == {"hand": [SECRET], "n": 4, "acts": 0}
         await ws.close()
 
 
@@ -239,9 +259,9 @@ async def test_changes_in_one_turn_of_the_loop_make_one_snapshot() -> None:
         before = seat.snapshots
         for _ in range(10):
             server.changed()
-        view = await receive(ws)
+        view = await next_view(ws)
         assert seat.snapshots == before + 1
-        assert view["view"]["n"] == before + 1
+        assert view["n"] == before + 1
         assert await quiet(ws)
 
 
@@ -249,8 +269,8 @@ async def test_a_slow_tab_gets_only_the_latest_view() -> None:
     async with serving() as (server, _seat, client), socket(server, client) as ws:
         (tab,) = server._tabs
         for n in range(5):  # all before the writer runs: each replaces the one before
-            tab.offer(json.dumps({"type": "view", "view": n}))
-        assert await receive(ws) == {"type": "view", "view": 4}
+            tab.offer(Snapshot.of({"hand": [SECRET], "n": 100 + n, "acts": 0}))
+        assert await receive(ws) == {"type": "patch", "set": {"n": 104}}
         assert await quiet(ws)
 
 
@@ -270,7 +290,7 @@ async def test_a_message_the_door_cannot_read_is_ignored_and_the_socket_stays(
         assert "the screen's own bug" in capsys.readouterr().err
         seat.fail = False
         await ws.send_json({"type": "key", "key": "d"})
-        assert (await receive(ws))["view"]["acts"] == 1
+        assert (await next_view(ws))["acts"] == 1
         assert seat.acts == [{"type": "key", "key": "d"}]
 
 
@@ -282,7 +302,7 @@ async def test_a_message_too_long_closes_only_its_own_socket() -> None:
         assert message.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED)
         assert seat.acts == []
         await other.send_json({"type": "key", "key": "d"})
-        assert (await receive(other))["view"]["acts"] == 1
+        assert (await next_view(other))["acts"] == 1
 
 
 async def test_a_read_only_page_ignores_actions() -> None:
@@ -292,7 +312,7 @@ async def test_a_read_only_page_ignores_actions() -> None:
         assert await quiet(ws)
         assert seat.acts == []
         server.changed()
-        assert (await receive(ws))["type"] == "view"
+        assert (await receive(ws))["type"] == "patch"
 
 
 async def test_close_says_bye_and_stops_listening() -> None:
@@ -328,3 +348,71 @@ async def test_bound_to_every_address_any_ip_address_names_it_and_no_dns_name() 
         assert server._host_ok(netloc), netloc
     for netloc in ("evil.example:8080", "localhost:8080", "192.168.1.20:8081", "192.168.1.20", "", None):
         assert not server._host_ok(netloc), netloc
+
+
+# ------------------------------------------------------------------ only what changed is sent
+
+def test_a_patch_carries_the_parts_that_changed_and_the_lines_added() -> None:
+    lines = [{"text": f"line {n}"} for n in range(8)]
+    old = Snapshot.of({"v": 1, "title": "Hand 1", "sheet": [1, 2], "log": lines[:5], "log_start": 0})
+    new = Snapshot.of({"v": 2, "title": "Hand 2", "sheet": [1, 2], "log": lines[2:8], "log_start": 2})
+    patch = json.loads(new.since(old) or "")
+    assert patch == {"type": "patch", "v": 2, "set": {"title": "Hand 2"},
+                     "log": {"start": 2, "add": lines[5:8]}}
+    # Nothing but v changed: nothing to send.
+    assert Snapshot.of({"v": 3, "title": "Hand 2", "sheet": [1, 2], "log": lines[2:8],
+                        "log_start": 2}).since(new) is None
+    # A log that is not the old one's continuation comes whole; a null is a value.
+    cut = Snapshot.of({"v": 4, "title": "Hand 2", "sheet": None, "log": [{"text": "other"}], "log_start": 3})
+    assert json.loads(cut.since(new) or "") == {"type": "patch", "v": 4, "set": {"sheet": None},
+                                               "log": {"start": 3, "lines": [{"text": "other"}]}}
+    # A part gone (another screen): the whole view.
+    start = Snapshot.of({"v": 5, "page": "start"})
+    assert json.loads(start.since(cut) or "") == {"type": "view", "view": {"v": 5, "page": "start"}}
+
+
+VALUES = st.recursive(st.one_of(st.none(), st.integers(0, 3), st.sampled_from(["", "x", "yz"])),
+                      lambda inner: st.one_of(st.lists(inner, max_size=3),
+                                              st.dictionaries(st.sampled_from("pq"), inner, max_size=2)),
+                      max_leaves=6)
+VIEWS = st.dictionaries(st.sampled_from("abcd"), VALUES, max_size=4)
+STEPS = st.lists(st.tuples(VIEWS, st.integers(0, 6), st.integers(0, 6), st.booleans()),
+                 min_size=1, max_size=8)
+
+
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])  # (a loaded machine draws slowly)
+@given(STEPS, st.lists(st.booleans(), min_size=8, max_size=8))
+def test_the_patches_a_tab_takes_rebuild_every_view_it_is_sent(
+        steps: list[tuple[dict[str, Any], int, int, bool]], skipped: list[bool]) -> None:
+    """Whatever the views and whichever of them a slow tab skips, the view the page builds
+    from the messages it took is the last view sent, exactly."""
+    story = [{"text": f"line {n}"} for n in range(40)]
+    sent: Snapshot | None = None
+    held: dict[str, Any] | None = None
+    told = 0
+    for index, (parts, more, window, rewrite) in enumerate(steps):
+        told += more
+        start = max(0, told - window)
+        log = [dict(line) for line in story[start:told]]
+        if rewrite and log:
+            log[0]["text"] += " (told again)"  # a window whose old lines changed
+        view = {"v": index, **parts, "log": log, "log_start": start}
+        if skipped[index] and index < len(steps) - 1:
+            continue  # a slow tab: this view was replaced before its writer ran
+        now = Snapshot.of(view)
+        text = now.whole() if sent is None else now.since(sent)
+        sent = now
+        if text is not None:
+            held = take(held, json.loads(text))
+        assert held is not None
+        assert {k: v for k, v in held.items() if k != "v"} == {k: v for k, v in view.items() if k != "v"}
+
+
+def test_a_value_changed_deep_in_a_part_goes_alone() -> None:
+    seats = [{"name": "Ann", "cards": 10, "melds": [[1, 2, 3]]}, {"name": "Bob", "cards": 9, "melds": []}]
+    old = Snapshot.of({"v": 1, "seats": seats})
+    later = [dict(seats[0], cards=9), dict(seats[1], melds=[[4, 5, 6]])]
+    patch = json.loads(Snapshot.of({"v": 2, "seats": later}).since(old) or "")
+    assert patch == {"type": "patch", "v": 2, "set": {},
+                     "ops": [[["seats", 0, "cards"], 9], [["seats", 1, "melds"], [[4, 5, 6]]]]}
+    assert take({"v": 1, "seats": seats}, patch) == {"v": 2, "seats": later}

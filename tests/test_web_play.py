@@ -226,11 +226,13 @@ def test_a_whole_game_by_clicks_to_the_winners_screen_and_a_clean_log(chrome: An
         chrome.get(web.url)
         first = until(chrome, lambda: view(chrome), "the first view")
         assert first["page"] == "table"
-        # Every card of the hand has its name, for a reader and for this test.
-        labels = chrome.execute_script("return Array.from(document.querySelectorAll('.hand .card-button'))"
-                                       ".map(e => e.getAttribute('aria-label'))")
-        hand = [c["card"]["words"] for c in first["hand"]["cards"]] if first.get("hand") else []
-        assert labels == hand
+        until(chrome, lambda: (v := view(chrome)) and (v.get("hand") or {}).get("cards"), "the hand")
+        # Every card of the hand has its name, for a reader and for this test (the labels and
+        # the view read at one moment: the page takes the table's changes as they come).
+        labels, drawn = chrome.execute_script(
+            "return [Array.from(document.querySelectorAll('.hand .card-button'))"
+            ".map(e => e.getAttribute('aria-label')), P2P10.view()];")
+        assert labels == [c["card"]["words"] for c in drawn["hand"]["cards"]] and labels
         assert all(re.fullmatch(r"(red|blue|green|yellow) \d+|Wild|Skip", label) for label in labels)
         # The key left the address bar.
         assert "#t=" not in chrome.current_url

@@ -37,7 +37,8 @@ if (document.documentElement.scrollWidth > width + 1) {
   faults.push('the page scrolls sideways: ' + document.documentElement.scrollWidth + ' > ' + width);
 }
 for (const el of document.querySelectorAll('body *')) {
-  if (el.closest('details:not([open]) > :not(summary)') || el.closest('svg')) continue;
+  if (el.closest('details:not([open]) > :not(summary)') || el.closest('svg')
+      || el.closest('.visually-hidden')) continue;  // (for a screen reader only: clipped by design)
   const box = el.getBoundingClientRect();
   if (!box.width && !box.height) continue;
   const name = el.tagName.toLowerCase() + (el.className && typeof el.className === 'string'

@@ -31,6 +31,7 @@ from p2p10.seat_view import SeatRow, as_json, seat_rows, sheet_view
 from tests.browser import chrome, desktop, phone, shot
 from tests.test_lan_processes import TIMEOUT, environment, p2p10, read_line, read_port, spawn, stop
 from tests.test_watch import bad_logs, records_of, the_game
+from tests.web_views import Follower
 
 __all__ = ["chrome"]  # the fixture, taken by name below
 
@@ -184,13 +185,14 @@ async def follow(url: str) -> list[dict[str, Any]]:
             f"http://{netloc}/ws?t={found['token']}", origin=f"http://{netloc}") as ws:
         await ws.send_json({"type": "hello", "langs": ["en"]})
         await ws.send_json({"type": "key", "key": "q"})
+        page = Follower()
         while True:
             message = await ws.receive(timeout=4 * TIMEOUT)
             assert message.type == aiohttp.WSMsgType.TEXT, message
-            item = json.loads(message.data)
-            assert item["type"] == "view", item
-            views.append(item["view"])
-            if item["view"]["verdict"]["word"] != WATCHING:
+            view = page.heard(message.data)
+            assert page.messages[-1]["type"] == ("view" if len(views) == 0 else "patch"), page.messages[-1]
+            views.append(view)
+            if view["verdict"]["word"] != WATCHING:
                 return views
 
 

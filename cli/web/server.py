@@ -21,12 +21,21 @@ socket's URL holds the token), ``nosniff`` and ``no-store``.
 Over the socket the browser sends JSON objects: ``{"type": "hello", "langs": [...]}`` first,
 then whatever the screen understands (:meth:`Screen.act`), ignored for a read-only page.
 Anything else (not JSON, not an object, too long) is dropped without a word back. The server
-sends ``{"type": "view", "view": SNAPSHOT}`` after the hello and whenever the view changed
-(:meth:`WebServer.changed`), and ``{"type": "bye", "text": ...}`` when it closes.
+sends ``{"type": "view", "view": SNAPSHOT}`` after the hello, then only what changed
+(:meth:`WebServer.changed`): ``{"type": "patch", "v": V, "set": {KEY: VALUE, ...}, "ops":
+[[PATH, VALUE], ...], "log": {...}}``, the snapshot's top-level parts that differ from the last
+the tab was sent, whole (``set``) or, where that is shorter, only the values that changed in
+them, each at its path of keys and indices from the top (``ops``: a seat's count, a key lit; a
+view with fewer parts, another screen's, comes whole), and of a move log sent as a window (``log``
+and ``log_start``, the index of its first line in the whole story) the lines added, ``{"start":
+S, "add": [...]}``, or the whole window, ``{"start": S, "lines": [...]}``, where the old one is
+not its beginning; a snapshot that changes nothing but ``v`` is not sent at all.
+``{"type": "bye", "text": ...}`` when it closes.
 
 Pushing never waits for a slow tab: changes made in one turn of the event loop make one
-snapshot, serialised once; each socket has a writer task holding only the latest message not yet
-sent, so a tab that reads slowly skips views, never queues them.
+snapshot, each part serialised once for every tab; each socket has a writer task holding only
+the latest snapshot not yet sent, and what it sends is that snapshot against the last one the tab
+took, so a tab that reads slowly skips views, never queues them, and never misses a change.
 
 This module is the only one of the front end that imports aiohttp; the commands import it only
 when they serve a page.
@@ -43,6 +52,7 @@ import secrets
 import sys
 import traceback
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from aiohttp import WSMsgType, web
@@ -110,21 +120,114 @@ def _plain(status: int) -> web.Response:
     return web.Response(status=status, text=_FIXED.get(status, "error"))
 
 
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """One view of the screen, its top-level parts each serialised once for every tab: ``parts``
+    by key (``v`` and a windowed move log apart), and the move log's lines, ``log`` (None where
+    the view has no window of one: ``log`` a list and ``log_start`` an int)."""
+
+    v: Any
+    parts: dict[str, str]
+    log: tuple[str, ...] | None
+    log_start: int
+    view: dict[str, Any]
+
+    @classmethod
+    def of(cls, view: Any) -> Snapshot:
+        """The snapshot of a view (a dict of JSON values)."""
+        if not isinstance(view, dict):
+            raise TypeError("a screen's snapshot is a dict")
+        windowed = isinstance(view.get("log"), list) and isinstance(view.get("log_start"), int)
+        parts = {str(k): _dumps(v) for k, v in view.items()
+                 if k != "v" and not (windowed and k in ("log", "log_start"))}
+        log = tuple(_dumps(line) for line in view["log"]) if windowed else None
+        return cls(view.get("v"), parts, log, view["log_start"] if windowed else 0, view)
+
+    def whole(self) -> str:
+        """The view message that carries all of it."""
+        items = [f'"v":{_dumps(self.v)}'] if self.v is not None else []
+        items += [f"{_dumps(k)}:{v}" for k, v in self.parts.items()]
+        if self.log is not None:
+            items += [f'"log":[{",".join(self.log)}]', f'"log_start":{self.log_start}']
+        return '{"type":"view","view":{' + ",".join(items) + "}}"
+
+    def since(self, old: Snapshot) -> str | None:
+        """The message from ``old`` (the last the tab took) to this: a patch of what changed;
+        the whole view where a part is gone (another screen: a part's null is a value, never
+        "gone"); None if nothing but ``v`` changed."""
+        if any(k not in self.parts for k in old.parts) or (self.log is None) != (old.log is None):
+            return self.whole()
+        changed: list[str] = []
+        ops: list[str] = []
+        for key, text in self.parts.items():
+            if old.parts.get(key) == text:
+                continue
+            deeper: list[str] = []
+            if key in old.parts:
+                _changes(old.view[key], self.view[key], [key], deeper)
+            if deeper and sum(len(op) + 1 for op in deeper) < len(text):  # a few of its values: those
+                ops += deeper
+            else:
+                changed.append(f"{_dumps(key)}:{text}")
+        log = self._log_since(old)
+        if not changed and not ops and log is None:
+            return None
+        version = f'"v":{_dumps(self.v)},' if self.v is not None else ""
+        text = '{"type":"patch",' + version + '"set":{' + ",".join(changed) + "}"
+        if ops:
+            text += ',"ops":[' + ",".join(ops) + "]"
+        return text + (f',"log":{log}' if log is not None else "") + "}"
+
+    def _log_since(self, old: Snapshot) -> str | None:
+        if self.log is None:
+            return None
+        if old.log is not None and old.log_start <= self.log_start <= old.log_start + len(old.log):
+            kept = old.log[self.log_start - old.log_start:]
+            if self.log[:len(kept)] == kept:  # the old window's lines still there, in place
+                added = self.log[len(kept):]
+                if not added and self.log_start == old.log_start:
+                    return None
+                return f'{{"start":{self.log_start},"add":[{",".join(added)}]}}'
+        return f'{{"start":{self.log_start},"lines":[{",".join(self.log)}]}}'
+
+
+def _changes(old: Any, new: Any, path: list[Any], out: list[str]) -> None:
+    """The values of ``new`` that differ from ``old``, each as ``[PATH, VALUE]`` (JSON): into
+    an object with the same keys, or a list of the same length, a change goes down to what
+    changed in it; anything else is replaced whole where it stands."""
+    if old == new:
+        return
+    if isinstance(old, dict) and isinstance(new, dict) and old.keys() == new.keys():
+        for key in new:
+            _changes(old[key], new[key], [*path, key], out)
+    elif isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
+        for index, (was, now) in enumerate(zip(old, new, strict=True)):
+            _changes(was, now, [*path, index], out)
+    else:
+        out.append(f"[{_dumps(path)},{_dumps(new)}]")
+
+
 class _Tab:
-    """One open socket and its writer: a slot for the latest message not yet sent."""
+    """One open socket and its writer: a slot for the latest snapshot not yet sent, and the
+    last one sent (what the next is sent against)."""
 
     def __init__(self, ws: web.WebSocketResponse) -> None:
         self.ws = ws
         self.greeted = False
-        self._slot: str | None = None
+        self._slot: Snapshot | str | None = None
+        self._sent: Snapshot | None = None
         self._last = False
         self._ready = asyncio.Event()
         self.writer = asyncio.ensure_future(self._write())
 
-    def offer(self, text: str) -> None:
-        """Send ``text`` when the socket is free, instead of anything not yet sent."""
+    def offer(self, view: Snapshot) -> None:
+        """Send ``view`` when the socket is free, instead of any view not yet sent."""
         if not self._last:
-            self._slot = text
+            self._slot = view
             self._ready.set()
 
     def finish(self, text: str | None) -> None:
@@ -133,12 +236,20 @@ class _Tab:
         self._last = True
         self._ready.set()
 
+    def _message(self, slot: Snapshot | str | None) -> str | None:
+        if not isinstance(slot, Snapshot):
+            return slot
+        text = slot.whole() if self._sent is None else slot.since(self._sent)
+        self._sent = slot
+        return text
+
     async def _write(self) -> None:
         try:
             while True:
                 await self._ready.wait()
                 self._ready.clear()
-                text, self._slot = self._slot, None
+                slot, self._slot = self._slot, None
+                text = self._message(slot)
                 if text is not None and not self.ws.closed:
                     await self.ws.send_str(text)
                 if self._last:
@@ -299,11 +410,10 @@ class WebServer:
         except Exception:
             _trace("act")
 
-    def _view(self) -> str | None:
-        """The view message of the screen now, or None if building it failed (said on stderr)."""
+    def _view(self) -> Snapshot | None:
+        """The screen's view now, or None if building it failed (said on stderr)."""
         try:
-            return json.dumps({"type": "view", "view": self.screen.snapshot()}, ensure_ascii=False,
-                              separators=(",", ":"))
+            return Snapshot.of(self.screen.snapshot())
         except Exception:
             _trace("snapshot")
             return None

@@ -111,6 +111,8 @@ class TableScreen:
         hand = self._hand(state) if state is not None else None
         keys = [{"key": key, "label": label, "enabled": enabled} for key, label, enabled in app.key_items()]
         prompt = app.prompt
+        told = [t for t in app.log_told() if t.shown]
+        start = max(0, len(told) - LOG_SHOWN)  # the window's first line in the whole story
         view: dict[str, Any] = {
             "page": "table", "v": self.version, "lang": current_language(), "words": page_words(),
             "readonly": False, "screen": app.screen, "title": title,
@@ -118,8 +120,8 @@ class TableScreen:
             "prompt": None if prompt is None else {
                 "question": prompt.question, "index": prompt.index,
                 "choices": [{"key": c.key, "label": c.label} for c in prompt.choices]},
-            "log": [{"hand": t.hand, "kind": t.kind, "text": t.line}
-                    for t in [t for t in app.log_told() if t.shown][-LOG_SHOWN:]],
+            "log": [{"hand": t.hand, "kind": t.kind, "text": t.line} for t in told[start:]],
+            "log_start": start,
             "seats": [], "piles": None, "hand": hand, "sheet": None, "side": None, "chart": None,
             "dealing": app.table_seat.dealing(), "over": app.table_seat.over,
         }

@@ -10,7 +10,6 @@
   var socket = null;
   var dragged = null;
   var drawn = 0;
-  var lastDrawn = null;
   var KEY_NAMES = { ArrowLeft: "←", ArrowRight: "→", ArrowUp: "↑", ArrowDown: "↓", Enter: "Enter",
     Escape: "Esc", " ": "Space", Home: "home", End: "end", PageUp: "pageup", PageDown: "pagedown",
     Tab: "Tab" };
@@ -124,24 +123,42 @@
       button.addEventListener("click", function () { send({ type: "sort", by: pair[0] }); });
     });
     var cards = node("ul", { "class": "cards", role: "list" }, box);
-    hand.cards.forEach(function (entry) {
-      var item = node("li", { "class": "slot" + (entry.fit ? " fit" : "") + (entry.raised ? " raised" : "") +
-        (entry.cursor ? " cursor" : ""), "data-slot": String(entry.slot) }, cards);
-      var button = node("button", { "class": "card-button", draggable: "true", "aria-label": entry.card.words,
-        "aria-pressed": entry.raised ? "true" : "false", "data-card": entry.card.text }, item);
-      button.appendChild(P2P10.card(entry.card, { named: true }));
-      button.addEventListener("click", function () { send({ type: "card", slot: entry.slot }); });
-      button.addEventListener("dblclick", function () { send({ type: "discard", slot: entry.slot }); });
-      button.addEventListener("dragstart", function (event) {
-        dragged = entry.slot;
-        if (event.dataTransfer) { event.dataTransfer.setData("text/plain", entry.card.text); }
-      });
-    });
+    hand.cards.forEach(function (entry) { kept("card " + entry.slot, entry, cards, drawSlot); });
     for (var i = 0; i < (hand.coming || 0); i++) {
       var coming = node("li", { "class": "slot coming" }, cards);
       coming.appendChild(P2P10.back(hand.line || "?"));
     }
     if (hand.line) { node("p", { "class": "dim hand-line" }, box, hand.line); }
+  }
+
+  function drawSlot(entry, parent) {
+    var item = node("li", { "class": "slot" + (entry.fit ? " fit" : "") + (entry.raised ? " raised" : "") +
+      (entry.cursor ? " cursor" : ""), "data-slot": String(entry.slot) }, parent);
+    var button = node("button", { "class": "card-button", draggable: "true", "aria-label": entry.card.words,
+      "aria-pressed": entry.raised ? "true" : "false", "data-card": entry.card.text }, item);
+    button.appendChild(P2P10.card(entry.card, { named: true }));
+    button.addEventListener("click", function () { send({ type: "card", slot: entry.slot }); });
+    button.addEventListener("dblclick", function () { send({ type: "discard", slot: entry.slot }); });
+    button.addEventListener("dragstart", function (event) {
+      dragged = entry.slot;
+      if (event.dataTransfer) { event.dataTransfer.setData("text/plain", entry.card.text); }
+    });
+    return item;
+  }
+
+  /* A part of a part drawn once and kept while its data stays the same (a seat, a card of the
+     hand): a view that changes one seat's count draws that seat, not every meld's cards. The
+     data's JSON is the key's check; what it is drawn with from elsewhere (read-only, the words)
+     is in it too. */
+  var drawnBefore = {};
+  var context = "";  /* what else a kept part is drawn with, as JSON (set by render) */
+  function kept(key, data, parent, draw) {
+    var json = context + JSON.stringify(data);
+    var before = drawnBefore[key];
+    if (before && before.json === json) { parent.appendChild(before.element); return before.element; }
+    var element = draw(data, parent);
+    drawnBefore[key] = { json: json, element: element };
+    return element;
   }
 
   function drawPrompt(parent) {
@@ -182,8 +199,6 @@
     (view.log || []).slice(-200).forEach(function (line) {
       node("li", { "class": "log-" + line.kind }, list, line.text);
     });
-    var chat = chatForm();
-    chat.hidden = !(view.keys && view.keys.some(function (k) { return k.key === "c"; }));
     return list;
   }
 
@@ -405,7 +420,6 @@
 
   /* A side screen is a dialog on top of the table: its content scrolls, its keys (the one that
      goes on first: next hand, leave, back) stay in view at its foot. */
-  var sideScroll = 0;
   function drawSide(parent) {
     var side = view.side;
     if (!side || !SIDE[side.kind]) { return null; }
@@ -433,41 +447,203 @@
     return root;
   }
 
-  function render() {
-    var root = appRoot();
-    var open = root.querySelector(".dialog-body");
-    var kept = open && open.parentNode.getAttribute("data-screen") === (view.side && view.side.kind) ? open.scrollTop : 0;
-    clear(root);
-    document.body.setAttribute("data-page", view.page || "table");
-    document.body.setAttribute("data-screen", view.screen || "table");
-    if (view.lang) { document.documentElement.lang = view.lang; }
-    /* The title, the status and a question stay in view while the page scrolls (sticky). */
-    var top = node("header", { "class": "top" }, root);
-    node("h1", { "class": "title", "aria-live": "polite" }, top, view.title || "p2p10");
-    drawVerdict(top);
-    var status = node("p", { "class": "status", role: "status" }, top);
+  /* ------------------------------------------------------------------ drawing by parts
+
+     The page is laid out once (a skeleton of slots); a view's change redraws only the parts
+     whose data changed, and the move log only adds its new lines: a bot's move redraws a seat,
+     the piles, the title and a line, not the page. A part redrawn keeps the keyboard's focus
+     on the same control (the same card, pile, key or answer) where it is still there. */
+
+  function drawTop(slot) {
+    node("h1", { "class": "title" }, slot, view.title || "p2p10");
+    drawVerdict(slot);
+    var status = node("p", { "class": "status" }, slot);
     (view.status || []).forEach(function (part) {  /* fragments, or lines of them */
       if (Array.isArray(part)) { toned(status, part); node("br", {}, status); } else { toned(status, [part]); }
     });
-    drawPrompt(top);
-    var table = node("main", { "class": "table" }, root);
-    var others = node("div", { "class": "others" }, table);
-    var mine = null;
-    (view.seats || []).forEach(function (seat) {
-      if (seat.me) { mine = seat; } else { drawSeat(seat, others); }
-    });
-    drawPiles(table);
-    if (mine) { drawSeat(mine, table); }
-    drawHand(table);
-    if (!view.side) { drawKeys(table); }
-    var side = node("aside", { "class": "side" }, root);
-    drawSheet(side);
-    var log = drawLog(side);
-    log.scrollTop = log.scrollHeight;
-    var body = drawSide(root);
+    drawPrompt(slot);
+  }
+
+  function drawOthers(slot) {
+    var others = node("div", { "class": "others" }, slot);
+    (view.seats || []).forEach(function (seat) { if (!seat.me) { kept("seat " + seat.seat, seat, others, drawSeat); } });
+  }
+
+  function drawMine(slot) {
+    (view.seats || []).forEach(function (seat) { if (seat.me) { kept("seat " + seat.seat, seat, slot, drawSeat); } });
+  }
+
+  /* The move log follows its newest line while the reader is at its end (scrolled up, it stays
+     put). Where it is, is noted as the reader scrolls, and the scroll to the end waits for the
+     next frame: reading the page's layout while drawing would lay it out once more per view. */
+  var logAtEnd = true;
+  function followLog(list) {
+    if (!logAtEnd) { return; }
+    window.requestAnimationFrame(function () { list.scrollTop = list.scrollHeight; });
+  }
+
+  function drawLogPart(slot) {
+    var list = drawLog(slot);
+    list.addEventListener("scroll", function () {
+      logAtEnd = list.scrollHeight - list.scrollTop - list.clientHeight < 24;
+    }, { passive: true });
+    logAtEnd = true;
+    followLog(list);
+  }
+
+  /* Only the lines a patch added, at the end of the list drawn (the oldest beyond the window
+     leave it); false where the list is not there to add to. */
+  function addLogLines(slot, added) {
+    var list = slot.querySelector(".log-lines");
+    if (!list) { return false; }
+    added.forEach(function (line) { node("li", { "class": "log-" + line.kind }, list, line.text); });
+    while (list.children.length > (view.log || []).length) { list.removeChild(list.firstChild); }
+    followLog(list);
+    return true;
+  }
+
+  function drawSidePart(slot) {
+    var before = slot.querySelector(".dialog-body");
+    var kept = before && before.parentNode.getAttribute("data-screen") === (view.side && view.side.kind)
+      ? before.scrollTop : 0;
+    var body = drawSide(slot);
     document.body.classList.toggle("dialog-open", Boolean(body));
-    if (body) { body.scrollTop = kept; }
+    if (body) {
+      body.scrollTop = kept;
+      if (!before) { body.focus({ preventScroll: true }); } /* a new dialog takes the focus */
+    }
+  }
+
+  var PARTS = [
+    { name: "top", data: ["title", "status", "prompt", "verdict", "words"], draw: drawTop },
+    { name: "others", data: ["seats", "readonly", "words"], draw: drawOthers },
+    { name: "piles", data: ["piles", "dealing", "title", "readonly", "words"], draw: drawPiles },
+    { name: "mine", data: ["seats", "readonly", "words"], draw: drawMine },
+    { name: "hand", data: ["hand", "words"], draw: drawHand },
+    { name: "keys", data: ["keys", "side"], draw: function (slot) { if (!view.side) { drawKeys(slot); } } },
+    { name: "sheet", data: ["sheet", "words"], draw: drawSheet },
+    { name: "log", data: ["log", "log_start", "words"], draw: drawLogPart },
+    { name: "side", data: ["side", "keys", "chart", "words"], draw: drawSidePart }
+  ];
+
+  var slots = null;
+  function skeleton() {
+    var root = clear(appRoot());
+    var top = node("header", { "class": "top" }, root);
+    var table = node("main", { "class": "table" }, root);
+    var side = node("aside", { "class": "side" }, root);
+    slots = { top: top };
+    ["others", "piles", "mine", "hand", "keys"].forEach(function (name) {
+      slots[name] = node("div", { "class": "part", "data-part": name }, table);
+    });
+    ["sheet", "log"].forEach(function (name) { slots[name] = node("div", { "class": "part", "data-part": name }, side); });
+    slots.side = node("div", { "class": "part", "data-part": "side" }, root);
+    /* what changed, said to a screen reader once (the title and the status line) */
+    slots.live = document.getElementById("live") ||
+      node("div", { id: "live", "class": "visually-hidden", role: "status", "aria-live": "polite" }, document.body);
+  }
+
+  /* The control that has the focus, by what names it on the page, to find it again. */
+  var FOCUS_KEYS = ["data-slot", "data-key", "data-pile", "data-meld", "data-index", "data-sort", "data-fold"];
+  function focused(slot) {
+    var active = document.activeElement;
+    if (!active || !slot.contains(active) || active === document.body) { return null; }
+    var holder = active.closest("[data-slot]") || active;
+    for (var i = 0; i < FOCUS_KEYS.length; i++) {
+      var value = holder.getAttribute(FOCUS_KEYS[i]) || active.getAttribute(FOCUS_KEYS[i]);
+      if (value !== null) {
+        return "[" + FOCUS_KEYS[i] + '="' + value.replace(/["\\]/g, "\\$&") + '"]';
+      }
+    }
+    return active.classList.contains("dialog-body") ? ".dialog-body" : null;
+  }
+
+  function redraw(part) {
+    var slot = slots[part.name];
+    var again = focused(slot);
+    clear(slot);
+    part.draw(slot);
+    if (again) {
+      var found = slot.querySelector(again);
+      var target = found && (found.matches("button, [tabindex], summary, input") ? found
+        : found.querySelector("button, [tabindex]"));
+      if (target) { target.focus({ preventScroll: true }); }
+    }
+  }
+
+  var spoken = "";
+  function announce() {
+    var text = [view.title || ""].concat((view.status || []).map(function (part) {
+      return Array.isArray(part) ? part.map(function (p) { return p.text; }).join("") : part.text;
+    })).join(" ").replace(/\s+/g, " ").trim();
+    if (text !== spoken) { spoken = text; slots.live.textContent = text; }
+  }
+
+  /* Draw the parts of the view that ``changed`` names (null: every part); ``added``: the move
+     log's lines a patch added, drawn alone where the log is there already. */
+  function render(changed, added) {
+    if (!slots || !slots.top.isConnected) { skeleton(); changed = null; }
+    context = JSON.stringify([view.readonly, view.words]);
+    document.body.setAttribute("data-page", view.page || "table");
+    document.body.setAttribute("data-screen", view.screen || "table");
+    if (view.lang) { document.documentElement.lang = view.lang; }
+    PARTS.forEach(function (part) {
+      if (changed && !part.data.some(function (key) { return changed[key]; })) { return; }
+      if (changed && part.name === "log" && added && !changed.words && addLogLines(slots.log, added)) { return; }
+      redraw(part);
+    });
+    if (!changed || changed.keys) {  /* the chat line, where the table has chat (its key c) */
+      chatForm().hidden = !(view.keys && view.keys.some(function (k) { return k.key === "c"; }));
+    }
+    announce();
     fitSheets();
+  }
+
+  /* A patch applied to the view held: its parts set, the values changed within parts (ops), its
+     move log's lines added or replaced; what changed, for render. */
+  function apply(patch) {
+    var changed = {};
+    Object.keys(patch.set || {}).forEach(function (key) {
+      view[key] = patch.set[key];
+      changed[key] = true;
+    });
+    (patch.ops || []).forEach(function (op) {  /* [path from the top, value]: a value in a part */
+      var path = op[0], holder = view;
+      for (var i = 0; i < path.length - 1; i++) { holder = holder[path[i]]; }
+      holder[path[path.length - 1]] = op[1];
+      changed[path[0]] = true;
+    });
+    view.v = patch.v;
+    var added = null;
+    if (patch.log) {
+      var log = patch.log;
+      if (log.lines) {
+        view.log = log.lines;
+      } else {
+        added = log.add;
+        view.log = (view.log || []).concat(log.add).slice(Math.max(0, log.start - (view.log_start || 0)));
+      }
+      view.log_start = log.start;
+      changed.log = true;
+    }
+    return { changed: changed, added: added };
+  }
+
+  function show(changed, added) {
+    words = view.words || words;
+    if (view.page === "start" && P2P10.drawStart) {
+      slots = null;
+      document.body.setAttribute("data-page", "start");
+      P2P10.drawStart(clear(appRoot()), view, send);
+    } else if (view.page === "wait") {
+      slots = null;
+      document.body.setAttribute("data-page", "wait");
+      say(view.text);
+    } else {
+      render(changed, added);
+    }
+    drawn += 1;
+    document.body.setAttribute("data-version", String(drawn)); /* views drawn so far (tests wait on it) */
   }
 
   /* ------------------------------------------------------------------ the socket */
@@ -494,22 +670,12 @@
       var message;
       try { message = JSON.parse(event.data); } catch (err) { return; }
       if (message.type === "view") {
-        var same = JSON.stringify(Object.assign({}, message.view, { v: 0 }));
-        if (same === lastDrawn) { return; } /* the clock's redraw, with nothing new to show */
-        lastDrawn = same;
         view = message.view;
-        words = view.words || words;
-        if (view.page === "start" && P2P10.drawStart) {
-          document.body.setAttribute("data-page", "start");
-          P2P10.drawStart(clear(appRoot()), view, send);
-        } else if (view.page === "wait") {
-          document.body.setAttribute("data-page", "wait");
-          say(view.text);
-        } else {
-          render();
-        }
-        drawn += 1;
-        document.body.setAttribute("data-version", String(drawn)); /* views drawn so far (tests wait on it) */
+        show(null, null);
+      } else if (message.type === "patch" && view) {
+        var page = view.page;
+        var done = apply(message);
+        show(view.page === page ? done.changed : null, done.added);
       } else if (message.type === "bye") {
         say((message.text ? message.text + " " : "") + word("gone", "p2p10 has stopped."));
         socket = null;
@@ -549,11 +715,7 @@
     clearTimeout(resizing);
     /* The page lays itself out again at its new width (the score sheet's form is measured). */
     resizing = setTimeout(function () {
-      if (view && view.page !== "start" && view.page !== "wait") {
-        render();
-        drawn += 1;
-        document.body.setAttribute("data-version", String(drawn));
-      }
+      if (view && view.page !== "start" && view.page !== "wait") { show(null, null); }
     }, 150);
   });
 
