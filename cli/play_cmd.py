@@ -221,7 +221,8 @@ def _unfinished_label(game: SavedGame) -> str:
 
 
 def _table(choice: NewGame | Continue, args: argparse.Namespace) -> LocalTable:
-    """The table of a new game, or of an unfinished one restored from its files."""
+    """The table of a new game, or of an unfinished one restored from its files; it puts
+    itself in the record as it ends (:func:`record_when_over`)."""
     # Imported here, when a game is to be played: asyncio and the table's peers, which load the
     # dealing cryptography, are start-up that the other commands should not pay for.
     from cli.table.start import Continue
@@ -230,9 +231,49 @@ def _table(choice: NewGame | Continue, args: argparse.Namespace) -> LocalTable:
 
     if isinstance(choice, Continue):
         print(_("Opening the game saved in {path}...").format(path=choice.path), flush=True)
-        return LocalTable.resume(choice.path, pace=args.pace)
-    return LocalTable(choice.name, choice.bots, choice.level, RuleSet.parse(choice.options),
-                      args.seed, pace=args.pace)
+        local = LocalTable.resume(choice.path, pace=args.pace)
+    else:
+        local = LocalTable(choice.name, choice.bots, choice.level, RuleSet.parse(choice.options),
+                           args.seed, pace=args.pace)
+    record_when_over(local)
+    return local
+
+
+def record_when_over(local: LocalTable) -> None:
+    """Add the game at ``local`` to the record the moment its log says it is over, not only
+    when the user leaves it: a finished game left by a signal (Ctrl-C, the terminal closing),
+    or whose process is killed once its last tab is closed, is in the record all the same.
+    :func:`after_game` adds it again on the way out, which adds nothing (the record is kept by
+    game id)."""
+    recorded = False
+
+    def entry() -> None:
+        nonlocal recorded
+        if recorded:
+            return
+        try:
+            recorded = record_if_over(local)
+        except (P2P10Error, OSError):
+            # Called from the peer as it keeps an entry, which must not break on it: the
+            # record is tried again when the game is left, and after_game says why it fails.
+            recorded = True
+
+    local.subscribe(entry)
+
+
+def record_if_over(local: LocalTable) -> bool:
+    """Add the game at ``local`` to the user's record if its log says it is over (it has a
+    winner); True if it is. The user's own fold, every entry of it checked as it came, is not
+    read again; a game already in the record stays there once. Raises :class:`P2P10Error` if
+    the record cannot be written."""
+    from protocol import record_store
+    from protocol.local import USER
+
+    table = local.table
+    if table is None or table.engine.winner is None:
+        return False
+    record_store.add_finished_table(table, USER, local.log_path)
+    return True
 
 
 def _settings_of(local: LocalTable) -> NewGame:
@@ -262,17 +303,13 @@ def _play(local: LocalTable, ascii_only: bool) -> bool:
 def after_game(local: LocalTable) -> None:
     """How a game at ``local`` ended, printed: the winner and the scores (the record updated),
     or how to continue it; where its log is, and how to replay and audit it."""
-    from protocol import record_store
-    from protocol.local import USER
-
     path = local.log_path
-    table = local.table
-    state = local.view() if table is not None else None
-    if table is not None and state is not None and state.winner is not None:
+    state = local.view() if local.table is not None else None
+    if state is not None and state.winner is not None:
         for line in result_lines(state):
             print(line)
-        try:  # the user's own fold, every entry of it checked as it came: not read again
-            record_store.add_finished_table(table, USER, path)
+        try:  # (most often there already: see record_when_over)
+            record_if_over(local)
         except P2P10Error as err:
             _say(_("Your record was not updated: {reason}").format(reason=err))
         _say(_("The game is saved in:"))

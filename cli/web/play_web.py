@@ -11,15 +11,22 @@ session, so that no terminal is needed).
 The language: ``--lang`` or the environment's (LANGUAGE, LC_ALL, LC_MESSAGES, LANG) when one
 names a language p2p10 speaks; else the first the browser asks for that it speaks, fixed when
 the first browser says hello (the narrator's lines are words once told).
+
+The page is the only way to the table, so Ctrl-C, SIGTERM and the terminal closing (SIGHUP)
+leave it as its ``q`` does, with no question: the command ends as after any game left, its
+result or how to continue it printed, exit status 0. A finished game is in the record from the
+moment it ends (:func:`cli.play_cmd.record_when_over`), whatever ends the command after.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
+import signal
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -116,6 +123,8 @@ class WebFront:
         self.changed: Callable[[], None] = _nothing  # the server's push, once it runs
         self.hello_heard = asyncio.Event()
         self.closing: str | None = None
+        self.stopped = False  # a signal asked the run to end (see stop)
+        self._leave: Callable[[], None] = _nothing  # how what is showing is left at once
 
     def page(self) -> Page:
         """The shell: the table page's script and style, its words; nothing of the game."""
@@ -153,12 +162,20 @@ class WebFront:
             self.showing.act(message)
             self.changed()
 
+    def stop(self) -> None:
+        """End the run as a signal asks (Ctrl-C, SIGTERM, the terminal closing): the table is
+        left as ``q`` leaves it, with no question (a game under way stays resumable), the start
+        screen as if the user chose to leave, and no other screen opens after."""
+        self.stopped = True
+        self.hello_heard.set()  # (no browser has come yet: stop waiting for one)
+        self._leave()
+
     # ------------------------------------------------------------------ the run
 
     async def start_menu(self, settings: NewGame, notice: str | None) -> StartChoice:
         """Show the start screen until a choice is made."""
         from cli.play_cmd import start_lists
-        from cli.table.start import StartScreen
+        from cli.table.start import Leave, StartScreen
 
         unfinished, recent, lines = start_lists()
         screen = StartScreen(settings, unfinished, recent, lines, notice=notice)
@@ -170,11 +187,13 @@ class WebFront:
 
         screen.on_finish.append(finished)
         self.showing = StartPage(screen)
+        self._leave = lambda: finished(Leave())
         self.changed()
         try:
             return await chosen
         finally:
             self.showing = None
+            self._leave = _nothing
 
     async def play(self, local: LocalTable) -> bool:
         """One game at the table, in the page; True if the user asked for another."""
@@ -183,13 +202,15 @@ class WebFront:
         return await self.show_table(TableApp(local))
 
     async def show_table(self, app: TableApp) -> bool:
-        """The table ``app`` in the page until the user leaves it; True if they asked for
-        another game. A clock redraws it every second (the LAN's "thinking (25 s)")."""
+        """The table ``app`` in the page until the user leaves it (or :meth:`stop`); True if
+        they asked for another game. A clock redraws it every second (the LAN's "thinking
+        (25 s)")."""
         from cli.web.table_screen import TableScreen, follow_table
 
         table = TableScreen(app)
         app.on_change.append(self.changed)
         self.showing = table
+        self._leave = app.quit
         self.changed()
         clock = asyncio.create_task(self._tick())
         try:
@@ -197,8 +218,9 @@ class WebFront:
         finally:
             clock.cancel()
             self.showing = None
+            self._leave = _nothing
             self.changed()
-        return app.again
+        return app.again and not self.stopped
 
     async def _tick(self) -> None:
         while True:
@@ -260,6 +282,35 @@ def lan_web_front(lang_option: str | None, open_browser: bool) -> Callable[[LanS
     return front
 
 
+@contextlib.contextmanager
+def _stopping_on_signals(stop: Callable[[], None]) -> Iterator[None]:
+    """While in it, Ctrl-C (SIGINT), SIGTERM and the terminal closing (SIGHUP) call ``stop``
+    (:meth:`WebFront.stop`) rather than end the run wherever it is: the game is left as the
+    page leaves it, its result or how to continue it printed. A signal ignored (``nohup``'s
+    SIGHUP) stays ignored; each handler is as it was after."""
+    loop = asyncio.get_running_loop()
+    taken: list[tuple[int, Any]] = []
+    for name in ("SIGINT", "SIGTERM", "SIGHUP"):
+        number = getattr(signal, name, None)  # (Windows has no SIGHUP)
+        if number is None:
+            continue
+        before = signal.getsignal(number)
+        if before is signal.SIG_IGN:
+            continue
+        try:
+            loop.add_signal_handler(number, stop)
+        except (NotImplementedError, RuntimeError):  # (no signals in the loop: Windows)
+            continue
+        taken.append((number, before))
+    try:
+        yield
+    finally:
+        for number, before in taken:
+            loop.remove_signal_handler(number)
+            if before is not None:  # (None: a handler not set from Python, left as it is)
+                signal.signal(number, before)
+
+
 def play_web(args: argparse.Namespace, settings: NewGame, choice: StartChoice | None) -> int:
     """``p2p10 play --web``: as ``p2p10 play``, drawn in the browser (see the module docstring)."""
     with dummy_session():
@@ -267,13 +318,20 @@ def play_web(args: argparse.Namespace, settings: NewGame, choice: StartChoice | 
 
 
 async def _play_web(args: argparse.Namespace, settings: NewGame, choice: StartChoice | None) -> int:
+    front = WebFront(web_language(getattr(args, "lang", None)))
+    # Signals leave the way the page leaves, so that the finally clauses and after_game run.
+    with _stopping_on_signals(front.stop):
+        return await _web_games(front, args, settings, choice)
+
+
+async def _web_games(front: WebFront, args: argparse.Namespace, settings: NewGame,
+                     choice: StartChoice | None) -> int:
     from cli import game_settings
     from cli.play_cmd import _settings_of, _table, after_game
     from cli.table.start import Continue, Leave, NewGame, Replay
     from cli.web.launch import announce
     from cli.web.server import WebServer
 
-    front = WebFront(web_language(getattr(args, "lang", None)))
     server = await WebServer.start(front)
     front.changed = server.changed
     announce(server, open_browser=not args.no_browser)
@@ -283,6 +341,8 @@ async def _play_web(args: argparse.Namespace, settings: NewGame, choice: StartCh
         if not front.chosen:  # the game speaks the browser's language: wait for it
             await front.hello_heard.wait()
         while True:
+            if front.stopped:  # (a signal between two screens, or before the first)
+                return 0
             if choice is None:
                 choice, notice = await front.start_menu(settings, notice), None
             if isinstance(choice, Leave):
