@@ -230,7 +230,7 @@ def test_a_whole_game_by_clicks_to_the_winners_screen_and_a_clean_log(chrome: An
         # Every card of the hand has its name, for a reader and for this test (the labels and
         # the view read at one moment: the page takes the table's changes as they come).
         labels, drawn = chrome.execute_script(
-            "return [Array.from(document.querySelectorAll('.hand .card-button'))"
+            "return [Array.from(document.querySelectorAll('.hand .card-button [role=img]'))"
             ".map(e => e.getAttribute('aria-label')), P2P10.view()];")
         assert labels == [c["card"]["words"] for c in drawn["hand"]["cards"]] and labels
         assert all(re.fullmatch(r"(red|blue|green|yellow) \d+|Wild|Skip", label) for label in labels)

@@ -8,7 +8,8 @@ German and Spanish. At each hand's end every player's points in the summary are 
 sheet's, the title never says that somebody plays while the table waits for the summary, no
 text is cut and nothing is wider than the page; the score sheet of four players reads at
 1920x1080 without scrolling sideways; two tabs of one seat, one at each size, both draw the
-summary whole. Screenshots are kept under the test's temporary folder (``shots/``).
+summary whole; axe-core (tests/axe.py) finds no serious or critical violation on any screen.
+Screenshots are kept under the test's temporary folder (``shots/``).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from tests.axe import axe_violations, describe
 from tests.browser import desktop, phone, shot, start_chrome
 from tests.test_web_play import PATIENCE, Web, changed, environment, page_text, until, version, view
 
@@ -122,14 +124,18 @@ def settle(driver: Any) -> None:
 
 
 def at_sizes(driver: Any, tmp_path: Path, name: str) -> dict[str, list[str]]:
-    """The layout faults of the screen on show at a phone's size and at a desktop's, each
-    kept as a screenshot."""
+    """The layout faults of the screen on show at a phone's size and at a desktop's, and what
+    axe-core finds serious or critical in it (WCAG 2.1 A and AA: names, contrast, keyboard),
+    each size kept as a screenshot."""
     found = {}
     for label, size in (("phone", phone), ("desktop", desktop)):
         size(driver)
         settle(driver)
         shot(driver, tmp_path, f"{name}-{label}")
         found[f"{name} at {label}"] = faults(driver)
+        violations = axe_violations(driver)
+        if violations:
+            found[f"{name} at {label}: axe"] = [describe(violations)]
     return {k: v for k, v in found.items() if v}
 
 
@@ -291,6 +297,20 @@ def test_every_screen_fits_a_phone_and_a_desktop(tmp_path: Path, lang: str) -> N
         problems.update(at_sizes(driver, tmp_path, f"{lang}-over"))
         over = view(driver)
         assert over is not None and re.search(r"\d", over["side"]["data"]["title"])
+    finally:
+        driver.quit()
+        web.stop()
+    assert not problems, problems
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_the_start_screen_fits_and_reads(tmp_path: Path, lang: str) -> None:
+    web = Web(["--lang", lang, "play"], environment(tmp_path, None), tmp_path)
+    driver = start_chrome()
+    try:
+        driver.get(web.url)
+        until(driver, lambda: (v := view(driver)) and v.get("page") == "start", "the start screen")
+        problems = at_sizes(driver, tmp_path, f"{lang}-start")
     finally:
         driver.quit()
         web.stop()

@@ -93,18 +93,12 @@ window.P2P10 = window.P2P10 || {};
   }
 
   /* P2P10.card(view, opts): the SVG element of one face-up card; opts.small for a meld's cards,
-     opts.className for any more classes, opts.named inside a control that names the card. */
+     opts.className for any more classes. */
   P2P10.card = function (view, opts) {
     var suit = SUITS[view.suit] || SUITS.s;
     var root = svg(opts);
-    if (opts && opts.named) {
-      /* in a control named already (a card of the hand, a meld): the drawing is not read out,
-         so that its corner numbers are not taken for the control's words */
-      root.setAttribute("aria-hidden", "true");
-    } else {
-      root.setAttribute("role", "img");
-      root.setAttribute("aria-label", view.words);
-    }
+    root.setAttribute("role", "img");
+    root.setAttribute("aria-label", view.words);
     root.setAttribute("data-card", view.text);
     root.setAttribute("data-id", String(view.id));
     root.setAttribute("data-suit", view.suit);

@@ -68,11 +68,10 @@
       var melds = node("div", { "class": "melds" }, box);
       seat.melds.forEach(function (meld) {
         var button = node(view.readonly ? "div" : "button", { "class": "meld", "data-meld": String(meld.id),
-          role: view.readonly ? "group" : null,
-          "aria-label": meld.letter + " " + meld.name + ": " + meld.cards.map(function (c) { return c.words; }).join(", ") }, melds);
-        node("span", { "class": "meld-name", "aria-hidden": "true" }, button, meld.letter + " " + meld.name);
+          role: view.readonly ? "group" : null }, melds);  /* named by its words and its cards' names */
+        node("span", { "class": "meld-name" }, button, meld.letter + " " + meld.name);
         var cards = node("span", { "class": "meld-cards" }, button);
-        meld.cards.forEach(function (card) { cards.appendChild(P2P10.card(card, { small: true, named: true })); });
+        meld.cards.forEach(function (card) { cards.appendChild(P2P10.card(card, { small: true })); });
         if (!view.readonly) { button.addEventListener("click", function () { send({ type: "meld", id: meld.id }); }); }
       });
     }
@@ -134,9 +133,11 @@
   function drawSlot(entry, parent) {
     var item = node("li", { "class": "slot" + (entry.fit ? " fit" : "") + (entry.raised ? " raised" : "") +
       (entry.cursor ? " cursor" : ""), "data-slot": String(entry.slot) }, parent);
-    var button = node("button", { "class": "card-button", draggable: "true", "aria-label": entry.card.words,
+    /* named by its card's drawing (an image named "red 7"): the button's name is the card's,
+       and no text of the drawing (its corner numbers) is left out of it */
+    var button = node("button", { "class": "card-button", draggable: "true",
       "aria-pressed": entry.raised ? "true" : "false", "data-card": entry.card.text }, item);
-    button.appendChild(P2P10.card(entry.card, { named: true }));
+    button.appendChild(P2P10.card(entry.card));
     button.addEventListener("click", function () { send({ type: "card", slot: entry.slot }); });
     button.addEventListener("dblclick", function () { send({ type: "discard", slot: entry.slot }); });
     button.addEventListener("dragstart", function (event) {
@@ -195,7 +196,8 @@
 
   function drawLog(parent) {
     var box = folding(parent, "log", word("moves", "Moves"));
-    var list = node("ol", { "class": "log-lines" }, box);
+    /* focusable, so that a keyboard can scroll it (it holds more than it shows) */
+    var list = node("ol", { "class": "log-lines", tabindex: "0", "aria-label": word("moves", "Moves") }, box);
     (view.log || []).slice(-200).forEach(function (line) {
       node("li", { "class": "log-" + line.kind }, list, line.text);
     });
