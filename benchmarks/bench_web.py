@@ -6,6 +6,7 @@ Prints measurements, never pass/fail; nothing here asserts a time. See benchmark
     python benchmarks/bench_web.py            # 5 starts; a game of 4 hands against 2 bots
     python benchmarks/bench_web.py --quick    # 2 starts; a game of 1 hand
     python benchmarks/bench_web.py --json     # one JSON object with every figure on stdout
+    python benchmarks/bench_web.py --bots 3   # part 2's game at four seats
 
 The browser is Debian's headless Chromium through /usr/bin/chromedriver (as the tests drive
 it), started once and warmed up on a blank page. Times in the page are
@@ -238,8 +239,8 @@ class InProcess:
     """``play --web``'s table, server and front in a thread of this process, with every entry
     of the user's log and every snapshot timed."""
 
-    def __init__(self, hands: int, pace: float, seed: int, home: Path) -> None:
-        self.hands, self.pace, self.seed, self.home = hands, pace, seed, home
+    def __init__(self, hands: int, pace: float, seed: int, home: Path, bots: int = 2) -> None:
+        self.hands, self.pace, self.seed, self.home, self.bots = hands, pace, seed, home, bots
         self.url: str | None = None
         self.ready = threading.Event()
         self.done = threading.Event()
@@ -284,7 +285,7 @@ class InProcess:
         server = await WebServer.start(front)
         front.changed = server.changed
         self._time_snapshots(server)
-        local = LocalTable("Ann", 2, "normal", RuleSet.parse([f"hands={self.hands}"]), self.seed,
+        local = LocalTable("Ann", self.bots, "normal", RuleSet.parse([f"hands={self.hands}"]), self.seed,
                            save_dir=self.home, pace=self.pace)
         wake = asyncio.Event()
         saved_at: list[float] = []
@@ -382,9 +383,10 @@ def wall_s(at: float, offset: float) -> float:
     return (at - offset) / 1000
 
 
-def delay_figures(driver: Any, hands: int, pace: float, seed: int) -> tuple[dict[str, Any], list[Any], str]:
+def delay_figures(driver: Any, hands: int, pace: float, seed: int,
+                  bots: int = 2) -> tuple[dict[str, Any], list[Any], str]:
     with tempfile.TemporaryDirectory(prefix="bench-web-delay-") as folder:
-        run = InProcess(hands, pace, seed, Path(folder))
+        run = InProcess(hands, pace, seed, Path(folder), bots)
         driver.get_log("performance")  # (drop what the start runs left)
         run.start()
         assert run.url is not None
@@ -458,6 +460,8 @@ def delay_figures(driver: Any, hands: int, pace: float, seed: int) -> tuple[dict
         "received_to_drawn_ms": figures(to_drawn, 1000),
         "snapshot_build_ms": figures([s for _a, _v, s, _b in run.snapshots], 1000, 2),
         "snapshot_bytes": figures([float(b) for _a, _v, _s, b in run.snapshots], 1, 0),
+        # The baseline of part 3, in the same run: every view built sent whole, as before patches.
+        "whole_views_bytes_per_hand": round(sum(b for _a, _v, _s, b in run.snapshots) / max(hands, 1)),
         "clock_offset_ms": figures(offsets, 1, 2),
         "loop_lag_ms": figures([late for _end, late in run.lags], 1000),
         "slow_writes": slow_writes, "slow_writes_in_a_stall": stalled,
@@ -533,6 +537,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, help="starts timed (5; --quick 2)")
     parser.add_argument("--hands", type=int, help="hands of part 2's game (4; --quick 1)")
     parser.add_argument("--pace", type=float, default=0.3, help="a bot's wait before each move (0.3 s)")
+    parser.add_argument("--bots", type=int, default=2, help="bots at part 2's table (2; 3 for four seats)")
     args = parser.parse_args()
     from tests.browser import browser_missing
 
@@ -547,11 +552,12 @@ def main() -> int:
     try:
         print("starting play --web...", file=sys.stderr)
         start = start_figures(driver, runs, args.seed)
-        delay, log, port = delay_figures(driver, hands, args.pace, args.seed)
+        delay, log, port = delay_figures(driver, hands, args.pace, args.seed, args.bots)
     finally:
         driver.quit()
     sizes = byte_figures(log, port, hands)
-    result = {"meta": {"quick": args.quick, "seed": args.seed, "cpus": os.cpu_count(), "load_before": before,
+    result = {"meta": {"quick": args.quick, "seed": args.seed, "bots": args.bots, "cpus": os.cpu_count(),
+                       "load_before": before,
                        "load_after": load()},
               "start": start, "delay": delay, "bytes": sizes}
     if args.json:
@@ -609,6 +615,9 @@ def report(result: dict[str, Any]) -> None:
           f"({sizes['ws_bytes_received_per_hand'] / 1024:.1f} KB a hand, largest frame "
           f"{sizes['ws_largest_frame'] / 1024:.1f} KB); {sizes['ws_frames_sent']} frames out, "
           f"{sizes['ws_bytes_sent']} B")
+    whole = delay["whole_views_bytes_per_hand"]
+    print(f"   every view built, sent whole (the baseline): {whole / 1024:.1f} KB a hand; "
+          f"sent as patches: x{sizes['ws_bytes_received_per_hand'] / max(whole, 1):.3f} of that")
 
 
 if __name__ == "__main__":

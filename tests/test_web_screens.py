@@ -315,3 +315,32 @@ def test_the_start_screen_fits_and_reads(tmp_path: Path, lang: str) -> None:
         driver.quit()
         web.stop()
     assert not problems, problems
+
+
+def test_the_score_sheet_of_six_players_reads_at_1920_without_scrolling_sideways(tmp_path: Path) -> None:
+    """Six players (five bots, their levels in their names) at 1920x1080: the score sheet beside
+    the table keeps a column per player and fits its box; at 360x740 it turns to a row per
+    player, and fits too."""
+    web = Web(["play", "--name", "Tess", "--bots", "5", "--seed", "5", "--pace", "0", "-o", "hands=1"],
+              environment(tmp_path), tmp_path)
+    driver = start_chrome()
+    forms = {}
+    try:
+        desktop(driver)
+        driver.get(web.url)
+        until(driver, lambda: (v := view(driver)) and v.get("sheet") and len(v["sheet"]["names"]) == 6,
+              "the table of six")
+        for label, size in (("desktop", desktop), ("phone", phone)):
+            size(driver)
+            settle(driver)
+            driver.execute_script("document.querySelector('aside details.sheet').open = true")
+            time.sleep(0.2)
+            shot(driver, tmp_path, f"six-{label}")
+            forms[label] = driver.execute_script(
+                "const w = document.querySelector('aside .sheet-wrap');"
+                "return [w.getAttribute('data-form'), w.scrollWidth <= w.clientWidth];")
+            assert faults(driver) == [], (label, faults(driver))
+    finally:
+        driver.quit()
+        web.stop()
+    assert forms == {"desktop": ["by-column", True], "phone": ["by-player", True]}, forms

@@ -134,7 +134,6 @@ class Snapshot:
     parts: dict[str, str]
     log: tuple[str, ...] | None
     log_start: int
-    view: dict[str, Any]
 
     @classmethod
     def of(cls, view: Any) -> Snapshot:
@@ -145,7 +144,7 @@ class Snapshot:
         parts = {str(k): _dumps(v) for k, v in view.items()
                  if k != "v" and not (windowed and k in ("log", "log_start"))}
         log = tuple(_dumps(line) for line in view["log"]) if windowed else None
-        return cls(view.get("v"), parts, log, view["log_start"] if windowed else 0, view)
+        return cls(view.get("v"), parts, log, view["log_start"] if windowed else 0)
 
     def whole(self) -> str:
         """The view message that carries all of it."""
@@ -167,8 +166,8 @@ class Snapshot:
             if old.parts.get(key) == text:
                 continue
             deeper: list[str] = []
-            if key in old.parts:
-                _changes(old.view[key], self.view[key], [key], deeper)
+            if key in old.parts:  # (read back from the text sent: nothing a screen changed since)
+                _changes(json.loads(old.parts[key]), json.loads(text), [key], deeper)
             if deeper and sum(len(op) + 1 for op in deeper) < len(text):  # a few of its values: those
                 ops += deeper
             else:

@@ -234,7 +234,12 @@
     var table = node("table", { "class": "sheet-table by-column" }, wrap);
     var headRow = node("tr", {}, node("thead", {}, table));
     node("th", { scope: "col" }, headRow, sheet.heads[0]);
-    sheet.names.forEach(function (name, seat) { node("th", { scope: "col", "data-player": String(seat) }, headRow, name); });
+    sheet.names.forEach(function (name, seat) {
+      /* a bot's level (the part in brackets) on a smaller line of its own: six columns fit */
+      var cut = / \([^()]*\)$/.exec(name);
+      var head = node("th", { scope: "col", "data-player": String(seat) }, headRow, cut ? name.slice(0, cut.index) : name);
+      if (cut) { node("span", { "class": "level" }, head, cut[0]); }
+    });
     var body = node("tbody", {}, table);
     var rows = sheet.hands.concat([sheet.totals, sheet.made]);
     rows.forEach(function (row, index) {
