@@ -198,6 +198,9 @@ def test_a_two_hand_game_on_a_phone_by_keys_every_summary_whole(tmp_path: Path) 
         def summary(v: dict[str, Any]) -> None:
             seen.append(len(v["sheet"]["hands"]))
             check_summary(driver, v)
+            # A screen reader was told that the table waits for the reader.
+            live = driver.execute_script("return document.getElementById('live').textContent")
+            assert "waits while you read" in live, live
             shot(driver, tmp_path, f"summary-{len(seen)}-phone")
             problems.update({f"summary {len(seen)}: {k}": f for k, f in
                              {"phone": faults(driver)}.items() if f})
@@ -278,16 +281,29 @@ def test_every_screen_fits_a_phone_and_a_desktop(tmp_path: Path, lang: str) -> N
         problems.update(at_sizes(driver, tmp_path, f"{lang}-question"))
         pressed(driver, "Escape")
         played = 0
+        asked: set[tuple[str, ...]] = set()  # the questions looked at, by their answers' keys
         while True:  # on to the game's end, looking at the table once a card is laid down
             v = until(driver, lambda: view(driver), "the table")
             if v.get("screen") == "over":
                 break
+            lit = {k["key"] for k in v.get("keys") or [] if k["enabled"]}
             if v.get("screen") == "hand":
                 problems.update(at_sizes(driver, tmp_path, f"{lang}-summary"))
                 next_hand(driver)
-            elif v.get("prompt"):
+            elif v.get("prompt"):  # a question the game asked (a Skip's target, a Wild, ...)
+                keys = tuple(c["key"] for c in v["prompt"]["choices"])
+                if keys not in asked:
+                    asked.add(keys)
+                    problems.update(at_sizes(driver, tmp_path, f"{lang}-asked-{len(asked)}"))
                 pressed(driver, "Enter")
-            elif any(k["key"] == "p" and k["enabled"] for k in v.get("keys") or []):
+            elif "L" in lit and ("L",) not in asked:  # the lay-down choice, looked at and left
+                asked.add(("L",))
+                pressed(driver, "L")
+                if view(driver)["prompt"] is not None:  # type: ignore[index]
+                    problems.update(at_sizes(driver, tmp_path, f"{lang}-lay-down-choice"))
+                    key(driver, "Escape")
+                    until(driver, lambda: (w := view(driver)) and w.get("prompt") is None, "no question")
+            elif "p" in lit:
                 played += 1
                 if played == 6:
                     problems.update(at_sizes(driver, tmp_path, f"{lang}-table-later"))

@@ -45,6 +45,9 @@ class TableApp(PlayMoves):
     waits_while_reading = True
     """Whether the table waits while the user reads a hand's summary (the bots on this
     machine do; the other machines of a LAN table do not)."""
+    title_keys = True
+    """Whether the title names the keys of the user's turn ("draw a card (d or t)"): the
+    terminal's does; the page's does not (it is tapped, and its keys are buttons below)."""
 
     def __init__(self, seat: SeatScreen, ascii_only: bool = False, tell_later: bool = False) -> None:
         self.hold = False  # a hand's summary is open: the seat is held until it closes
@@ -270,7 +273,11 @@ class TableApp(PlayMoves):
             # TRANSLATORS: the title while a hand is dealt, and its short form.
             return "class:dim", (_("shuffling and dealing..."), pgettext("title", "dealing...")), ""
         if seat.my_turn():
-            if state.stage == "draw":
+            if not self.title_keys:  # (the page: a finger taps a pile or a card, the keys are below)
+                # TRANSLATORS: the title on the user's turn where no key is named (the browser).
+                doing = ((_("Your turn: draw a card"),) if state.stage == "draw"
+                         else (_("Your turn: play, then discard"),)) * 2
+            elif state.stage == "draw":
                 # TRANSLATORS: the title on the user's turn, and its short form; the keys stay.
                 doing = (_("Your turn: draw a card (d or t)"), pgettext("title", "Your turn: d or t"))
             else:

@@ -96,6 +96,7 @@ class TableScreen:
         self.app = app
         self.version = 0
         app.fixed_size = WIDE
+        app.title_keys = False
 
     # ------------------------------------------------------------------ the model as JSON
 

@@ -579,11 +579,15 @@
   }
 
   var spoken = "";
-  function announce() {
-    var text = [view.title || ""].concat((view.status || []).map(function (part) {
+  /* What a screen reader is told of a change, once: the move log's new lines (what the others
+     did), then the title and the status line where they changed (whose turn, what to do). */
+  function announce(added) {
+    var now = [view.title || ""].concat((view.status || []).map(function (part) {
       return Array.isArray(part) ? part.map(function (p) { return p.text; }).join("") : part.text;
     })).join(" ").replace(/\s+/g, " ").trim();
-    if (text !== spoken) { spoken = text; slots.live.textContent = text; }
+    var said = (added || []).map(function (line) { return line.text; });
+    if (now !== spoken) { said.push(now); spoken = now; }
+    if (said.length) { slots.live.textContent = said.join(" "); }
   }
 
   /* Draw the parts of the view that ``changed`` names (null: every part); ``added``: the move
@@ -602,7 +606,7 @@
     if (!changed || changed.keys) {  /* the chat line, where the table has chat (its key c) */
       chatForm().hidden = !(view.keys && view.keys.some(function (k) { return k.key === "c"; }));
     }
-    announce();
+    announce(added);
     fitSheets();
   }
 
