@@ -722,11 +722,16 @@
   });
 
   var resizing = null;
+  var layouts = 0;
   window.addEventListener("resize", function () {
     clearTimeout(resizing);
     /* The page lays itself out again at its new width (the score sheet's form is measured). */
     resizing = setTimeout(function () {
-      if (view && view.page !== "start" && view.page !== "wait") { show(null, null); }
+      if (view && view.page !== "start" && view.page !== "wait") {
+        show(null, null);
+        layouts += 1;  /* drawings at a new size so far (tests wait on it) */
+        document.body.setAttribute("data-layouts", String(layouts));
+      }
     }, 150);
   });
 
