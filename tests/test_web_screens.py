@@ -154,6 +154,13 @@ def at_sizes(driver: Any, tmp_path: Path, name: str, axe: tuple[str, ...] = ("ph
     return {k: v for k, v in found.items() if v}
 
 
+def held_to_ask(v: dict[str, Any], asked: set[tuple[str, ...]]) -> str | None:
+    """A Skip or a Wild in the user's hand whose discard question the sweep has not looked at
+    yet ("S" or "W"), or None."""
+    held = {c["card"]["text"] for c in (v.get("hand") or {}).get("cards", [])}
+    return next((card for card in ("S", "W") if card in held and (card,) not in asked), None)
+
+
 def last_points(cell: str) -> str:
     """A score sheet cell's points ("P2✓ 15", "1: P2 15", "-" for a hand sat out)."""
     return cell.split()[-1]
@@ -321,6 +328,21 @@ def test_every_screen_fits_a_phone_and_a_desktop(tmp_path: Path, lang: str) -> N
                     problems.update(at_sizes(driver, tmp_path, f"{lang}-lay-down-choice", axe))
                     key(driver, "Escape")
                     until(driver, lambda: (w := view(driver)) and w.get("prompt") is None, "no question")
+            elif "x" in lit and (card := held_to_ask(v, asked)) is not None:
+                # A Skip or a Wild in hand: discarding it asks (whom to skip; whether to give
+                # the next player a Wild): the question looked at, and cancelled.
+                asked.add((card,))
+                slot = next(c["slot"] for c in v["hand"]["cards"] if c["card"]["text"] == card)
+                before = version(driver)
+                driver.execute_script("document.querySelector('.slot[data-slot=\"' + arguments[0] + '\"] "
+                                      ".card-button').click()", slot)
+                changed(driver, before)
+                pressed(driver, "x")
+                if view(driver)["prompt"] is not None:  # type: ignore[index]
+                    problems.update(at_sizes(driver, tmp_path, f"{lang}-discard-{card}", axe))
+                    key(driver, "Escape")
+                    until(driver, lambda: (w := view(driver)) and w.get("prompt") is None, "no question")
+                pressed(driver, "Escape")  # (and the card unselected)
             elif "p" in lit:
                 played += 1
                 if played == 6:
