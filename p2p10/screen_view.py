@@ -123,7 +123,7 @@ def over_view(state: GameState, summaries: Sequence[HandSummary], voice: Voice,
                            "Game over: {name} wins with {n} points!", points)
         title = won.format(name=voice.name(winner), n=points)
     last = summary_view(summaries[-1], state.names, voice) if summaries else None
-    return OverView(title, "title", winner, last, sheet_view(state, pad=False), tuple(notes))
+    return OverView(title, "title", winner, last, sheet_view(state), tuple(notes))
 
 
 def stopped_view(title: str, notes: Sequence[Paragraph]) -> OverView:

@@ -192,25 +192,17 @@ class SheetView:
     legend: str
 
 
-def sheet_view(state: GameState, pad: bool = True) -> SheetView:
-    """The score sheet of ``state``; with ``pad``, a hand's phase and points each padded to a
-    common width, so that they line up in a column of text."""
-    phases: list[list[str]] = []
-    points: list[list[str]] = []
-    for result in state.sheet:
-        phases.append([f"P{phase}{DOWN if made else ''}" if phase is not None else ""
-                       for phase, made in zip(result.phase, result.made, strict=True)])
-        points.append(["-" if p is None else str(p) for p in result.points])
-    phase_room = max((len(p) for row in phases for p in row), default=0) if pad else 0
-    point_room = max((len(p) for row in points for p in row), default=0) if pad else 0
-
-    def cell(phase: str, point: str) -> str:
-        if point == "-":
+def sheet_view(state: GameState) -> SheetView:
+    """The score sheet of ``state``: a hand's cell is its phase (with a tick when made) and its
+    points, "P2✓ 15", or "-" for a hand sat out (a front end that lines them up in text columns
+    pads them itself: ``cli.table.panels.padded``)."""
+    def cell(phase: int | None, made: bool, points: int | None) -> str:
+        if points is None:
             return "-"
-        return f"{phase:<{phase_room}} {point:>{point_room}}" if pad else f"{phase} {point}".strip()
+        return f"P{phase}{DOWN if made else ''} {points}" if phase is not None else str(points)
 
-    hands = tuple(tuple(cell(phase, point) for phase, point in zip(phase_row, point_row, strict=True))
-                  for phase_row, point_row in zip(phases, points, strict=True))
+    hands = tuple(tuple(cell(*seat) for seat in zip(result.phase, result.made, result.points, strict=True))
+                  for result in state.sheet)
     # TRANSLATORS: a hand of the score sheet that was a tie replay: "7 tie".
     tie = _("{n} tie")
     heads = (pgettext("score sheet", "Hand"),

@@ -76,7 +76,7 @@ def test_the_page_shows_a_whole_game_as_a_spectator_sees_it() -> None:
     assert screen.table is not None
     state = screen.table.engine
     assert last["seats"] == as_json(seat_rows(state, None))
-    assert last["sheet"] == as_json(sheet_view(state, pad=False))
+    assert last["sheet"] == as_json(sheet_view(state))
     assert last["verdict"]["word"] == "CLEAN"
     # Along the way: cards counted in hands, melds laid down, a deal in progress, a discard.
     assert any(seat["cards"] for view in views for seat in view["seats"])

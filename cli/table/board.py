@@ -219,24 +219,27 @@ class Board(TablePane):
             return summary_view(self.summary, state.names, self.narrator.voice)
         if self.screen == "over":
             return self.over_view(state)
-        return sheet_view(state, pad=False)
+        return sheet_view(state)
 
     def _panel_text(self) -> StyleAndTextTuples:
         state = self.state()
         limit = self.size()[0]
-        view = self.side_view()
-        if isinstance(view, HelpView):
+        # Every meld in card frames, drawn from the state itself (the page draws melds_view).
+        view = None if self.screen == "melds" else self.side_view()
+        if self.screen == "melds" and state is not None:
+            lines = self.all_melds_lines(state, limit)
+        elif isinstance(view, HelpView):
             lines = panels.help_view_lines(view, limit)
         elif isinstance(view, RulesView):
             lines = panels.rules_lines(view, limit)
-        elif isinstance(view, MeldsView) and state is not None:
-            lines = self.all_melds_lines(state, limit)
         elif isinstance(view, SummaryView):
             lines = panels.summary_lines(view, limit)
         elif isinstance(view, OverView):
             lines = panels.over_lines(view, limit)
+        elif isinstance(view, SheetView):
+            lines = panels.sheet_lines(view, limit)
         else:
-            lines = panels.sheet_lines(state, limit) if state is not None else []
+            lines = []
         self._panel_rows = len(lines)
         rows = self.body_rows()
         self.scroll = max(0, min(self.scroll, len(lines) - rows))

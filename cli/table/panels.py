@@ -11,7 +11,6 @@ from collections.abc import Sequence
 from itertools import zip_longest
 
 from cli.table.drawing import Line, coloured_words, columns, cut, pad, plain, wrap
-from p2p10.engine import GameState
 from p2p10.i18n import _
 from p2p10.screen_view import (
     HelpEntry,
@@ -21,7 +20,7 @@ from p2p10.screen_view import (
     SummaryView,
     help_view,
 )
-from p2p10.seat_view import SheetView, sheet_view
+from p2p10.seat_view import SheetView
 
 __all__ = [
     "HelpEntry",
@@ -109,7 +108,7 @@ def sheet_rows(heads: Sequence[str], names: Sequence[str], rows: Sequence[Sequen
 
 
 def padded(sheet: SheetView) -> SheetView:
-    """``sheet`` (as :func:`~p2p10.seat_view.sheet_view` makes it with ``pad=False``) with a
+    """``sheet`` (as :func:`~p2p10.seat_view.sheet_view` makes it) with a
     hand's phase and points each padded to a common width, so that they line up in a column of
     text (the page's table cells need no padding)."""
     cells = [cell.rpartition(" ")[::2] if cell != "-" else ("", "-") for row in sheet.hands for cell in row]
@@ -136,9 +135,9 @@ def sheet_table(sheet: SheetView, width: int) -> list[Line]:
     return lines + prose(sheet.legend, width, "class:dim")
 
 
-def sheet_lines(state: GameState, width: int) -> list[Line]:
+def sheet_lines(sheet: SheetView, width: int) -> list[Line]:
     """The score sheet with its heading."""
-    return [*heading(_("Score sheet"), width), plain(""), *sheet_table(sheet_view(state), width)]
+    return [*heading(_("Score sheet"), width), plain(""), *sheet_table(padded(sheet), width)]
 
 
 def rules_lines(view: RulesView, width: int) -> list[Line]:

@@ -52,7 +52,7 @@ import secrets
 import sys
 import traceback
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from aiohttp import WSMsgType, web
@@ -134,6 +134,14 @@ class Snapshot:
     parts: dict[str, str]
     log: tuple[str, ...] | None
     log_start: int
+    _values: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    def value(self, key: str) -> Any:
+        """Part ``key`` read back from its text (once per snapshot, for every tab it is sent
+        against: nothing a screen changed in its view since)."""
+        if key not in self._values:
+            self._values[key] = json.loads(self.parts[key])
+        return self._values[key]
 
     @classmethod
     def of(cls, view: Any) -> Snapshot:
@@ -166,8 +174,8 @@ class Snapshot:
             if old.parts.get(key) == text:
                 continue
             deeper: list[str] = []
-            if key in old.parts:  # (read back from the text sent: nothing a screen changed since)
-                _changes(json.loads(old.parts[key]), json.loads(text), [key], deeper)
+            if key in old.parts:
+                _changes(old.value(key), self.value(key), [key], deeper)
             if deeper and sum(len(op) + 1 for op in deeper) < len(text):  # a few of its values: those
                 ops += deeper
             else:

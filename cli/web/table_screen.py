@@ -130,7 +130,7 @@ class TableScreen:
             view["seats"] = as_json(seat_rows(state, app.me))
             if state.stage in ("draw", "play", "reveal"):
                 view["piles"] = as_json(piles_view(state))
-            view["sheet"] = as_json(sheet_view(state, pad=False))
+            view["sheet"] = as_json(sheet_view(state))
         side = app.side_view() if app.screen != "table" else None
         if side is not None:
             view["side"] = {"kind": app.screen, "data": as_json(side)}

@@ -194,7 +194,7 @@ class WatchScreen:
             "seats": [] if state is None else as_json(seat_rows(state, None)),
             "piles": piles,
             "hand": None,
-            "sheet": None if state is None else as_json(sheet_view(state, pad=False)),
+            "sheet": None if state is None else as_json(sheet_view(state)),
             "side": None,
             "chart": game_chart(state) if self.ended and state is not None and state.sheet else None,
             "dealing": None if dealing is None else list(dealing),

@@ -252,6 +252,11 @@
     return wrap;
   }
 
+  function sheetWithLegend(parent, sheet) {
+    sheetTable(parent, sheet);
+    node("p", { "class": "dim legend" }, parent, sheet.legend);
+  }
+
   function bySeat(parent, sheet) {
     var table = node("table", { "class": "sheet-table by-player" }, parent);
     var headRow = node("tr", {}, node("thead", {}, table));
@@ -292,9 +297,7 @@
   function drawSheet(parent) {
     var sheet = view.sheet;
     if (!sheet) { return; }
-    var box = folding(parent, "sheet", word("score_sheet", "Score sheet"));
-    sheetTable(box, sheet);
-    node("p", { "class": "dim legend" }, box, sheet.legend);
+    sheetWithLegend(folding(parent, "sheet", word("score_sheet", "Score sheet")), sheet);
   }
 
   /* A part of the side column that folds away on a narrow screen (closed there unless the
@@ -362,8 +365,7 @@
       if (data.last) { summaryTable(body, data.last); }
       if (data.sheet) {
         node("h3", {}, body, word("score_sheet", "Score sheet"));
-        sheetTable(body, data.sheet);
-        node("p", { "class": "dim legend" }, body, data.sheet.legend);
+        sheetWithLegend(body, data.sheet);
       }
       if (view.chart) {
         var chart = node("div", { "class": "chart" }, body);
@@ -373,8 +375,7 @@
     },
     sheet: function (body, data) {
       node("h2", { id: "side-title" }, body, word("score_sheet", "Score sheet"));
-      sheetTable(body, data);
-      node("p", { "class": "dim legend" }, body, data.legend);
+      sheetWithLegend(body, data);
     },
     rules: function (body, data) {
       node("h2", { id: "side-title" }, body, data.title);
