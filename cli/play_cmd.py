@@ -22,7 +22,8 @@ from p2p10.i18n import _, ngettext
 from p2p10.names import company, shown_name
 
 if TYPE_CHECKING:
-    from cli.table.start import Continue, Listed, NewGame, StartChoice
+    from cli.game_settings import NewGame
+    from cli.seat.start import Continue, Listed, StartChoice
     from p2p10.engine import GameState
     from protocol.local import LocalTable, SavedGame
 
@@ -106,7 +107,8 @@ def _play_games(args: argparse.Namespace, settings: NewGame, choice: StartChoice
     """The terminal's games: ``choice`` (the flags'), or each the start screen offers until
     the player leaves it; a problem with the settings file (``notice``) said once."""
     from cli import game_settings
-    from cli.table.start import Continue, Leave, NewGame, Replay
+    from cli.game_settings import NewGame
+    from cli.seat.start import Continue, Leave, Replay
 
     # A game or a replay left from the start screen comes back to it; one started by flags (or
     # --resume) ends the command: the screen was never asked for.
@@ -164,7 +166,7 @@ def _settings(args: argparse.Namespace, last: NewGame) -> NewGame:
 
 
 def _resume_choice(named: str) -> StartChoice:
-    from cli.table.start import Continue
+    from cli.seat.start import Continue
     from protocol.local import unfinished_games
 
     if named != LATEST:
@@ -191,7 +193,7 @@ def _start_screen(settings: NewGame, ascii_only: bool, notice: str | None = None
 def start_lists() -> tuple[list[Listed], list[Listed], list[str]]:
     """What the start screen lists: the unfinished games, the recent finished ones (whose log is
     still there) and the record's lines (or why it cannot be read)."""
-    from cli.table.start import SHOWN, Listed
+    from cli.seat.start import SHOWN, Listed
     from protocol import record_store
     from protocol.local import unfinished_games
 
@@ -225,7 +227,7 @@ def _table(choice: NewGame | Continue, args: argparse.Namespace) -> LocalTable:
     itself in the record as it ends (:func:`record_when_over`)."""
     # Imported here, when a game is to be played: asyncio and the table's peers, which load the
     # dealing cryptography, are start-up that the other commands should not pay for.
-    from cli.table.start import Continue
+    from cli.seat.start import Continue
     from p2p10.rules import RuleSet
     from protocol.local import LocalTable
 
@@ -278,7 +280,7 @@ def record_if_over(local: LocalTable) -> bool:
 
 def _settings_of(local: LocalTable) -> NewGame:
     """A new game like the one at ``local`` (to play again after a resumed game too)."""
-    from cli.table.start import NewGame
+    from cli.game_settings import NewGame
 
     levels = [seat.policy for seat in local.seats if seat.policy is not None]
     return NewGame(local.names[0], len(levels), levels[0] if levels else "normal",

@@ -280,7 +280,7 @@ async def test_a_screen_opened_late_tells_the_entries_and_chat_that_come_while_i
     """A play screen opened on a LAN game under way (as ``p2p10 resume`` does) tells the story
     so far in slices while the mesh plays on: every entry that comes meanwhile is told once, in
     its place (the hand's end too), and a chat line heard meanwhile among the moves around it."""
-    monkeypatch.setattr("cli.table.play.STORY_SLICE_S", 0.0)  # the loop runs after every entry
+    monkeypatch.setattr("cli.seat.play.STORY_SLICE_S", 0.0)  # the loop runs after every entry
     with create_pipe_input() as pipe, create_app_session(input=pipe, output=Terminal(100, 30)):
         apps: list[LanTableApp] = []
         arrived: list[int] = []  # the entries in the log when Bob's line arrived

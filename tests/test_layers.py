@@ -1,5 +1,7 @@
 """The layers hold: imports go only downward (cli -> protocol -> p2p10), and the core's modules
-import one another without a circle.
+import one another without a circle. Inside ``cli`` the seat model is below both front ends:
+``cli.seat`` knows neither front end nor a terminal library, and the browser's ``cli.web``
+imports nothing of the terminal's ``cli.table``.
 
 The sources are parsed, not imported, so every import counts wherever it stands: at the top,
 inside a function (a lazy import hides a circle, it does not remove it), under ``TYPE_CHECKING``
@@ -158,8 +160,44 @@ def within(layer: str, edges: list[Import]) -> list[Import]:
     return [e for e in edges if _layer(e.source) == _layer(e.target) == LAYERS.index(layer)]
 
 
+APART: dict[str, tuple[str, ...]] = {
+    "cli.seat": ("cli.table", "cli.web", "prompt_toolkit"),
+    "cli.web": ("cli.table", "prompt_toolkit"),
+}
+"""What each package of the front end must not import (a package of ours, or a library): the
+model is drawn by both front ends, and neither front end is built on the other's drawing."""
+
+
+def _under(name: str, package: str) -> bool:
+    return name == package or name.startswith(package + ".")
+
+
+def crossings(sources: Mapping[str, str], apart: Mapping[str, tuple[str, ...]] = APART) -> list[str]:
+    """Every import (a name from outside the three packages included) that a package of
+    ``apart`` must not make."""
+    packages = {name for name in sources if any(other.startswith(name + ".") for other in sources)}
+    found: list[str] = []
+    for module, source in sources.items():
+        for package, banned in apart.items():
+            if not _under(module, package):
+                continue
+            for imported in imports_of(module, source, module in packages or module in LAYERS):
+                target = _known(imported.target, sources) or imported.target
+                if any(_under(target, other) for other in banned):
+                    found.append(f"{module} (line {imported.line}) imports {target}")
+    return sorted(set(found))
+
+
 def test_no_module_imports_from_a_higher_layer() -> None:
     assert arrows_up(import_graph(module_sources())) == []
+
+
+def test_the_seat_model_is_below_both_front_ends() -> None:
+    assert crossings(module_sources()) == []
+    # and there is a model to be below them, which both draw
+    edges = {(e.source, e.target) for e in import_graph(module_sources())}
+    assert ("cli.table.play", "cli.seat.play") in edges
+    assert ("cli.web.table_screen", "cli.seat.styled") in edges
 
 
 def test_the_core_has_no_import_cycle() -> None:
@@ -201,6 +239,19 @@ def test_a_lazy_import_still_closes_a_circle() -> None:
 def test_an_import_for_types_only_or_by_name_is_still_an_arrow_up() -> None:
     assert arrows_up(import_graph(FAKE)) == ["p2p10.c (line 3) imports protocol.x",
                                              "p2p10.d (line 2) imports cli.y"]
+
+
+def test_a_front_end_reaching_into_the_other_or_a_model_into_a_terminal_is_reported() -> None:
+    fake = {
+        "cli": "", "cli.seat": "", "cli.table": "", "cli.web": "",
+        "cli.seat.m": "from prompt_toolkit.layout import Window\n",
+        "cli.seat.n": "def late():\n    from cli.web.w import page\n",
+        "cli.table.t": "from cli.seat import m\nimport prompt_toolkit\n",
+        "cli.web.w": "from cli.seat.m import Model\nfrom ..table import t\n",
+    }
+    assert crossings(fake) == ["cli.seat.m (line 1) imports prompt_toolkit.layout.Window",
+                               "cli.seat.n (line 2) imports cli.web.w",
+                               "cli.web.w (line 2) imports cli.table.t"]
 
 
 def test_names_resolve_to_the_module_that_defines_them() -> None:

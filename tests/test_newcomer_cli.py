@@ -24,10 +24,11 @@ from prompt_toolkit.application import create_app_session
 from prompt_toolkit.input import create_pipe_input
 
 from cli import UsageError, play_cmd
-from cli.game_settings import settings_path
+from cli.game_settings import NewGame, settings_path
 from cli.main import main
+from cli.seat.start import StartChoice
 from cli.table import start
-from cli.table.start import NewGame, StartChoice, StartScreen
+from cli.table.start import StartScreen
 from p2p10.bots import POLICIES
 from p2p10.log import NotALog
 from p2p10.record import PERSON, GameResult, Player, Record

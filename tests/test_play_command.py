@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from cli import play_cmd
-from cli.table.start import Continue, NewGame
+from cli.game_settings import NewGame
+from cli.seat.start import Continue
 from p2p10.bots import POLICIES
 from p2p10.errors import P2P10Error
 from p2p10.rules import RuleSet
@@ -136,8 +137,8 @@ def test_the_default_name_is_you_in_the_players_language_and_others_read_it_as_a
 
 def test_the_looking_line_is_wiped_before_the_start_screen_opens(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from cli.seat.start import Leave
     from cli.table import start
-    from cli.table.start import Leave
 
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
     seen: list[str] = []

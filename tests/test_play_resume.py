@@ -339,7 +339,7 @@ async def test_a_key_typed_while_a_resumed_game_is_told_is_answered_before_the_s
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # One entry a slice: the loop has its turn after every entry, so the key is read early
     # whatever this machine's speed (the screen's default slice is 10 ms).
-    monkeypatch.setattr("cli.table.play.STORY_SLICE_S", 0.0)
+    monkeypatch.setattr("cli.seat.play.STORY_SLICE_S", 0.0)
     with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):
         local, story = resumed_at_my_turn(tmp_path)
         assert len(story) > 20
@@ -366,7 +366,7 @@ async def test_a_key_typed_while_a_resumed_game_is_told_is_answered_before_the_s
 
 async def test_a_move_played_while_a_resumed_game_is_told_is_told_once_in_its_place(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("cli.table.play.STORY_SLICE_S", 0.0)
+    monkeypatch.setattr("cli.seat.play.STORY_SLICE_S", 0.0)
     with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):
         local, story = resumed_at_my_turn(tmp_path)
         seat = LocalTable.resume(local.log_path)

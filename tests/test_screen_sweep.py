@@ -24,11 +24,13 @@ from prompt_toolkit.application import create_app_session
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.utils import get_cwidth
 
+from cli.game_settings import NewGame
+from cli.seat.start import Listed
 from cli.table import drawing
 from cli.table.board import Board
 from cli.table.lan import LanTableApp
 from cli.table.play import TableApp
-from cli.table.start import Listed, NewGame, StartScreen
+from cli.table.start import StartScreen
 from p2p10 import i18n
 from p2p10.bots import POLICIES
 from p2p10.errors import BadRules

@@ -11,7 +11,9 @@ from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
-from cli.table.start import Continue, Leave, Listed, NewGame, Replay, StartChoice, StartScreen
+from cli.game_settings import NewGame
+from cli.seat.start import Continue, Leave, Listed, Replay, StartChoice
+from cli.table.start import StartScreen
 
 KEYS = {"→": "\x1b[C", "←": "\x1b[D", "↑": "\x1b[A", "↓": "\x1b[B", "Enter": "\r", "Esc": "\x1b"}
 

@@ -19,9 +19,9 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.utils import get_cwidth
 
+from cli.seat.prompts import Choice, Prompt
 from cli.table.board import Board
 from cli.table.lan import LanTableApp
-from cli.table.prompts import Choice, Prompt
 from cli.table.replay_view import ReplayApp
 from p2p10 import i18n
 from p2p10.bots import POLICIES
@@ -444,7 +444,7 @@ async def test_a_longer_language_fits_every_screen_and_the_words_are_marked(
 
 
 def test_the_help_of_every_screen_is_marked_whole_for_the_translations() -> None:
-    from cli.table.lan import LAN_HELP
+    from cli.seat.lan import LAN_HELP
     from cli.table.panels import help_lines
     from cli.table.replay_view import REPLAY_HELP
 

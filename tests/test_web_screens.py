@@ -8,13 +8,16 @@ German and Spanish. At each hand's end every player's points in the summary are 
 sheet's, the title never says that somebody plays while the table waits for the summary, no
 text is cut and nothing is wider than the page; the score sheet of four players reads at
 1920x1080 without scrolling sideways; two tabs of one seat, one at each size, both draw the
-summary whole; axe-core (tests/axe.py) finds no serious or critical violation on any screen.
+summary whole; a LAN table's chat line, opened and a line sent, fits both sizes too; axe-core
+(tests/axe.py) finds no serious or critical violation on any screen.
 Screenshots are kept under the test's temporary folder (``shots/``).
 """
 
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -400,3 +403,57 @@ def test_the_score_sheet_of_six_players_reads_at_1920_without_scrolling_sideways
         driver.quit()
         web.stop()
     assert forms == {"desktop": ["by-column", True], "phone": ["by-player", True]}, forms
+
+
+class LanWeb:
+    """``p2p10 host --web --no-browser`` on 127.0.0.1, quiet on the network, with its own bots
+    in the other seats (so the table is full and starts at once); the page's address read from
+    the line of its own the host prints when the game starts."""
+
+    def __init__(self, args: list[str], env: dict[str, str], cwd: Path) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "cli", *args, "--quiet-network", "--interface", "127.0.0.1",
+             "--web", "--no-browser", "--save", str(cwd / "logs")],
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            env=env, cwd=cwd)
+        assert self.proc.stdout is not None
+        said = []
+        for line in self.proc.stdout:  # (the host's lines before the game, then the address)
+            said.append(line)
+            if re.fullmatch(r"http://127\.0\.0\.1:\d+/#t=[A-Za-z0-9_-]{20,}", line.strip()):
+                self.url = line.strip()
+                break
+        else:
+            raise AssertionError(f"no page address: {''.join(said)}{self.proc.stderr.read()}")  # type: ignore[union-attr]
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.communicate(timeout=PATIENCE)
+
+
+@pytest.mark.parametrize("lang", ["en", "de", "es"])
+def test_a_lan_tables_chat_fits_a_phone_and_a_desktop(tmp_path: Path, lang: str) -> None:
+    """The LAN table's own screen: the chat line opened by its key, a line sent and told in the
+    move log, at 360x740 and 1920x1080, nothing wider than the page, no text cut, axe clean."""
+    web = LanWeb(["--lang", lang, "host", "--name", "Tess", "--seats", "3", "--bots", "2", "-o", "hands=1"],
+                 environment(tmp_path, None), tmp_path)
+    driver = start_chrome()
+    axe = ("phone", "desktop") if lang == "en" else ("phone",)
+    try:
+        phone(driver)
+        driver.get(web.url)
+        v = until(driver, lambda: (w := view(driver)) and w.get("hand") and w, "the LAN table")
+        assert any(k["key"] == "c" for k in v["keys"]), v["keys"]
+        key(driver, "c")  # the page's own chat line, focused
+        until(driver, lambda: driver.execute_script(
+            "return document.activeElement && document.activeElement.id === 'chat-line'"), "the chat line")
+        driver.switch_to.active_element.send_keys("good luck, bots\n")
+        until(driver, lambda: "good luck, bots" in " ".join(line["text"] for line in view(driver)["log"]),  # type: ignore[index]
+              "the line told in the move log")
+        driver.execute_script("document.getElementById('chat-line').focus()")
+        problems = at_sizes(driver, tmp_path, f"{lang}-lan-chat", axe)
+    finally:
+        driver.quit()
+        web.stop()
+    assert not problems, problems

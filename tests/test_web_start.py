@@ -1,23 +1,19 @@
-"""The start screen in the browser is the terminal's menu: its rows, its checks, its choices."""
+"""The start screen in the browser is the menu the terminal draws too (:mod:`cli.seat.start`):
+its rows, its checks, its choices."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from prompt_toolkit.application import create_app_session
-from prompt_toolkit.input import DummyInput
-from prompt_toolkit.output import DummyOutput
-
 from cli.game_settings import NewGame
-from cli.table.start import Continue, Listed, StartChoice, StartScreen
+from cli.seat.start import Continue, Listed, StartChoice, StartMenu
 from cli.web.play_web import StartPage
 
 
 def page(name: str, bots: int = 3) -> tuple[StartPage, list[StartChoice]]:
-    with create_app_session(input=DummyInput(), output=DummyOutput()):
-        screen = StartScreen(NewGame(name, bots),
-                             unfinished=[Listed(Path("/saved/a.p2p10"), "yesterday: against Bot 1")],
-                             record=["Won 1 of 2"])
+    screen = StartMenu(NewGame(name, bots),
+                       unfinished=[Listed(Path("/saved/a.p2p10"), "yesterday: against Bot 1")],
+                       record=["Won 1 of 2"])
     chosen: list[StartChoice] = []
     screen.on_finish.append(chosen.append)
     return StartPage(screen), chosen

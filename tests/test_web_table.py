@@ -1,9 +1,10 @@
-"""The browser's table is the terminal's table: one model, two drawings.
+"""The browser's table is the terminal's table: one model (:class:`cli.seat.play.PlaySeat`),
+two drawings.
 
-:class:`cli.web.table_screen.TableScreen` is driven here without a browser: its snapshot must
-say what the terminal's screen says (the same title, hand, seats, question and keys), and
-anything the page sends that is not a key or a click the table knows changes nothing and raises
-nothing.
+:class:`cli.web.table_screen.TableScreen` is driven here without a browser, drawing the model of
+a terminal's table (:class:`cli.table.play.TableApp` is a ``PlaySeat``): its snapshot must say
+what the terminal's screen says (the same title, hand, seats, question and keys), and anything
+the page sends that is not a key or a click the table knows changes nothing and raises nothing.
 """
 
 from __future__ import annotations
@@ -19,19 +20,22 @@ import pytest
 from prompt_toolkit.application import create_app_session
 from prompt_toolkit.input import DummyInput
 
+from cli.seat.play import PlaySeat, follow_table
 from cli.table.play import TableApp
-from cli.web.table_screen import TableScreen, follow_table
+from cli.web.table_screen import TableScreen
 from p2p10.rules import RuleSet
 from protocol.local import LocalTable
 from tests.test_play_app import Terminal
 
 
 @asynccontextmanager
-async def screen(folder: Path, seed: int = 5) -> AsyncIterator[TableScreen]:
-    """A table against two bots that move at once, drawn by a TableScreen, on the user's turn."""
+async def screen(folder: Path, seed: int = 5, terminal: bool = True) -> AsyncIterator[TableScreen]:
+    """A table against two bots that move at once, drawn by a TableScreen, on the user's turn:
+    the model of a terminal's table (to compare the two drawings), or (``terminal`` False) the
+    model alone, as ``play --web`` draws it."""
     with create_app_session(input=DummyInput(), output=Terminal(100, 40)):
         local = LocalTable("Ann", 2, "normal", RuleSet.parse(["hands=1"]), seed, save_dir=folder, pace=0)
-        app = TableApp(local)
+        app = TableApp(local) if terminal else PlaySeat(local)
         table = TableScreen(app)
         task = asyncio.create_task(follow_table(app))
         try:
@@ -82,7 +86,7 @@ def table_card(state: Any, slot: int) -> str:
 
 
 async def test_a_click_is_the_terminals_move(tmp_path: Path) -> None:
-    async with screen(tmp_path) as table:
+    async with screen(tmp_path, terminal=False) as table:
         app = table.app
         local = app.table_seat
         entries = len(local.user.log)
@@ -109,7 +113,7 @@ async def test_what_the_page_may_not_do_changes_nothing(tmp_path: Path, message:
     """A message that is no key or click of the table's (or names a card not in the hand, a
     meld not on the table, an answer not asked) is ignored or refused in words, never a
     crash, and no move is made."""
-    async with screen(tmp_path) as table:
+    async with screen(tmp_path, terminal=False) as table:
         local = table.app.table_seat
         entries = len(local.user.log)
         before = table.snapshot()

@@ -1,10 +1,10 @@
-"""What the play screen and the replay viewer share: the layout (the table pane and the move
-log, or a side screen; the status line; the keys), the status line's messages and questions,
-and the key dispatch."""
+"""What the play screen and the replay viewer share in a terminal: the layout (the table pane
+and the move log, or a side screen; the status line; the keys), drawn from the board's model
+(:class:`~cli.seat.board.SeatBoard`: its messages, questions and keys)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from functools import partial
 
 from prompt_toolkit.application import Application
@@ -16,10 +16,12 @@ from prompt_toolkit.layout import DynamicContainer, HSplit, Layout, VSplit, Wind
 from prompt_toolkit.layout.containers import Container
 from prompt_toolkit.layout.controls import FormattedTextControl
 
+from cli.seat.prompts import Prompt
 from cli.table import panels
 from cli.table.drawing import (
     ASCII,
     BAR,
+    KEY_NAMES,
     RULE,
     STYLE,
     Line,
@@ -36,32 +38,10 @@ from cli.table.drawing import (
     wrap,
 )
 from cli.table.pane import TablePane
-from cli.table.panels import HelpEntry
-from cli.table.prompts import Prompt, yes_no
-from p2p10.engine import GameState
 from p2p10.i18n import _, pgettext
-from p2p10.narrate import HandSummary, Narrator, Told
-from p2p10.rules import RuleSet
-from p2p10.screen_view import (
-    HelpView,
-    MeldsView,
-    OverView,
-    RulesView,
-    SummaryView,
-    help_view,
-    melds_view,
-    over_view,
-    rules_view,
-    summary_view,
-)
-from p2p10.seat_view import SheetView, sheet_view
+from p2p10.screen_view import HelpView, OverView, RulesView, SummaryView
+from p2p10.seat_view import SheetView
 
-SideView = HelpView | RulesView | MeldsView | SummaryView | OverView | SheetView
-"""A side screen as plain data (see :meth:`Board.side_view`)."""
-
-# Key names as press() takes them, from prompt_toolkit's.
-KEY_NAMES = {"c-m": "Enter", "c-j": "Enter", " ": "Space", "c-i": "Tab", "s-tab": "BackTab", "escape": "Esc",
-             "left": "←", "right": "→", "up": "↑", "down": "↓"}
 LOG_SHARE, LOG_MIN, LOG_MAX = 3, 24, 48  # the move log: a third of the terminal, in these bounds
 NO_LOG_BELOW = 72  # narrower, the move log gives its room to the table
 HAND_ROOM = 56  # the table pane's columns for a hand of 11 cards in frames (5 each), kept if it can
@@ -70,26 +50,13 @@ QUESTION_MIN = 16  # columns of a question worth showing beside every choice of 
 
 
 class Board(TablePane):
-    """A full-screen table of one game (see the module docstring), seen by seat ``me``; the
-    move log told by a :class:`~p2p10.narrate.Narrator`, "you" for ``me`` if
-    ``second_person``."""
+    """A full-screen table of one game (see the module docstring). A screen built on it calls
+    :meth:`build_terminal` once its model is set up."""
 
-    help_text: tuple[HelpEntry, ...] = ()
-
-    def __init__(self, names: Sequence[str], rules: RuleSet, me: int | None, ascii_only: bool,
-                 second_person: bool = False) -> None:
-        super().__init__(me, ascii_only)
-        self.rules = rules
-        self.screen = "table"  # or help, sheet, rules, melds, hand, over
-        self.status: Line = []
-        self.narrator = Narrator(names, me, second_person)
-        self.summary: HandSummary | None = None
-        self.scroll = 0  # the first line shown of a side screen taller than the terminal
-        # Another front end drawing this table (the browser's) is told of every change, and
-        # of the user leaving (a bug that ended the screen is kept in ``broke``): see cli/web/table_screen.py.
-        self.on_change: list[Callable[[], None]] = []
-        self.on_leave: list[Callable[[], None]] = []
-        self.broke: BaseException | None = None
+    def build_terminal(self, ascii_only: bool) -> None:
+        """The prompt_toolkit application that draws the board (``--ascii``: no box-drawing
+        characters)."""
+        self.ascii = ascii_only
         self._panel_rows = 0
         self._left = FormattedTextControl(lambda: self.drawn(self._left_text()))
         self._log = FormattedTextControl(lambda: self.drawn(self._log_text()))
@@ -124,17 +91,6 @@ class Board(TablePane):
         message or a question and its answers need them."""
         return Window(self._status, height=lambda: len(self.status_lines()))
 
-    @property
-    def names(self) -> list[str]:
-        """The seats' names as the table has them now (a seat a bot took over says whose)."""
-        return list(self.narrator.names)
-
-    @property
-    def spoken(self) -> list[str]:
-        """The seats' names as sentences say them."""
-        voice = self.narrator.voice
-        return [voice.name(seat) for seat in range(len(self.narrator.names))]
-
     def drawn(self, text: StyleAndTextTuples) -> StyleAndTextTuples:
         """Text as it goes to the terminal: in ASCII with ``--ascii``."""
         if not self.ascii:
@@ -149,10 +105,6 @@ class Board(TablePane):
         return "\n".join("".join(fragment[1] for fragment in self.drawn(part)) for part in parts)
 
     # ----------------------------------------------------------------- to be provided
-
-    def table_keys(self, key: str) -> None:
-        """Handle a key on the table screen."""
-        raise NotImplementedError
 
     def footer(self) -> list[Line]:
         """The two lines of keys for the table screen."""
@@ -179,10 +131,6 @@ class Board(TablePane):
 
     # -------------------------------------------------------------------- the move log
 
-    def log_told(self) -> Sequence[Told]:
-        """The story so far (the move log shows its lines for a screen)."""
-        return self.narrator.told
-
     def log_lines(self) -> list[str]:
         """The move log's lines so far, a hand's heading set off by a rule."""
         return [f"{RULE * 2} {t.line}" if t.kind == "heading" else t.line for t in self.log_told() if t.shown]
@@ -201,25 +149,6 @@ class Board(TablePane):
         return join([heading, *wrapped[-rows:]])
 
     # ----------------------------------------------------------------- side screens
-
-    def side_view(self) -> SideView | None:
-        """The side screen on show, as plain data (:mod:`p2p10.screen_view`): what the terminal
-        lays out in text here and the page draws in HTML; None on the table, or before the
-        game has a state."""
-        state = self.state()
-        if self.screen == "help":
-            return help_view(self.help_text)
-        if self.screen == "rules":
-            return self.rules_view()
-        if state is None or self.screen == "table":
-            return None
-        if self.screen == "melds":
-            return melds_view(state)
-        if self.screen == "hand" and self.summary is not None:
-            return summary_view(self.summary, state.names, self.narrator.voice)
-        if self.screen == "over":
-            return self.over_view(state)
-        return sheet_view(state)
 
     def _panel_text(self) -> StyleAndTextTuples:
         state = self.state()
@@ -245,23 +174,7 @@ class Board(TablePane):
         self.scroll = max(0, min(self.scroll, len(lines) - rows))
         return join([clip(line, limit) for line in lines[self.scroll:self.scroll + rows]])
 
-    def rules_view(self) -> RulesView:
-        """The rules screen: the rules in force (a table may add its own)."""
-        return rules_view(self.rules)
-
-    def over_view(self, state: GameState) -> OverView:
-        """The end of the game: the winner and the score sheet (a table may add its notes)."""
-        return over_view(state, self.narrator.summaries, self.narrator.voice)
-
     # --------------------------------------------------------------- status, footer
-
-    def say(self, text: str, style: str = "class:info") -> None:
-        """Show a message in the status line."""
-        self.status = coloured_words(text, style)
-
-    def refuse(self, text: str) -> None:
-        """Show why an action is not allowed."""
-        self.say(text[:1].upper() + text[1:] + ("" if text.endswith((".", "!", "?")) else "."), "class:error")
 
     def _status_text(self) -> StyleAndTextTuples:
         return join(self.status_lines())
@@ -273,7 +186,7 @@ class Board(TablePane):
         prompt = self.prompt
         total = self.size()[0]
         if prompt is None:
-            status = self.status
+            status: Line = list(self.status)
             if not status and not self._log_width() and self.screen == "table" and self.log_lines():
                 status = coloured_words(self.log_lines()[-1], "class:dim")  # no room for the log pane
             return flow([("", " "), *status], total, STATUS_ROWS, "  ", self.ellipsis)
@@ -309,10 +222,10 @@ class Board(TablePane):
         for index, choice in enumerate(prompt.choices):
             style = "class:choice" if index == prompt.index else ""
             answer = tagged([("class:key", choice.key), (style, f" {choice.label}")],
-                            click(partial(self._pick, index)))
+                            click(partial(self.pick, index)))
             every += [("", "  ")] * bool(index) + answer
         current = tagged([("class:key", prompt.current.key), ("class:choice", f" {prompt.current.label}")],
-                         click(partial(self._pick, prompt.index)))
+                         click(partial(self.pick, prompt.index)))
         # TRANSLATORS: where the choice shown stands among a question's answers: "(2 of 5)".
         place: Line = [("", _("({index} of {count})").format(index=prompt.index + 1,
                                                            count=len(prompt.choices)) + " ")]
@@ -347,38 +260,6 @@ class Board(TablePane):
             lines = self.keys_lines([*items, ("↑↓", pgettext("key", "scroll"), True)])
         return lines
 
-    def key_items(self) -> list[tuple[str, str, bool]]:
-        """The keys of what is on the screen: (key, what it does, whether it does it now)."""
-        if self.prompt is not None:
-            return [("←→", pgettext("key", "choose"), True), ("Enter", pgettext("key", "pick"), True),
-                    ("Esc", pgettext("key", "cancel"), True)]
-        if self.screen == "table":
-            return self.footer_items()
-        if self.screen == "over":
-            back = pgettext("key", "leave")
-        elif self.screen == "hand":
-            back = pgettext("key", "next hand")
-        else:
-            back = pgettext("key", "back")
-        return [("Enter", back, True), *self.panel_keys_shown(), *self.screen_keys()]
-
-    def footer_items(self) -> list[tuple[str, str, bool]]:
-        """The table screen's keys, as :meth:`footer` lists them."""
-        return self.screen_keys()
-
-    def screen_keys(self) -> list[tuple[str, str, bool]]:
-        """The keys of every screen, as the footer lists them: the side screens and leaving."""
-        return [("s", pgettext("key", "scores"), True), ("r", pgettext("key", "rules"), True),
-                ("?", pgettext("key", "help"), True), ("q", self.quit_word(), True)]
-
-    def quit_word(self) -> str:
-        """What q does, as the keys at the bottom say it."""
-        return pgettext("key", "quit")
-
-    def panel_keys_shown(self) -> list[tuple[str, str, bool]]:
-        """A screen's own keys on a side screen, after Enter's (none here)."""
-        return []
-
     def _footer_text(self) -> StyleAndTextTuples:
         return join([clip(line, self.size()[0]) for line in self.footer_lines()])
 
@@ -389,106 +270,20 @@ class Board(TablePane):
         key = pressed.key.value if isinstance(pressed.key, Keys) else pressed.data
         self.press(KEY_NAMES.get(key, key))
 
-    def press(self, key: str) -> None:
-        """Handle one key (also the footer's clicks)."""
-        self.status = []  # the status line answers the last key only
-        prompt = self.prompt
-        if prompt is not None:
-            self._prompt_key(prompt, key)
-        elif key in ("q", "c-c", "<sigint>"):
-            self.ask_quit()
-        elif self.screen == "table" and key == "m":
-            self.open("melds")  # every meld in full, on every screen of a table
-        elif self.screen == "table":
-            self.table_keys(key)
-        else:
-            self.panel_keys(key)
-        self.invalidate()
-
-    def panel_keys(self, key: str) -> None:
-        """Keys on a side screen: its own key or Esc/Enter go back; s, r, ? switch; ↑↓ scroll."""
-        screens = {"s": "sheet", "r": "rules", "?": "help", "m": "melds"}
-        if key in ("↑", "↓", "pageup", "pagedown"):
-            step = {"↑": -1, "↓": 1, "pageup": -10, "pagedown": 10}[key]
-            self.scroll = max(0, self.scroll + step)
-        elif key in screens and screens[key] != self.screen:
-            self.open(screens[key])
-        elif key in ("Esc", "Enter", "Space", *screens):
-            self.close_panel()
-
-    def open(self, screen: str) -> None:
-        """Show a side screen (from its top)."""
-        self.screen = screen
-        self.scroll = 0
-
-    def close_panel(self) -> None:
-        """Back to the table."""
-        self.screen = "table"
-
-    def ask_quit(self) -> None:
-        """Ask before leaving."""
-        self.prompt = yes_no(_("Quit?"), _("yes, quit"), self.quit, _("no"), self.cancel)
-
     def invalidate(self) -> None:
         """Draw the screen again (the terminal's, and any other front end's)."""
         self.app.invalidate()
-        for hook in self.on_change:
-            hook()
+        super().invalidate()
 
     def quit(self) -> None:
         """Leave the screen (once: a key typed twice must not end it twice)."""
         if self.app.is_running and not self.app.is_done:
             self.app.exit()
-        self._gone()
+        super().quit()
 
     def fail(self, err: BaseException) -> None:
         """Leave the screen because of a bug, so that the terminal is usable again; ``run``
         raises ``err``."""
-        self.broke = err
         if self.app.is_running and not self.app.is_done:
             self.app.exit(exception=err)
-        self._gone()
-
-    def _gone(self) -> None:
-        hooks, self.on_leave = self.on_leave, []
-        for hook in hooks:
-            hook()
-
-    def cancel(self) -> None:
-        """Drop the question in the status line."""
-        self.prompt = None
-
-    def _pick(self, index: int) -> None:
-        prompt = self.prompt
-        if prompt is None:
-            return
-        self.prompt = None
-        prompt.choices[index].action()
-        self.invalidate()
-
-    def _prompt_key(self, prompt: Prompt, key: str) -> None:
-        keys = [c.key.lower() for c in prompt.choices]
-        also = [c.also.lower() for c in prompt.choices]
-        if key.lower() in keys and key != prompt.cycle:
-            self._pick(keys.index(key.lower()))
-        elif key.lower() in also and key.lower() not in keys:
-            self._pick(also.index(key.lower()))
-        elif key in ("←", "↑", "BackTab"):
-            prompt.index = (prompt.index - 1) % len(prompt.choices)
-        elif key in ("→", "↓", "Tab", prompt.cycle):
-            prompt.index = (prompt.index + 1) % len(prompt.choices)
-        elif key in ("Enter", "Space"):
-            self._pick(prompt.index)
-        elif prompt.other is not None and prompt.other(key):
-            self.prompt = None
-        else:
-            self.prompt = None
-            self.say(_("Cancelled."), "class:dim")
-
-    def move_cursor(self, key: str, count: int) -> bool:
-        """Move the hand's cursor with ←, →, Home, End; True if ``key`` was one of them."""
-        steps = {"←": self.cursor - 1, "→": self.cursor + 1, "home": 0, "end": count - 1}
-        if key not in steps or not count:
-            return False
-        self.cursor = steps[key] % count
-        return True
+        super().fail(err)

@@ -16,7 +16,10 @@ from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
 from prompt_toolkit.styles import Style
 from prompt_toolkit.utils import get_cwidth
 
-from p2p10.cards import COLOURS, card_text, colour, is_natural, is_skip, is_wild, number
+from cli.seat import styled
+from cli.seat.styled import card_class as card_class
+from cli.seat.styled import colour_key as colour_key
+from p2p10.cards import card_text
 
 Line = list[OneStyleAndTextTuple]
 Handler = Callable[[MouseEvent], object]
@@ -44,32 +47,17 @@ STYLE = Style.from_dict({
     "cursor": "reverse",
 })
 
-# Card notation in free text (the log pane), to colour it: R7, B12, W, S as whole words.
-CARD_WORD = re.compile(r"^[RBGY](?:1[0-2]|[1-9])[,.:;]?$|^[WS][,.:;]?$")
 BOX_TOP, BOX_SIDE, BOX_BOTTOM = ("┌───┐", "│", "└───┘")
 HEAVY_TOP, HEAVY_SIDE, HEAVY_BOTTOM = ("┏━━━┓", "┃", "┗━━━┛")
 
+# Key names as the screens' press() takes them ("Enter", "←"), from prompt_toolkit's.
+KEY_NAMES = {"c-m": "Enter", "c-j": "Enter", " ": "Space", "c-i": "Tab", "s-tab": "BackTab", "escape": "Esc",
+             "left": "←", "right": "→", "up": "↑", "down": "↓"}
 TURN, DOWN, RULE, BAR, CURSOR, BACK = "▶", "✓", "─", "│", "▲", "▒"
 ELLIPSIS, ASCII_ELLIPSIS = "…", "..."  # the end of a text shortened at a word
 # With --ascii every character drawn goes through this table (cards are framed only without it).
 ASCII = str.maketrans({TURN: ">", DOWN: "+", RULE: "-", BAR: "|", CURSOR: "^", BACK: "#", "█": "#",
                        "░": ".", "←": "<", "→": ">", "↑": "^", "↓": "v"})
-
-
-def card_class(card: int) -> str:
-    """The style class of a card: its colour, or Wild, or Skip."""
-    if is_wild(card):
-        return "class:card.w"
-    if is_skip(card):
-        return "class:card.s"
-    return f"class:card.{COLOURS[colour(card)].lower()}"
-
-
-def colour_key(card: int) -> tuple[int, int, int]:
-    """Order cards by colour, then number; Wilds then Skips last."""
-    if not is_natural(card):
-        return (4 if is_wild(card) else 5, 0, card)
-    return (colour(card), number(card), card)
 
 
 def card_fragment(card: int, extra: str = "") -> OneStyleAndTextTuple:
@@ -301,17 +289,6 @@ def plain(text: str, style: str = "") -> Line:
 
 
 def coloured_words(text: str, style: str = "") -> Line:
-    """Free text with every card in it coloured."""
-    out: Line = []
-    for index, word in enumerate(text.split(" ")):
-        if index:
-            out.append((style, " "))
-        core = word.rstrip(",.:;")
-        if CARD_WORD.match(word):
-            face = core[0]
-            out.append((f"class:card.{face.lower()}", core))
-            if len(core) < len(word):
-                out.append((style, word[len(core):]))
-        else:
-            out.append((style, word))
-    return out
+    """Free text with every card in it coloured (:func:`cli.seat.styled.coloured_words`), as
+    a terminal line."""
+    return list(styled.coloured_words(text, style))

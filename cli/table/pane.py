@@ -1,5 +1,6 @@
 """The table pane: the other seats with their phase, score, cards in hand and melds, the draw
-and discard piles, and one seat's hand, drawn from a :class:`~p2p10.engine.GameState`."""
+and discard piles, and one seat's hand, drawn in text from a :class:`~p2p10.engine.GameState`
+and the board's cursor and selection (:class:`~cli.seat.board.SeatBoard`)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from dataclasses import dataclass
 from prompt_toolkit.application.current import get_app
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
+from cli.seat.board import SeatBoard
 from cli.table.drawing import (
     ASCII_ELLIPSIS,
     BACK,
@@ -29,41 +31,29 @@ from cli.table.drawing import (
     card_fragment,
     cards_line,
     clip,
-    colour_key,
+    columns,
     flow,
     join,
     plain,
     tagged,
     width,
 )
-from cli.table.prompts import Prompt
-from p2p10.cards import card_text, sort_key
+from p2p10.cards import card_text
 from p2p10.engine import GameState
 from p2p10.i18n import _, ngettext, pgettext
 from p2p10.melds import Meld, label_text
 from p2p10.rules import describe_phase
-from p2p10.seat_view import hand_fit_view, meld_view, piles_view, seat_row
+from p2p10.seat_view import meld_view, piles_view, seat_row
 
 
-class TablePane:
-    """What the table pane shows of a game seen by seat ``me`` (None: a spectator), and the
-    hand's cursor and selection. The screens built on it provide the game (:meth:`state`),
-    the title line, and what the terminal leaves for the pane."""
+class TablePane(SeatBoard):
+    """The table pane of a :class:`~cli.seat.board.SeatBoard` in a terminal. The screens built
+    on it provide the title line and what the terminal leaves for the pane, and set ``ascii``
+    (``--ascii``: no box-drawing characters)."""
 
-    def __init__(self, me: int | None, ascii_only: bool) -> None:
-        self.me = me
-        self.ascii = ascii_only
-        self.prompt: Prompt | None = None
-        self.by_colour = False
-        self.cursor = 0
-        self.selected: set[int] = set()
-        self.fixed_size: tuple[int, int] | None = None  # (columns, rows) where no terminal draws
+    ascii = False
 
     # ----------------------------------------------------------------- to be provided
-
-    def state(self) -> GameState | None:
-        """The game as this screen shows it."""
-        raise NotImplementedError
 
     def title(self, state: GameState | None) -> Line:
         """The first line of the table pane."""
@@ -95,40 +85,17 @@ class TablePane:
         return ASCII_ELLIPSIS if self.ascii else ELLIPSIS
 
     def size(self) -> tuple[int, int]:
-        """(columns, rows) of the terminal (or ``fixed_size``: the text columns of a browser's
-        page, which lays out the side screens' text)."""
-        if self.fixed_size is not None:
-            return self.fixed_size
+        """(columns, rows) of the terminal."""
         size = get_app().output.get_size()
         return size.columns, size.rows
 
     # ------------------------------------------------------------------- the hand
 
-    def hand_slots(self, state: GameState) -> list[int]:
-        """The slots of the shown hand, in the chosen order (the cursor kept on one of them)."""
-        if self.me is None or state.stage == "deal":
-            return []
-        known = [s for s in state.hands[self.me] if s in state.known]
-        key = colour_key if self.by_colour else sort_key
-        slots = sorted(known, key=lambda s: key(state.known[s]))
-        self.cursor = max(0, min(self.cursor, len(slots) - 1))
-        return slots
-
-    def fits(self, state: GameState) -> tuple[frozenset[int], str]:
-        """The cards to highlight in the shown hand (as slots), and a line that says why."""
-        fit = hand_fit_view(state, self.me)
-        return fit.slots, fit.text
-
-    def hand_hint(self, state: GameState) -> str:
-        """The line under the shown hand: what its highlighted cards mean to the player, and
-        the key that uses them."""
-        return self.fits(state)[1]
-
-    def raised(self) -> set[int]:
-        """The hand's slots drawn raised: the selection, or the lay-down a prompt previews."""
-        if self.prompt is not None and self.prompt.current.cards:
-            return set(self.prompt.current.cards)
-        return self.selected
+    def hand_hint_shown(self, state: GameState, limit: int) -> str:
+        """The line under the hand in the first of its forms that fits ``limit`` columns (the
+        last whatever its width)."""
+        hints = self.hand_hints(state)
+        return next((hint for hint in hints if columns(hint) <= limit), hints[-1])
 
     def hand_lines(self, state: GameState, limit: int, frames: bool = True) -> list[Line]:
         """The shown hand: cards in frames (or in text, with ``frames`` False or where frames
@@ -316,7 +283,7 @@ class TablePane:
         mine = [plain(RULE * limit, "class:dim"), self._seat_head(state, self.me)]
         hand = self.hand_lines(state, limit, frames)
         mine += hand
-        words = self.hand_hint(state) if hand and hint else ""
+        words = self.hand_hint_shown(state, limit) if hand and hint else ""
         if words:
             mine += flow(plain(words, "class:dim"), limit, 2, "  ", self.ellipsis)
         elif state.stage == "deal":

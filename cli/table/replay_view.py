@@ -7,13 +7,13 @@ from collections.abc import Sequence
 
 from cli.table.board import Board
 from cli.table.drawing import Line
-from cli.table.panels import HelpEntry
 from p2p10.engine import GameState
 from p2p10.errors import IllegalMove, ProtocolViolation
 from p2p10.i18n import N_, _, pgettext
 from p2p10.log import BadEntry, NotALog
 from p2p10.narrate import Narrator, Told
 from p2p10.replay import replay_frames, revealed_secrets, view_as
+from p2p10.screen_view import HelpEntry
 from p2p10.table import TableState
 
 REPLAY_HELP: tuple[HelpEntry, ...] = (
@@ -55,7 +55,8 @@ class ReplayApp(Board):
             raise IllegalMove(_("there is no seat {n} at this table").format(n=seat + 1))
         hands = [frame.engine.hand_no for frame in self.frames]
         self.at = hands.index(hand - 1) if hand is not None and hand - 1 in hands else 0
-        super().__init__(first.names, first.rules, seat, ascii_only)
+        super().__init__(first.names, first.rules, seat)
+        self.build_terminal(ascii_only)
         self._narrate()
 
     async def run(self) -> None:

@@ -1,16 +1,12 @@
-"""The start screen of ``p2p10 play``: a new game, an unfinished one to continue, a recent one to
-replay, and the player's record, chosen with the arrow keys and Enter.
-
-The screen decides nothing about the game: it gathers the settings a flag would give (``--bots``,
-``--level``, ``-o``, ``--name``, ``--resume``) and returns them as a :data:`StartChoice`; the
-command then does exactly what the same flags do.
+"""The start screen of ``p2p10 play`` in a terminal: the menu of :mod:`cli.seat.start` (a new
+game, an unfinished one to continue, a recent one to replay, and the player's record) drawn with
+prompt_toolkit, chosen with the arrow keys and Enter, with a line to type the name or the rule
+options in.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
-from pathlib import Path
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.buffer import Buffer
@@ -28,88 +24,22 @@ from prompt_toolkit.layout import (
     Window,
 )
 
-# The settings live in cli.game_settings (read and kept without the screen); named here too.
-from cli.game_settings import LEVELS as LEVELS
-from cli.game_settings import NewGame as NewGame
-from cli.table.drawing import ASCII, ASCII_ELLIPSIS, ELLIPSIS, STYLE, Line, clip, flow, join, plain
+from cli.game_settings import NewGame
+from cli.seat.start import Listed, StartChoice, StartMenu, headings
+from cli.table.drawing import ASCII, ASCII_ELLIPSIS, ELLIPSIS, KEY_NAMES, STYLE, Line, clip, flow, join, plain
 from cli.table.drawing import columns as columns_of
-from p2p10.errors import P2P10Error
-from p2p10.i18n import N_, _, pgettext
-from p2p10.names import level_name
-from p2p10.rules import RuleSet
-from p2p10.table import MAX_NAME
-
-# The kinds of game offered by name; any other rule options are typed in the "Rule options" row.
-GAMES: tuple[tuple[str, tuple[str, ...]], ...] = (
-    (N_("full game: phases 1 to 10"), ()),
-    (N_("quick game: the even phases 2, 4, 6, 8, 10"), ("phases=even",)),
-    (N_("three hands: lowest total wins"), ("hands=3",)),
-)
-SHOWN = 3  # unfinished and recent games listed
+from p2p10.i18n import _
 
 
-# prompt_toolkit's key names as the table's screens name them (cli.table.board does the same).
-KEY_NAMES = {"c-m": "Enter", "c-j": "Enter", " ": "Space", "c-i": "Tab", "s-tab": "BackTab",
-             "escape": "Esc", "left": "←", "right": "→", "up": "↑", "down": "↓"}
-
-
-@dataclass(frozen=True, slots=True)
-class Continue:
-    """Continue the unfinished game saved at ``path`` (``--resume PATH``)."""
-
-    path: Path
-
-
-@dataclass(frozen=True, slots=True)
-class Replay:
-    """Watch the finished game saved at ``path`` (``p2p10 replay PATH``)."""
-
-    path: Path
-
-
-@dataclass(frozen=True, slots=True)
-class Leave:
-    """Leave without playing."""
-
-
-StartChoice = NewGame | Continue | Replay | Leave
-
-
-@dataclass(frozen=True, slots=True)
-class Listed:
-    """A game on disk as the menu lists it: its file and a one-line description."""
-
-    path: Path
-    label: str
-
-
-@dataclass(frozen=True, slots=True)
-class Row:
-    """One line of the menu: what Enter does there, and what ←/→ change."""
-
-    key: str
-    text: str
-    path: Path | None = None
-
-
-class StartScreen:
-    """The menu (see the module docstring); :meth:`run` returns the player's choice."""
+class StartScreen(StartMenu):
+    """The menu in a terminal (see the module docstring); :meth:`run` returns the player's
+    choice."""
 
     def __init__(self, settings: NewGame, unfinished: Sequence[Listed] = (),
                  recent: Sequence[Listed] = (), record: Sequence[str] = (),
                  ascii_only: bool = False, notice: str | None = None) -> None:
-        self.settings = settings
-        self.unfinished = list(unfinished)[:SHOWN]
-        self.recent = list(recent)[:SHOWN]
-        self.record = list(record)
+        super().__init__(settings, unfinished, recent, record, notice)
         self.ascii_only = ascii_only
-        self.game = next((i for i, (_text, opts) in enumerate(GAMES) if opts == settings.options), None)
-        self.cursor = 0
-        # A line under the menu until the next key: an error, or a notice (settings not read).
-        self.message: tuple[str, str] | None = None if notice is None else ("class:error", notice)
-        self.editing: str | None = None  # "name" or "options" while a line is typed
-        self.choice: StartChoice = Leave()
-        self.on_finish: list[Callable[[StartChoice], None]] = []  # another front end's (the browser's)
         self.editor = Buffer(multiline=False)
         keys = KeyBindings()
         menu = Condition(lambda: self.editing is None)
@@ -130,79 +60,11 @@ class StartScreen:
                                                   key_bindings=keys, style=STYLE, full_screen=True,
                                                   mouse_support=False)
 
-    # ------------------------------------------------------------------ the menu
-
-    def rows(self) -> list[Row]:
-        """The menu's lines, in order (the cursor is an index into them)."""
-        s = self.settings
-        game = _(GAMES[self.game][0]) if self.game is not None else ", ".join(s.options)
-        rows = [
-            Row("start", _("Start a new game")),
-            Row("bots", _("Bots at the table: {n}   (←/→: 1 to 5)").format(n=s.bots)),
-            # TRANSLATORS: the bots' level; the three words as in the bot levels (easy, normal, hard).
-            Row("level", _("Their level: {level}   (←/→: easy, normal, hard)").format(
-                level=level_name(s.level))),
-            Row("game", _("Game: {game}   (←/→)").format(game=game)),
-            Row("options", _("Rule options: {options}   (Enter to type)").format(
-                # TRANSLATORS: no rule options are chosen (the standard rules).
-                options=" ".join(s.options) or pgettext("rule options", "none"))),
-            Row("name", _("Your name: {name}   (Enter to type)").format(name=s.name)),
-        ]
-        rows += [Row("continue", _("Continue: {game}").format(game=g.label), g.path) for g in self.unfinished]
-        rows += [Row("replay", _("Replay: {game}").format(game=g.label), g.path) for g in self.recent]
-        rows.append(Row("leave", _("Leave")))
-        return rows
-
-    def press(self, key: str) -> None:
-        """One key on the menu (the pipe-input tests type through here)."""
-        rows = self.rows()
-        self.message = None
-        row = rows[self.cursor]
-        if key in ("↑", "k", "BackTab"):
-            self.cursor = (self.cursor - 1) % len(rows)
-        elif key in ("↓", "j", "Tab"):
-            self.cursor = (self.cursor + 1) % len(rows)
-        elif key in ("←", "→"):
-            self._change(row.key, -1 if key == "←" else 1)
-        elif key in ("Enter", "Space"):
-            self._choose(row)
-        elif key == "n":
-            self._choose(rows[0])
-        elif key == "c" and self.unfinished:
-            self._choose(Row("continue", "", self.unfinished[0].path))
-        elif key == "c":
-            self.message = ("class:error", _("There is no unfinished game to continue: "
-                                             "n starts a new one."))
-        elif key in ("q", "Esc", "c-c"):
-            self._finish(Leave())
-
-    def _change(self, key: str, step: int) -> None:
-        s = self.settings
-        if key == "bots":
-            self.settings = replace(s, bots=min(5, max(1, s.bots + step)))
-        elif key == "level":
-            index = LEVELS.index(s.level) if s.level in LEVELS else 1
-            self.settings = replace(s, level=LEVELS[(index + step) % len(LEVELS)])
-        elif key == "game":
-            self.game = ((self.game if self.game is not None else -step) + step) % len(GAMES)
-            self.settings = replace(s, options=GAMES[self.game][1])
-
-    def _choose(self, row: Row) -> None:
-        if row.key == "start":
-            self._finish(self.settings)
-        elif row.key in ("name", "options"):
-            self.editing = row.key
-            text = self.settings.name if row.key == "name" else " ".join(self.settings.options)
-            self.editor.set_document(Document(text, len(text)))
-            self.app.layout.focus(self.field)
-        elif row.key == "continue" and row.path is not None:
-            self._finish(Continue(row.path))
-        elif row.key == "replay" and row.path is not None:
-            self._finish(Replay(row.path))
-        elif row.key == "leave":
-            self._finish(Leave())
-        elif row.key in ("bots", "level", "game"):
-            self._change(row.key, 1)
+    def begin_edit(self, field: str) -> None:
+        """The line under the menu opens, holding the setting as it is."""
+        text = self.typed_text(field)
+        self.editor.set_document(Document(text, len(text)))
+        self.app.layout.focus(self.field)
 
     def _edited(self, keep: bool) -> None:
         field, text = self.editing, self.editor.text.strip()
@@ -211,32 +73,11 @@ class StartScreen:
         if keep and field is not None:
             self.edit(field, text)
 
-    def edit(self, field: str, text: str) -> None:
-        """Set the name or the rule options to ``text`` typed (an error said under the menu
-        and nothing changed when it is not one)."""
-        text = text.strip()
-        if field == "name":
-            if 0 < len(text) <= MAX_NAME and text.isprintable():
-                self.settings = replace(self.settings, name=text)
-            else:
-                error = _("A name is 1 to {n} printable characters.").format(n=MAX_NAME)
-                self.message = ("class:error", error)
-        elif field == "options":
-            options = tuple(text.replace(",", " ").split())
-            try:
-                RuleSet.parse(options)
-            except P2P10Error as err:
-                self.message = ("class:error", str(err))
-                return
-            self.settings = replace(self.settings, options=options)
-            self.game = next((i for i, (_t, opts) in enumerate(GAMES) if opts == options), None)
-
-    def _finish(self, choice: StartChoice) -> None:
-        self.choice = choice
+    def finish(self, choice: StartChoice) -> None:
+        """The menu is done: the terminal's screen ends, and ``on_finish`` is told."""
         if self.app.is_running:
             self.app.exit()
-        for hook in self.on_finish:
-            hook(choice)
+        super().finish(choice)
 
     # ------------------------------------------------------------------ drawing
 
@@ -255,10 +96,10 @@ class StartScreen:
         out: list[Line] = [plain(_("p2p10: Phase 10 with no server and no trusted dealer"), "class:title"),
                            plain("")]
         rows = self.rows()
-        headings = {"start": _("New game"), "continue": _("Unfinished games"), "replay": _("Recent games")}
+        heads = headings()
         seen: set[str] = set()
         for index, row in enumerate(rows):
-            heading = headings.get(row.key)
+            heading = heads.get(row.key)
             if heading is not None and row.key not in seen:
                 seen.add(row.key)
                 if index:

@@ -1,12 +1,11 @@
 """``p2p10 play --web``: the start screen and the table in the user's browser.
 
-The command is the same: the same start screen (:class:`~cli.table.start.StartScreen`), the
-same table (:class:`~cli.table.play.TableApp`), the same peers, files and record; only the
-drawing is the browser's. One server (:mod:`cli.web.server`) serves the page for the whole
-run, and :class:`WebFront` hands its snapshots and the user's actions to what is showing now:
-the start screen (:class:`StartPage`) or a game (:class:`~cli.web.table_screen.TableScreen`).
-Neither is ever run as a terminal application (they are built under a dummy prompt_toolkit
-session, so that no terminal is needed).
+The command is the same: the same start menu (:class:`~cli.seat.start.StartMenu`), the same
+seat at the table (:class:`~cli.seat.play.PlaySeat`), the same peers, files and record; the
+terminal draws the same models (:mod:`cli.table`), the browser draws them here. One server
+(:mod:`cli.web.server`) serves the page for the whole run, and :class:`WebFront` hands its
+snapshots and the user's actions to what is showing now: the start screen (:class:`StartPage`)
+or a game (:class:`~cli.web.table_screen.TableScreen`). Nothing here needs a terminal.
 
 The language: ``--lang`` or the environment's (LANGUAGE, LC_ALL, LC_MESSAGES, LANG) when one
 names a language p2p10 speaks; else the first the browser asks for that it speaks, fixed when
@@ -34,12 +33,9 @@ from p2p10.errors import P2P10Error
 from p2p10.i18n import LANGUAGES, _, current_language, explicit_language, language_code, set_language
 
 if TYPE_CHECKING:
-    from contextlib import AbstractContextManager
-
-    from prompt_toolkit.application.current import AppSession
-
-    from cli.table.play import TableApp
-    from cli.table.start import NewGame, StartChoice, StartScreen
+    from cli.game_settings import NewGame
+    from cli.seat.play import PlaySeat
+    from cli.seat.start import StartChoice, StartMenu
     from cli.web.page import Page
     from cli.web.table_screen import TableScreen
     from protocol.lan import LanSeat
@@ -51,28 +47,29 @@ def _nothing() -> None:
 
 
 class StartPage:
-    """The start screen as the browser shows it: the terminal's menu, its rows, messages and
-    checks, driven by the page's clicks, fields and keys."""
+    """The start screen as the browser shows it: the menu's rows, messages and checks, driven
+    by the page's clicks, fields and keys."""
 
-    def __init__(self, screen: StartScreen) -> None:
+    def __init__(self, screen: StartMenu) -> None:
         self.screen = screen
 
     def snapshot(self) -> dict[str, Any]:
         """The menu as JSON: its rows (with the heading each begins), the cursor, the message,
         the name and options as typed, and the record."""
-        from cli.table.start import LEVELS
+        from cli.game_settings import LEVELS
+        from cli.seat.start import CHANGED, headings
         from cli.web.table_screen import page_words
         from p2p10.names import level_name
 
         screen = self.screen
-        headings = {"start": _("New game"), "continue": _("Unfinished games"), "replay": _("Recent games")}
+        heads = headings()
         rows = []
         seen: set[str] = set()
         for index, row in enumerate(screen.rows()):
-            heading = headings.get(row.key) if row.key not in seen else None
+            heading = heads.get(row.key) if row.key not in seen else None
             seen.add(row.key)
             rows.append({"index": index, "key": row.key, "text": row.text, "heading": heading,
-                         "change": row.key in ("bots", "level", "game")})
+                         "change": row.key in CHANGED})
         message = screen.message
         settings = screen.settings
         return {
@@ -94,18 +91,11 @@ class StartPage:
         """A key, a row clicked (``step`` -1 or 1 changes a setting), or a field typed."""
         screen = self.screen
         kind = message.get("type")
-        rows = screen.rows()
         if kind == "key" and isinstance(message.get("key"), str) and len(message["key"]) <= 16:
             screen.press(message["key"])
-        elif kind == "row" and isinstance(message.get("index"), int) and 0 <= message["index"] < len(rows):
-            screen.cursor = message["index"]
-            screen.message = None
-            row = rows[screen.cursor]
+        elif kind == "row" and isinstance(message.get("index"), int):
             step = message.get("step")
-            if step in (-1, 1) and row.key in ("bots", "level", "game"):
-                screen._change(row.key, int(step))  # (the menu's own ←/→)
-            elif row.key not in ("name", "options"):
-                screen.press("Enter")
+            screen.click(int(message["index"]), int(step) if step in (-1, 1) else None)
         elif kind == "edit" and message.get("field") in ("name", "options") and \
                 isinstance(message.get("text"), str) and len(message["text"]) <= 400:
             screen.message = None
@@ -175,10 +165,10 @@ class WebFront:
     async def start_menu(self, settings: NewGame, notice: str | None) -> StartChoice:
         """Show the start screen until a choice is made."""
         from cli.play_cmd import start_lists
-        from cli.table.start import Leave, StartScreen
+        from cli.seat.start import Leave, StartMenu
 
         unfinished, recent, lines = start_lists()
-        screen = StartScreen(settings, unfinished, recent, lines, notice=notice)
+        screen = StartMenu(settings, unfinished, recent, lines, notice=notice)
         chosen: asyncio.Future[StartChoice] = asyncio.get_running_loop().create_future()
 
         def finished(choice: StartChoice) -> None:
@@ -197,15 +187,16 @@ class WebFront:
 
     async def play(self, local: LocalTable) -> bool:
         """One game at the table, in the page; True if the user asked for another."""
-        from cli.table.play import TableApp
+        from cli.seat.play import PlaySeat
 
-        return await self.show_table(TableApp(local))
+        return await self.show_table(PlaySeat(local))
 
-    async def show_table(self, app: TableApp) -> bool:
+    async def show_table(self, app: PlaySeat) -> bool:
         """The table ``app`` in the page until the user leaves it (or :meth:`stop`); True if
         they asked for another game. A clock redraws it every second (the LAN's "thinking
         (25 s)")."""
-        from cli.web.table_screen import TableScreen, follow_table
+        from cli.seat.play import follow_table
+        from cli.web.table_screen import TableScreen
 
         table = TableScreen(app)
         app.on_change.append(self.changed)
@@ -248,16 +239,6 @@ def web_language(lang_option: str | None) -> str | None:
     return explicit_language(os.environ, lang_option)
 
 
-def dummy_session() -> AbstractContextManager[AppSession]:
-    """A prompt_toolkit session with no terminal: the screens' applications stay unrun, and
-    nothing reads this terminal (which may be none) or writes to it."""
-    from prompt_toolkit.application import create_app_session
-    from prompt_toolkit.input import DummyInput
-    from prompt_toolkit.output import DummyOutput
-
-    return create_app_session(input=DummyInput(), output=DummyOutput())
-
-
 def lan_web_front(lang_option: str | None, open_browser: bool) -> Callable[[LanSeat], Awaitable[None]]:
     """The front of a LAN seat (``host``, ``join``, ``resume`` with ``--web``): its table in
     the browser, served from when the game starts until the user leaves it."""
@@ -265,19 +246,18 @@ def lan_web_front(lang_option: str | None, open_browser: bool) -> Callable[[LanS
         from cli.web.launch import announce
         from cli.web.server import WebServer
 
-        with dummy_session():
-            web = WebFront(web_language(lang_option))
-            server = await WebServer.start(web)
-            web.changed = server.changed
-            announce(server, open_browser=open_browser)
-            try:
-                if not web.chosen:  # the table speaks the browser's language: wait for it
-                    await web.hello_heard.wait()
-                from cli.table.lan import LanTableApp
+        web = WebFront(web_language(lang_option))
+        server = await WebServer.start(web)
+        web.changed = server.changed
+        announce(server, open_browser=open_browser)
+        try:
+            if not web.chosen:  # the table speaks the browser's language: wait for it
+                await web.hello_heard.wait()
+            from cli.seat.lan import LanPlaySeat
 
-                await web.show_table(LanTableApp(seat))
-            finally:
-                await server.close(_("p2p10 has stopped."))
+            await web.show_table(LanPlaySeat(seat))
+        finally:
+            await server.close(_("p2p10 has stopped."))
 
     return front
 
@@ -313,8 +293,7 @@ def _stopping_on_signals(stop: Callable[[], None]) -> Iterator[None]:
 
 def play_web(args: argparse.Namespace, settings: NewGame, choice: StartChoice | None) -> int:
     """``p2p10 play --web``: as ``p2p10 play``, drawn in the browser (see the module docstring)."""
-    with dummy_session():
-        return asyncio.run(_play_web(args, settings, choice))
+    return asyncio.run(_play_web(args, settings, choice))
 
 
 async def _play_web(args: argparse.Namespace, settings: NewGame, choice: StartChoice | None) -> int:
@@ -327,8 +306,9 @@ async def _play_web(args: argparse.Namespace, settings: NewGame, choice: StartCh
 async def _web_games(front: WebFront, args: argparse.Namespace, settings: NewGame,
                      choice: StartChoice | None) -> int:
     from cli import game_settings
+    from cli.game_settings import NewGame
     from cli.play_cmd import _settings_of, _table, after_game
-    from cli.table.start import Continue, Leave, NewGame, Replay
+    from cli.seat.start import Continue, Leave, Replay
     from cli.web.launch import announce
     from cli.web.server import WebServer
 

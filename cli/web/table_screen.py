@@ -1,12 +1,13 @@
-"""The seat's table as the browser draws it: one model, the terminal table's.
+"""The seat's table as the browser draws it: the model both front ends draw.
 
-A :class:`TableScreen` holds the same :class:`~cli.table.play.TableApp` (or LAN table) that the
-terminal draws, never run as a terminal application: it keeps the cursor, the selection, the
-question asked, the status line, the narrator and every rule of what a key does. The browser
-gets :meth:`TableScreen.snapshot`, plain JSON built from :mod:`p2p10.seat_view` and from the
-table's own texts, and sends back the keys the terminal reads (``{"type": "key"}``) or the
-clicks its mouse handlers take (a card, a pile, a meld, an answer): :meth:`TableScreen.act`
-turns each into the same call. Nothing about the rules is decided in the browser.
+A :class:`TableScreen` draws a :class:`~cli.seat.play.PlaySeat` (or a LAN seat's
+:class:`~cli.seat.lan.LanPlaySeat`), the model the terminal draws too: it keeps the cursor, the
+selection, the question asked, the status line, the narrator and every rule of what a key
+does. The browser gets :meth:`TableScreen.snapshot`, plain JSON built from
+:mod:`p2p10.seat_view` and the model's words, and sends back the keys the terminal reads
+(``{"type": "key"}``) or a tap or a click (a card, a pile, a meld, an answer):
+:meth:`TableScreen.act` turns each into the same call on the model. Nothing about the rules is
+decided in the browser.
 
 The side screens (help, rules, score sheet, every meld, a hand's summary, the end) are sent as
 the plain data of :mod:`p2p10.screen_view` (``side``: its kind and data), which the page draws
@@ -16,22 +17,16 @@ draw the same data their own way. Nothing is laid out for a text width.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from cli.table.drawing import Line
+from cli.seat.styled import Styled
 from p2p10.i18n import N_, _, current_language
 from p2p10.seat_view import as_json, card_view, piles_view, seat_rows, sheet_view
 
 if TYPE_CHECKING:
-    from cli.table.play import TableApp
+    from cli.seat.play import PlaySeat
     from p2p10.engine import GameState
-
-WIDE = (160, 60)
-"""The text size the title and the status line are laid out at for the page: wide enough that
-nothing is shortened (the page wraps its own lines, at its own width)."""
 
 LOG_SHOWN = 200  # the move log's last lines a view carries (the whole log is in the game's file)
 MAX_KEY = 16  # characters of a key's name ("pagedown"); a longer one is no key
@@ -70,7 +65,7 @@ def page_words() -> dict[str, str]:
     return {key: _(text) for key, text in PAGE_WORDS.items()}
 
 
-def fragments(line: Line) -> list[dict[str, str]]:
+def fragments(line: Styled) -> list[dict[str, str]]:
     """A line of styled text as the page's parts: text and tone (the terminal's style class,
     "info", "warn", "error", "dim", ...)."""
     out: list[dict[str, str]] = []
@@ -84,19 +79,13 @@ def fragments(line: Line) -> list[dict[str, str]]:
     return out
 
 
-def plain_text(line: Line) -> str:
-    """A line of styled text as plain text."""
-    return "".join(fragment[1] for fragment in line)
-
-
 class TableScreen:
     """A seat's table drawn in a browser (see the module docstring)."""
 
-    def __init__(self, app: TableApp) -> None:
+    def __init__(self, app: PlaySeat) -> None:
         self.app = app
         self.version = 0
-        app.fixed_size = WIDE
-        app.title_keys = False
+        app.title_keys = False  # (a finger taps a pile or a card; the keys are buttons)
 
     # ------------------------------------------------------------------ the model as JSON
 
@@ -105,10 +94,8 @@ class TableScreen:
         app = self.app
         self.version += 1
         state = app.state()
-        title = " ".join(plain_text(app.title(state)).split())
-        gap = {"text": " ", "tone": ""}  # between the status's lines
-        status = [part for line in app.status_lines() for part in [*fragments(line), gap]
-                  ] if app.prompt is None else []
+        title = app.title_view(state).text
+        status = fragments(app.status_shown()) if app.prompt is None else []
         hand = self._hand(state) if state is not None else None
         keys = [{"key": key, "label": label, "enabled": enabled} for key, label, enabled in app.key_items()]
         prompt = app.prompt
@@ -149,7 +136,7 @@ class TableScreen:
                   "raised": slot in raised, "cursor": index == app.cursor}
                  for index, slot in enumerate(slots)]
         coming = len(app.table_seat.card_coming()) if hasattr(app.table_seat, "card_coming") else 0
-        return {"cards": cards, "line": app.hand_hint(state) if slots else "", "by_colour": app.by_colour,
+        return {"cards": cards, "line": app.hand_hints(state)[0] if slots else "", "by_colour": app.by_colour,
                 "coming": coming}
 
     # ------------------------------------------------------------------ the user's actions
@@ -182,14 +169,13 @@ class TableScreen:
             self.app.invalidate()
 
     def _answer(self, message: dict[str, Any]) -> None:
-        prompt = self.app.prompt
-        if isinstance(message.get("index"), int) and prompt is not None \
-                and 0 <= message["index"] < len(prompt.choices):
-            self.app.status = []
-            self.app._pick(int(message["index"]))
+        if isinstance(message.get("index"), int):
+            self.app.pick(int(message["index"]))
 
     def _chat(self, message: dict[str, Any]) -> None:
-        if isinstance(message.get("text"), str) and hasattr(self.app, "send_chat"):
+        from cli.seat.lan import LanPlaySeat
+
+        if isinstance(message.get("text"), str) and isinstance(self.app, LanPlaySeat):
             self.app.send_chat(message["text"])
 
     def _sort(self, message: dict[str, Any]) -> None:
@@ -219,32 +205,3 @@ class TableScreen:
             app.cursor = index
             app.selected.clear()
             app.press("x")
-
-
-async def follow_table(app: TableApp) -> None:
-    """Play the table under ``app`` until the user leaves it, with no terminal: what the
-    terminal's ``run`` does, for a screen drawn elsewhere. A bug in following the table (or an
-    entry that contradicts the roster) ends it, kept in ``app.broke`` and raised here."""
-
-    left = asyncio.get_running_loop().create_future()
-
-    def gone() -> None:
-        if not left.done():
-            left.set_result(None)
-
-    app.on_leave.append(gone)
-    follow = asyncio.create_task(app.table_seat.run())
-    try:
-        done, _pending = await asyncio.wait({follow, left}, return_when=asyncio.FIRST_COMPLETED)
-        if follow in done:
-            try:
-                follow.result()
-            except Exception as err:  # as the terminal's table: shown, then raised
-                app.fail(err)
-                raise
-            app._changed()  # the game's end, once the table has stopped
-            await left
-    finally:
-        follow.cancel()
-        with contextlib.suppress(asyncio.CancelledError, Exception):  # (raised above already)
-            await follow

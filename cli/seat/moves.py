@@ -1,17 +1,17 @@
-"""The user's moves at the table, apart from the screen that shows it: each move made from the
-hand with the questions it asks (which lay-down, which meld and which end, a Wild given away,
-whom to skip), why a key moves nothing, and the hint that plays one. Its own file because it is
-its own story: :class:`~cli.table.play.TableApp` follows the table and draws it, and calls
-these when a key or a click asks for a move."""
+"""The user's moves at the table: each move made from the hand with the questions it asks
+(which lay-down, which meld and which end, a Wild given away, whom to skip), why a key moves
+nothing, and the hint that plays one. Its own file because it is its own story:
+:class:`~cli.seat.play.PlaySeat` follows the table, and calls these when a key, a click or a
+tap asks for a move."""
 
 from __future__ import annotations
 
 import random
 from functools import partial
 
-from cli.table.board import Board
-from cli.table.play_help import BUSY
-from cli.table.prompts import Choice, Prompt, yes_no
+from cli.seat.board import SeatBoard
+from cli.seat.help import BUSY
+from cli.seat.prompts import Choice, Prompt, yes_no
 from p2p10.advice import Advice, NoAdvice, advise, meld_text, skip_choice
 from p2p10.cards import card_text
 from p2p10.engine import GameState
@@ -35,16 +35,17 @@ from p2p10.solver import LayDownPlan
 from protocol.seat_screen import SeatScreen
 
 
-class PlayMoves(Board):
+class PlayMoves(SeatBoard):
     """The board of the user at seat ``seat.seat`` of a :class:`~protocol.seat_screen.SeatScreen`,
     with the user's moves: each is played through the seat (:meth:`play_move`), or refused
     with the reason in the status line; a move that needs an answer asks it in a prompt."""
 
-    def __init__(self, seat: SeatScreen, ascii_only: bool) -> None:
+    def __init__(self, seat: SeatScreen) -> None:
         self.table_seat = seat
         self.seat = seat.seat
         self._follow = False  # the cursor goes to the card the user draws
-        super().__init__(seat.names, seat.rules, self.seat, ascii_only, second_person=True)
+        # Named, not super(): in a front end's class the next in line may be its drawing.
+        SeatBoard.__init__(self, seat.names, seat.rules, self.seat, second_person=True)
 
     # -------------------------------------------------------------------- the move
 

@@ -4,8 +4,8 @@ translation here, translated where they are shown."""
 
 from __future__ import annotations
 
-from cli.table.panels import HelpEntry
 from p2p10.i18n import N_
+from p2p10.screen_view import HelpEntry
 
 PLAY_HELP: tuple[HelpEntry, ...] = (
     N_("Goal: make the phases in order, one per hand, with the fewest penalty points."),
