@@ -11,10 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-
 from p2p10.errors import IllegalMove, ProtocolError
 from p2p10.i18n import _
+from p2p10.primitives import Ed25519PrivateKey
 from p2p10.signing import Domain, sign, verify
 from p2p10.table import TableState
 from p2p10.wire import MAX_CHAT, Chat, WireError

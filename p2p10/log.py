@@ -27,10 +27,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
-import msgpack
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
-
+from p2p10 import primitives
 from p2p10.errors import ProtocolError
+from p2p10.primitives import Ed25519PrivateKey, Ed25519PublicKey
 from p2p10.signing import Domain, key_problem, sign, verify
 from p2p10.wire import GAME_ID_BYTES as GAME_ID_BYTES
 from p2p10.wire import HASH_BYTES as HASH_BYTES
@@ -124,8 +123,8 @@ def parse_entry(raw: bytes) -> Entry:
 def make_entry(key: Ed25519PrivateKey, game_id: bytes, seq: int, prev_hash: bytes, author: int,
                kind: str, body: Any) -> Entry:
     """Encode, sign and parse back a new entry (parsing back proves it is well formed)."""
-    payload = msgpack.packb([VERSION, game_id, seq, prev_hash, author, kind, body], use_bin_type=True)
-    raw = msgpack.packb([payload, sign(key, Domain.ENTRY, payload)], use_bin_type=True)
+    payload = primitives.pack([VERSION, game_id, seq, prev_hash, author, kind, body])
+    raw = primitives.pack([payload, sign(key, Domain.ENTRY, payload)])
     return parse_entry(raw)
 
 
@@ -241,7 +240,7 @@ def encode_log(entries: list[Entry] | tuple[Entry, ...]) -> bytes:
 
 def pack_secret(item: list[Any]) -> bytes:
     """One secrets-file record (msgpack)."""
-    return bytes(msgpack.packb(item, use_bin_type=True))
+    return primitives.pack(item)
 
 
 def unpack_secret(data: bytes) -> Any:

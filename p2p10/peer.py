@@ -36,8 +36,6 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
-
 from p2p10.cards import is_skip
 from p2p10.chatroom import CHAT_KEPT as CHAT_KEPT
 from p2p10.chatroom import ChatLine as ChatLine
@@ -59,6 +57,7 @@ from p2p10.liveness import Waiting as Waiting
 from p2p10.log import Entry, make_entry, public_bytes
 from p2p10.peer_parts import Fault, Faults, HandSecrets, Outgoing, OwnEntryRefused, PeerHooks, Player
 from p2p10.peer_sync import PeerSync
+from p2p10.primitives import Ed25519PrivateKey, Ed25519PublicKey
 from p2p10.rules import RuleSet
 from p2p10.saved_log import _published_keys, check_saved, parse_saved
 from p2p10.sitdown import SitDown, sign_sit_down

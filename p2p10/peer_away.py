@@ -5,8 +5,6 @@ p2p10.table_away."""
 
 from __future__ import annotations
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-
 from p2p10.errors import IllegalMove, ProtocolViolation
 from p2p10.hand_crypto import (
     away_message,
@@ -15,6 +13,7 @@ from p2p10.hand_crypto import (
 from p2p10.log import Entry, public_bytes
 from p2p10.peer_parts import Fault, OwnEntryRefused
 from p2p10.peer_writing import SeatWriting
+from p2p10.primitives import Ed25519PrivateKey
 from p2p10.signing import Domain, sign, verify
 from p2p10.table import TableState, fold
 from p2p10.wire import (

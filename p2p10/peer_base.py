@@ -8,8 +8,6 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
-
 from p2p10.chatroom import ChatLine, ChatRoom
 from p2p10.crypto.group import RandomBytes
 from p2p10.engine import GameState
@@ -21,6 +19,7 @@ from p2p10.hand_crypto import (
 from p2p10.liveness import Links
 from p2p10.log import Entry
 from p2p10.peer_parts import Faults, HandSecrets, Outgoing, PeerHooks, Player
+from p2p10.primitives import Ed25519PrivateKey, Ed25519PublicKey
 from p2p10.sitdown import SitDown
 from p2p10.table import TableState
 

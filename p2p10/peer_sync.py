@@ -5,12 +5,11 @@ to 6.5)."""
 
 from __future__ import annotations
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-
 from p2p10.errors import ProtocolViolation
 from p2p10.log import BadEntry, Entry, parse_entry, public_bytes
 from p2p10.peer_away import PeerAway
 from p2p10.peer_parts import Fault, OwnEntryRefused
+from p2p10.primitives import Ed25519PublicKey
 from p2p10.table import TableState, fold
 from p2p10.wire import encode_entry_message, encode_want
 

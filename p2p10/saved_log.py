@@ -6,10 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-
 from p2p10.errors import ProtocolError, SavedFileError
 from p2p10.log import BadEntry, Entry, parse_entry, public_bytes
+from p2p10.primitives import Ed25519PrivateKey
 from p2p10.table import TableState, fold
 from p2p10.wire import (
     KeyBody,

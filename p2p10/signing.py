@@ -24,10 +24,8 @@ from __future__ import annotations
 
 from enum import Enum
 
-from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
-
 from p2p10.crypto.group import frame
+from p2p10.primitives import Ed25519PrivateKey, Ed25519PublicKey, InvalidSignature
 
 SIGNATURE_LABEL = b"p2p10/sig/v2"
 SIGNATURE_BYTES = 64

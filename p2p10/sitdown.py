@@ -24,13 +24,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import msgpack
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-
+from p2p10 import primitives
 from p2p10.crypto.group import frame
 from p2p10.errors import ProtocolError
 from p2p10.game_fields import MAX_PLAYERS
 from p2p10.log import GAME_ID_BYTES, PUBLIC_KEY_BYTES, SIGNATURE_BYTES, BadEntry, public_bytes, public_key
+from p2p10.primitives import Ed25519PrivateKey
 from p2p10.rules import RuleSet
 from p2p10.signing import Domain, sign, verify
 from p2p10.wire import is_int
@@ -85,13 +84,13 @@ def valid_name(name: object) -> bool:
 
 
 def _pack(item: Any) -> bytes:
-    return bytes(msgpack.packb(item, use_bin_type=True))
+    return primitives.pack(item)
 
 
 def _unpack(data: bytes) -> Any:
     try:
-        return msgpack.unpackb(data, raw=False, strict_map_key=True, max_bin_len=MAX_SIT_DOWN_BYTES)
-    except (ValueError, TypeError, msgpack.ExtraData, msgpack.FormatError, msgpack.StackError):
+        return primitives.unpack(data, max_bin_len=MAX_SIT_DOWN_BYTES)
+    except primitives.NotMsgpack:
         raise BadSitDown("a sit-down is not valid msgpack") from None
 
 

@@ -34,8 +34,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any, TypeVar
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-
 from p2p10 import deferred
 from p2p10.crypto.elgamal import Ciphertext, initial_deck, joint_key, open_card
 from p2p10.crypto.group import NotACard, Point, Scalar, base_mul
@@ -65,6 +63,7 @@ from p2p10.hand_crypto import (
     token_context,
 )
 from p2p10.log import GENESIS, Entry, public_key
+from p2p10.primitives import Ed25519PublicKey
 from p2p10.rules import RuleSet, canonical_options
 from p2p10.sitdown import MAX_NAME as MAX_NAME
 from p2p10.sitdown import BadSitDown, SitDown, game_id_of, parse_sit_down

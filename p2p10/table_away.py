@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-
 from p2p10.errors import ProtocolError, ProtocolViolation
 from p2p10.events import (
     SitOut,
@@ -16,6 +14,7 @@ from p2p10.hand_crypto import (
     away_message,
 )
 from p2p10.log import Entry, public_key
+from p2p10.primitives import Ed25519PublicKey
 from p2p10.signing import Domain, verify
 from p2p10.table_checks import TableChecks
 from p2p10.table_reading import Return, Takeover

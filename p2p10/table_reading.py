@@ -7,8 +7,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Self
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-
 from p2p10 import deferred
 from p2p10.crypto.elgamal import open_card, token
 from p2p10.crypto.group import NotACard, Scalar
@@ -26,6 +24,7 @@ from p2p10.hand_crypto import (
     slot_owner,
 )
 from p2p10.log import Entry, public_key
+from p2p10.primitives import Ed25519PublicKey
 from p2p10.rules import RuleSet
 from p2p10.signing import Domain, verify
 from p2p10.sitdown import SitDown

@@ -18,8 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-import msgpack
-
+from p2p10 import primitives
 from p2p10.cards import DECK_SIZE
 from p2p10.crypto.elgamal import Ciphertext
 from p2p10.crypto.proofs import DleqProof, SchnorrProof
@@ -124,14 +123,14 @@ def depth(value: object, limit: int = MAX_DEPTH) -> int:
 def unpack(data: bytes) -> Any:
     """Decode msgpack under the rules of PROTOCOL §3.2; raises :class:`WireError`."""
     try:
-        return msgpack.unpackb(data, raw=False, strict_map_key=True, use_list=True)
-    except (ValueError, TypeError, msgpack.ExtraData, msgpack.FormatError, msgpack.StackError) as err:
+        return primitives.unpack(data)
+    except primitives.NotMsgpack as err:
         raise WireError(bounded(f"not valid msgpack: {err}", 120)) from None
 
 
 def pack(value: Any) -> bytes:
     """Encode as msgpack, byte strings as bin."""
-    return bytes(msgpack.packb(value, use_bin_type=True))
+    return primitives.pack(value)
 
 
 def _int(value: object, low: int, high: int, what: str) -> int:

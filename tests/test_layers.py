@@ -1,5 +1,6 @@
 """The layers hold: imports go only downward (cli -> protocol -> p2p10), and the core's modules
-import one another without a circle. Inside ``cli`` the seat model is below both front ends:
+import one another without a circle; only :mod:`p2p10.primitives` imports the libraries the core's
+cryptography and encoding come from. Inside ``cli`` the seat model is below both front ends:
 ``cli.seat`` knows neither front end nor a terminal library, and the browser's ``cli.web``
 imports nothing of the terminal's ``cli.table``.
 
@@ -198,6 +199,20 @@ def test_the_seat_model_is_below_both_front_ends() -> None:
     edges = {(e.source, e.target) for e in import_graph(module_sources())}
     assert ("cli.table.play", "cli.seat.play") in edges
     assert ("cli.web.table_screen", "cli.seat.styled") in edges
+
+
+OUTSIDE = ("rbcl", "cryptography", "msgpack")
+"""The libraries the core's primitives come from on CPython: only :mod:`p2p10.primitives`
+imports them, so that the core runs wherever that one module's names can be given (a phone's
+page gives them from libsodium.js)."""
+
+
+def test_only_the_primitives_module_imports_the_cores_libraries() -> None:
+    sources = module_sources()
+    core = {m: s for m, s in sources.items() if _under(m, "p2p10") and m != "p2p10.primitives"}
+    assert crossings(core, {"p2p10": OUTSIDE}) == []
+    seam = crossings({"p2p10.primitives": sources["p2p10.primitives"]}, {"p2p10": OUTSIDE})
+    assert {line.split(" imports ")[1].split(".")[0] for line in seam} == set(OUTSIDE)
 
 
 def test_the_core_has_no_import_cycle() -> None:

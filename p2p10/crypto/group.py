@@ -1,4 +1,5 @@
-"""Typed, validated wrappers around the ristretto255 group of libsodium (through ``rbcl``).
+"""Typed, validated wrappers around the ristretto255 group of libsodium (through
+:mod:`p2p10.primitives`).
 
 ``Point`` and ``Scalar`` are immutable values that cannot hold an invalid encoding: the
 constructor checks every value that comes from outside, so a value received from a peer and a
@@ -18,8 +19,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import rbcl
-
+from p2p10 import primitives
 from p2p10.cards import DECK_SIZE
 from p2p10.errors import ProtocolError
 
@@ -49,7 +49,7 @@ class NotACard(ProtocolError):
 
 
 def _reduce64(wide: bytes) -> bytes:
-    return bytes(rbcl.crypto_core_ristretto255_scalar_reduce(wide))
+    return bytes(primitives.scalar_reduce(wide))
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,16 +99,16 @@ class Scalar:
         return scalar
 
     def __add__(self, other: Scalar) -> Scalar:
-        return Scalar.computed(rbcl.crypto_core_ristretto255_scalar_add(self.encoding, other.encoding))
+        return Scalar.computed(primitives.scalar_add(self.encoding, other.encoding))
 
     def __sub__(self, other: Scalar) -> Scalar:
-        return Scalar.computed(rbcl.crypto_core_ristretto255_scalar_sub(self.encoding, other.encoding))
+        return Scalar.computed(primitives.scalar_sub(self.encoding, other.encoding))
 
     def __neg__(self) -> Scalar:
-        return Scalar.computed(rbcl.crypto_core_ristretto255_scalar_negate(self.encoding))
+        return Scalar.computed(primitives.scalar_negate(self.encoding))
 
     def __mul__(self, other: Scalar) -> Scalar:
-        return Scalar.computed(rbcl.crypto_core_ristretto255_scalar_mul(self.encoding, other.encoding))
+        return Scalar.computed(primitives.scalar_mul(self.encoding, other.encoding))
 
     def __repr__(self) -> str:
         # Scalars are usually secrets; keep them out of logs and tracebacks.
@@ -130,7 +130,7 @@ class Point:
         # The libsodium bundled in rbcl 1.1.2 ignores bit 255 when it checks that an encoding is
         # canonical, so a point would have a second spelling (measured); refuse it here. Its
         # validity check also accepts the identity; callers decide about that one.
-        if self.encoding[-1] & 0x80 or not rbcl.crypto_core_ristretto255_is_valid_point(self.encoding):
+        if self.encoding[-1] & 0x80 or not primitives.is_valid_point(self.encoding):
             raise BadPoint("the bytes are not a valid ristretto255 point")
 
     @classmethod
@@ -163,10 +163,10 @@ class Point:
         return self.encoding == bytes(POINT_BYTES)
 
     def __add__(self, other: Point) -> Point:
-        return Point.computed(rbcl.crypto_core_ristretto255_add(self.encoding, other.encoding))
+        return Point.computed(primitives.point_add(self.encoding, other.encoding))
 
     def __sub__(self, other: Point) -> Point:
-        return Point.computed(rbcl.crypto_core_ristretto255_sub(self.encoding, other.encoding))
+        return Point.computed(primitives.point_sub(self.encoding, other.encoding))
 
     def __repr__(self) -> str:
         return f"Point({self.encoding.hex()})"
@@ -182,14 +182,14 @@ def mul(scalar: Scalar, point: Point) -> Point:
     whenever the result is the identity, which would turn a peer's bad input into a crash.
     """
     MULTIPLICATIONS["mul"] += 1
-    product = rbcl.crypto_scalarmult_ristretto255_allow_scalar_zero(scalar.encoding, point.encoding)
+    product = primitives.scalarmult(scalar.encoding, point.encoding)
     return Point.computed(product)
 
 
 def base_mul(scalar: Scalar) -> Point:
     """``scalar · G`` for the standard ristretto255 generator."""
     MULTIPLICATIONS["base_mul"] += 1
-    return Point.computed(rbcl.crypto_scalarmult_ristretto255_base_allow_scalar_zero(scalar.encoding))
+    return Point.computed(primitives.scalarmult_base(scalar.encoding))
 
 
 GENERATOR = base_mul(Scalar.from_int(1))
@@ -219,7 +219,7 @@ def hash_to_scalar(domain: bytes, *parts: bytes) -> Scalar:
 
 def _make_card_point(card: int) -> Point:
     digest = hashlib.sha512(CARD_DOMAIN + bytes([card])).digest()
-    return Point(bytes(rbcl.crypto_core_ristretto255_from_hash(digest)))
+    return Point(bytes(primitives.point_from_hash(digest)))
 
 
 # Hashing to the curve gives points with no known discrete-log relation to G or to each other,

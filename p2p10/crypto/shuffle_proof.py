@@ -25,8 +25,8 @@ relation between them, or between them and ``G``. Every hash input is framed (§
 challenges cover the whole statement (context, ``G``, ``H``, the generators, both decks), the
 permutation commitment and every commitment of the proof.
 
-Arithmetic: every group operation is libsodium's (``rbcl``). Points of the proof and of the
-decks are checked once where they are read (P1–P4 of PROTOCOL §2.1); a point libsodium has
+Arithmetic: every group operation is libsodium's (:mod:`p2p10.primitives`). Points of the proof
+and of the decks are checked once where they are read (P1–P4 of PROTOCOL §2.1); a point libsodium has
 just computed is valid by construction and is not checked again. Scalars are Python integers
 modulo ℓ inside the proof (exact arithmetic; they only become bytes for libsodium), and a
 received scalar must be canonical (S1–S2).
@@ -43,8 +43,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-import rbcl
-
+from p2p10 import primitives
 from p2p10.crypto.elgamal import Ciphertext
 from p2p10.crypto.group import (
     GENERATOR,
@@ -80,16 +79,16 @@ class BadShuffleProof(ProtocolError):
 
 def _mul(scalar: int, point: bytes) -> bytes:
     MULTIPLICATIONS["mul"] += 1
-    return bytes(rbcl.crypto_scalarmult_ristretto255_allow_scalar_zero(scalar.to_bytes(32, "little"), point))
+    return bytes(primitives.scalarmult(scalar.to_bytes(32, "little"), point))
 
 
 def _base(scalar: int) -> bytes:
     MULTIPLICATIONS["base_mul"] += 1
-    return bytes(rbcl.crypto_scalarmult_ristretto255_base_allow_scalar_zero(scalar.to_bytes(32, "little")))
+    return bytes(primitives.scalarmult_base(scalar.to_bytes(32, "little")))
 
 
-_add = rbcl.crypto_core_ristretto255_add
-_sub = rbcl.crypto_core_ristretto255_sub
+_add = primitives.point_add
+_sub = primitives.point_sub
 
 
 def _sum(points: Sequence[bytes]) -> bytes:
@@ -123,7 +122,7 @@ def generators(context: bytes, size: int) -> tuple[bytes, ...]:
     """``h_0 … h_{size−1}, h``: ``size + 1`` independent generators for a proof under
     ``context``, each ``from_hash(SHA-512(frame(domain, context, u64be(i))))``."""
     return tuple(
-        bytes(rbcl.crypto_core_ristretto255_from_hash(
+        bytes(primitives.point_from_hash(
             hashlib.sha512(frame(GENERATORS_DOMAIN, context, _num(i))).digest()))
         for i in range(size + 1)
     )
