@@ -1,24 +1,48 @@
 #!/usr/bin/env python3
-"""Vendor JavaScript libraries from the npm registry, by exact version, checked by hash.
+"""Vendor libraries from the npm registry and PyPI, by exact version, checked by hash.
 
-What: ``vendor.json`` at the repository's root lists packages, each with its exact version, the
-integrity hash the registry publishes for its tarball (Subresource Integrity, ``sha512-`` and
-base64), the files to take from the tarball (a path inside the package mapped to a path in this
-repository, licences included), and the sha256 of every file written. This script
+What: ``vendor.json`` at the repository's root lists packages. Each entry names its package, its
+exact version, the licence it declares (SPDX), why it is here, the files to take from its
+archive (a path inside the package mapped to a path in this repository, licences included), and
+the sha256 of every file written (``"sha256"``, recorded by this script). Where the archive comes
+from and how it is pinned depends on the entry's ``"registry"``:
 
-* (default) fetches each listed package: reads the version's metadata from the registry npm is
-  configured with (``npm config get registry``; the npm registry's default address when npm is
-  not installed), downloads the tarball it names, refuses it unless it matches both the integrity
-  the registry publishes and the one pinned in the manifest, extracts only the listed files
-  (from the tarball's ``package/`` folder, never outside this repository), writes them, and
-  records their sha256 in the manifest;
+* ``"npm"`` (the default when absent): the npm registry's tarball, pinned by ``"integrity"``, the
+  Subresource Integrity string the registry publishes (``sha512-`` and base64); paths are inside
+  the tarball's ``package/`` folder;
+* ``"pypi"``: a source distribution on PyPI, named by ``"sdist"`` (``<name>-<version>.tar.gz``)
+  and pinned by ``"sdist_sha256"`` (hex, as PyPI publishes it); paths are inside its
+  ``<name>-<version>/`` folder.
+
+An entry may also take licence texts from other packages (``"licenses_from"``), for a package
+whose archive ships none (Pyodide's tarball has no licence file) or that contains another
+project's code under another licence (Pyodide contains CPython). Each such source is itself a
+pinned package (the same fields: ``registry``, ``package``, ``version``, ``integrity`` or
+``sdist`` and ``sdist_sha256``, ``files``) with the ``"license"`` (SPDX) of the text it supplies:
+the script takes its files only if its archive checks out and the package itself declares that
+licence (``license`` in an npm package's package.json; ``License-Expression``, else ``License``,
+in a source distribution's PKG-INFO). An entry's own ``"license"``, when given, is checked the
+same way against what its package declares. What the licence sources write is recorded in the
+entry's ``"sha256"`` with its own files.
+
+This script
+
+* (default) fetches each listed package: for npm, reads the version's metadata from the
+  registry npm is configured with (``npm config get registry``; the npm registry's default
+  address when npm is not installed) and downloads the tarball it names; for PyPI, reads the
+  project's page from the index (``PIP_INDEX_URL``, else https://pypi.org/simple/) in the JSON
+  form of the simple API (PEP 691) and downloads the file it lists under the pinned name. It
+  refuses an archive unless it matches both the hash the registry publishes and the one pinned in
+  the manifest, extracts only the listed files (never outside this repository), writes them (only
+  once every archive of the entry checked out), and records their sha256 in the manifest;
 * (``--check``) verifies, offline, that every vendored file is there and matches its recorded
   sha256, and exits 1 naming each one that is missing or differs.
 
-Why: the project's standard is that JavaScript libraries come from the npm registry by exact
-version, vendored with their licences by a script that checks the registry's integrity hash, so
-that what is committed can be traced to a published release and a changed byte is caught. The
-tests use axe-core (tests/axe.py); the phone's libraries will be listed here the same way.
+Why: the project's standard is that third-party code the pages run comes from a public registry
+by exact version, vendored with its licences by a script that checks the registry's hash, so that
+what is committed can be traced to a published release and a changed byte is caught. The tests
+use axe-core (tests/axe.py); a phone's page runs the project's pure core in Pyodide, with
+libsodium and msgpack's pure-Python modules (cli/web/static/vendor/).
 
 Standard library only: it runs before anything is installed.
 """
@@ -27,16 +51,19 @@ from __future__ import annotations
 
 import argparse
 import base64
+import email.parser
 import hashlib
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tarfile
 import urllib.parse
 import urllib.request
+from collections.abc import Iterable, Iterator
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -44,11 +71,18 @@ ROOT = Path(__file__).resolve().parent.parent
 MANIFEST = "vendor.json"
 # npm's own default, used only when npm is not installed to say which registry it is configured with.
 DEFAULT_REGISTRY = "https://registry.npmjs.org/"
+# PyPI's simple index, used unless PIP_INDEX_URL names another (which must answer PEP 691's JSON).
+DEFAULT_INDEX = "https://pypi.org/simple/"
 PREFIX = "package/"  # where npm tarballs keep the package's files
+SDIST = ".tar.gz"  # the only form of source distribution taken (PEP 625's)
 TIMEOUT = 120.0  # s: for one request to the registry
 # Abbreviated metadata (what npm install reads): every version's dist, without the readmes.
 ACCEPT = "application/vnd.npm.install-v1+json; q=1.0, application/json; q=0.8"
+# The simple API's JSON form (PEP 691), the one that publishes each file's hashes as data.
+PYPI_ACCEPT = "application/vnd.pypi.simple.v1+json"
 SRI_HASHES = {"sha512": hashlib.sha512, "sha384": hashlib.sha384, "sha256": hashlib.sha256}
+REGISTRIES = ("npm", "pypi")
+HEX_SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
 class VendorError(Exception):
@@ -57,6 +91,17 @@ class VendorError(Exception):
 
 def say(line: str) -> None:
     print(line, flush=True)
+
+
+def kind(entry: dict[str, Any]) -> str:
+    """The registry an entry (or a licence source) comes from: "npm" unless it says "pypi"."""
+    found: str = entry.get("registry", "npm")
+    return found
+
+
+def label(entry: dict[str, Any]) -> str:
+    """``name@version`` for npm, ``name==version`` for PyPI: how each registry's tools say it."""
+    return f"{entry['package']}{'==' if kind(entry) == 'pypi' else '@'}{entry['version']}"
 
 
 # --- integrity ---------------------------------------------------------------------------------
@@ -87,6 +132,15 @@ def verify_integrity(data: bytes, integrity: str, what: str) -> None:
                               f"{' or '.join(sorted(expected))}, got {algorithm}-{got}")
 
 
+def verify_sha256(data: bytes, expected: str, what: str) -> None:
+    """Refuse ``data`` unless its sha256 is ``expected`` (64 hex digits, as PyPI publishes it)."""
+    if not HEX_SHA256.fullmatch(expected):
+        raise VendorError(f"{what}: {expected!r} is not a sha256 (64 lowercase hex digits); refusing")
+    got = hashlib.sha256(data).hexdigest()
+    if got != expected:
+        raise VendorError(f"{what}: sha256 mismatch: expected {expected}, got {got}")
+
+
 def sha256_file(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
@@ -112,7 +166,7 @@ def target(root: Path, path: str, what: str) -> Path:
     return out
 
 
-# --- the registry ------------------------------------------------------------------------------
+# --- the registries ----------------------------------------------------------------------------
 
 def registry() -> str:
     """The registry npm is configured with (its default when npm is not here), ending in '/'."""
@@ -133,6 +187,14 @@ def registry() -> str:
     return url if url.endswith("/") else url + "/"
 
 
+def pypi_index() -> str:
+    """The PyPI index to read (``PIP_INDEX_URL``, else PyPI's), ending in '/'."""
+    url = os.environ.get("PIP_INDEX_URL") or DEFAULT_INDEX
+    if urllib.parse.urlsplit(url).scheme not in ("https", "http"):
+        raise VendorError(f"index {url!r} is not an http(s) address")
+    return url if url.endswith("/") else url + "/"
+
+
 def get(url: str, accept: str | None = None) -> bytes:
     request = urllib.request.Request(url, headers={"Accept": accept} if accept else {})
     try:
@@ -143,16 +205,20 @@ def get(url: str, accept: str | None = None) -> bytes:
         raise VendorError(f"cannot fetch {url}: {e}") from e
 
 
+def get_json(url: str, accept: str, what: str) -> Any:
+    try:
+        return json.loads(get(url, accept))
+    except ValueError as e:
+        raise VendorError(f"{what}: the answer from {url} is not JSON: {e}") from e
+
+
 def dist(registry_url: str, package: str, version: str) -> dict[str, Any]:
     """The ``dist`` record (tarball, integrity) the registry publishes for package@version."""
     name = urllib.parse.quote(package, safe="@")  # a scoped name's '/' is sent as %2F
     url = urllib.parse.urljoin(registry_url, name)
     say(f"{package}@{version}: metadata from {url}")
-    try:
-        metadata = json.loads(get(url, ACCEPT))
-    except ValueError as e:
-        raise VendorError(f"{package}: the registry's metadata at {url} is not JSON: {e}") from e
-    record = metadata.get("versions", {}).get(version)
+    metadata = get_json(url, ACCEPT, package)
+    record = metadata.get("versions", {}).get(version) if isinstance(metadata, dict) else None
     if not isinstance(record, dict) or not isinstance(record.get("dist"), dict):
         raise VendorError(f"{package}@{version}: the registry at {registry_url} publishes no such version")
     result: dict[str, Any] = record["dist"]
@@ -185,35 +251,139 @@ def tarball(registry_url: str, entry: dict[str, Any]) -> bytes:
     return data
 
 
-def extract(data: bytes, files: dict[str, str], what: str) -> dict[str, bytes]:
-    """The listed files' contents from the tarball ``data`` (paths inside the package)."""
-    wanted = {PREFIX + str(safe_relative(source, what)): source for source in files}
+def pypi_name(package: str) -> str:
+    """A project's name as the simple API spells it in its address (PEP 503)."""
+    return re.sub(r"[-_.]+", "-", package).lower()
+
+
+def sdist_name(entry: dict[str, Any]) -> str:
+    """The entry's pinned sdist file name, refused unless it is ``<name>-<version>.tar.gz``."""
+    what = label(entry)
+    name = entry.get("sdist")
+    if not isinstance(name, str) or not name.endswith(f"-{entry['version']}{SDIST}") \
+            or "/" in name or "\\" in name or name.startswith("."):
+        raise VendorError(f"{what}: the manifest's sdist {name!r} is not <name>-{entry['version']}{SDIST}")
+    return name
+
+
+def sdist(index_url: str, entry: dict[str, Any]) -> bytes:
+    """The entry's source distribution from PyPI, checked against the sha256 the index publishes
+    and the one pinned in the manifest."""
+    what = label(entry)
+    name = sdist_name(entry)
+    pinned = entry.get("sdist_sha256")
+    if not pinned:
+        raise VendorError(f"{what}: the manifest pins no sdist_sha256; add the one PyPI publishes for {name}")
+    page = urllib.parse.urljoin(index_url, pypi_name(entry["package"]) + "/")
+    say(f"{what}: files from {page}")
+    project = get_json(page, PYPI_ACCEPT, what)
+    files = project.get("files") if isinstance(project, dict) else None
+    record = next((f for f in files or [] if isinstance(f, dict) and f.get("filename") == name), None)
+    if record is None:
+        raise VendorError(f"{what}: the index at {index_url} lists no {name}")
+    hashes, url = record.get("hashes"), record.get("url")
+    published = hashes.get("sha256") if isinstance(hashes, dict) else None
+    if not published or not isinstance(url, str) or not url:
+        raise VendorError(f"{what}: the index publishes no sha256 or address for {name}")
+    if published != pinned:
+        raise VendorError(f"{what}: the index's sha256 of {name} differs from the manifest's: "
+                          f"expected {pinned}, got {published}")
+    url = urllib.parse.urljoin(page, url)  # the simple API may give it relative to the page
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme not in ("https", "http") or PurePosixPath(parts.path).name != name:
+        raise VendorError(f"{what}: the index's address for {name} is {url}; refusing")
+    if record.get("yanked"):
+        say(f"{what}: note: {name} is yanked on the index ({record['yanked']})")
+    say(f"{what}: sdist {url}")
+    data = get(url)
+    verify_sha256(data, published, what + " (index's sha256)")
+    verify_sha256(data, pinned, what + " (manifest's sha256)")
+    say(f"{what}: {len(data)} bytes, sha256 {pinned} verified")
+    return data
+
+
+def archive(entry: dict[str, Any], registry_url: str, index_url: str) -> tuple[bytes, str]:
+    """The entry's archive, checked by hash, and the folder in it its paths are relative to."""
+    if kind(entry) == "pypi":
+        return sdist(index_url, entry), sdist_name(entry).removesuffix(SDIST) + "/"
+    return tarball(registry_url, entry), PREFIX
+
+
+# --- archives ----------------------------------------------------------------------------------
+
+def extract(data: bytes, files: Iterable[str], what: str, prefix: str = PREFIX) -> dict[str, bytes]:
+    """The listed files' contents from the gzipped tarball ``data`` (paths inside its folder
+    ``prefix``)."""
+    wanted = {prefix + str(safe_relative(source, what)): source for source in files}
     found: dict[str, bytes] = {}
-    with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as archive:
-        for member in archive.getmembers():
+    with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as archive_file:
+        for member in archive_file.getmembers():
             source = wanted.get(member.name)
             if source is None:
                 continue
             if not member.isreg():
-                raise VendorError(f"{what}: {member.name} is not a regular file in the tarball; refusing")
-            handle = archive.extractfile(member)
+                raise VendorError(f"{what}: {member.name} is not a regular file in the archive; refusing")
+            handle = archive_file.extractfile(member)
             assert handle is not None  # a regular file always has one
             found[source] = handle.read()
-    missing = sorted(set(files) - set(found))
+    missing = sorted(set(wanted.values()) - set(found))
     if missing:
-        raise VendorError(f"{what}: the tarball has no {', '.join(missing)}")
+        raise VendorError(f"{what}: the archive has no {', '.join(missing)}")
     return found
 
 
-def vendor(root: Path, entry: dict[str, Any], registry_url: str) -> None:
-    """Fetch one manifest entry's files into ``root`` and record their sha256 in ``entry``."""
-    what = f"{entry['package']}@{entry['version']}"
-    files: dict[str, str] = entry["files"]
-    destinations = {source: target(root, path, what) for source, path in files.items()}
-    contents = extract(tarball(registry_url, entry), files, what)
+def declared_license(entry: dict[str, Any], data: bytes, prefix: str) -> str:
+    """The licence the package says it is under: package.json's ``license`` (npm), PKG-INFO's
+    ``License-Expression`` or else ``License`` (PyPI)."""
+    what = label(entry)
+    if kind(entry) == "pypi":
+        text = extract(data, ["PKG-INFO"], what, prefix)["PKG-INFO"].decode("utf-8", "replace")
+        headers = email.parser.Parser().parsestr(text, headersonly=True)
+        return str(headers.get("License-Expression") or headers.get("License") or "").strip()
+    try:
+        declared = json.loads(extract(data, ["package.json"], what, prefix)["package.json"])
+    except ValueError as e:
+        raise VendorError(f"{what}: its package.json is not JSON: {e}") from e
+    license_ = declared.get("license") if isinstance(declared, dict) else None
+    return license_.strip() if isinstance(license_, str) else ""
+
+
+def verify_license(entry: dict[str, Any], data: bytes, prefix: str, expected: str) -> None:
+    """Refuse a package that does not declare the licence ``expected`` (SPDX)."""
+    declared = declared_license(entry, data, prefix)
+    if declared != expected:
+        raise VendorError(f"{label(entry)}: the manifest says its licence is {expected!r}, "
+                          f"the package declares {declared or 'none'!r}; refusing")
+
+
+def sources(entry: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """The packages an entry's files come from: itself, then its licence sources."""
+    yield entry
+    yield from entry.get("licenses_from", [])
+
+
+def written(entry: dict[str, Any]) -> list[str]:
+    """Every repository path an entry writes: its files, then its licence sources'."""
+    return [path for source in sources(entry) for path in source["files"].values()]
+
+
+def vendor(root: Path, entry: dict[str, Any], registry_url: str, index_url: str = DEFAULT_INDEX) -> None:
+    """Fetch one manifest entry's files, and its licence sources', into ``root`` and record
+    their sha256 in ``entry``. Nothing is written unless every archive checks out."""
+    what = label(entry)
+    destinations = {path: target(root, path, what) for path in written(entry)}
+    contents: dict[str, bytes] = {}
+    for source in sources(entry):
+        data, prefix = archive(source, registry_url, index_url)
+        if source is not entry and not source.get("license"):
+            raise VendorError(f"{what}: the licence source {label(source)} names no license")
+        if source.get("license"):
+            verify_license(source, data, prefix, source["license"])
+        got = extract(data, source["files"], label(source), prefix)
+        contents.update({path: got[name] for name, path in source["files"].items()})
     sums: dict[str, str] = {}
-    for source, path in files.items():
-        out, data = destinations[source], contents[source]
+    for path, out in destinations.items():
+        data = contents[path]
         out.parent.mkdir(parents=True, exist_ok=True)
         partial = out.with_name(out.name + ".partial")
         partial.write_bytes(data)
@@ -225,6 +395,15 @@ def vendor(root: Path, entry: dict[str, Any], registry_url: str) -> None:
 
 # --- the manifest ------------------------------------------------------------------------------
 
+def valid_source(source: Any) -> bool:
+    """Whether ``source`` has what fetching it needs: package, version, files (paths as text),
+    and a known registry."""
+    return (isinstance(source, dict) and isinstance(source.get("package"), str)
+            and isinstance(source.get("version"), str) and isinstance(source.get("files"), dict)
+            and all(isinstance(k, str) and isinstance(v, str) for k, v in source["files"].items())
+            and kind(source) in REGISTRIES)
+
+
 def load(root: Path) -> dict[str, Any]:
     path = root / MANIFEST
     try:
@@ -234,10 +413,16 @@ def load(root: Path) -> dict[str, Any]:
     packages = manifest.get("packages") if isinstance(manifest, dict) else None
     if not isinstance(packages, list):
         raise VendorError(f"{path}: no list of packages")
+    seen: set[str] = set()
     for entry in packages:
-        if not (isinstance(entry, dict) and isinstance(entry.get("package"), str)
-                and isinstance(entry.get("version"), str) and isinstance(entry.get("files"), dict)):
-            raise VendorError(f"{path}: an entry without package, version and files: {entry!r}")
+        if not (valid_source(entry) and isinstance(entry.get("licenses_from", []), list)
+                and all(valid_source(s) for s in entry.get("licenses_from", []))):
+            raise VendorError(f"{path}: an entry (or a licence source) without package, version and "
+                              f"files, or from a registry other than {' or '.join(REGISTRIES)}: {entry!r}")
+        for out in written(entry):
+            if out in seen:
+                raise VendorError(f"{path}: {out} is written by two entries")
+            seen.add(out)
     return manifest
 
 
@@ -252,9 +437,9 @@ def check(root: Path, manifest: dict[str, Any]) -> list[str]:
     """What is wrong with the vendored files, one line each (none: all match)."""
     problems = []
     for entry in manifest["packages"]:
-        what = f"{entry['package']}@{entry['version']}"
+        what = label(entry)
         sums = entry.get("sha256") or {}
-        for path in entry["files"].values():
+        for path in written(entry):
             try:
                 file = target(root, path, what)
             except VendorError as e:
@@ -274,9 +459,9 @@ def check(root: Path, manifest: dict[str, Any]) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        description="Vendor the JavaScript packages listed in vendor.json from the npm registry "
-                    "(exact versions, tarballs checked against the registry's and the manifest's "
-                    "integrity hash), or check the vendored files against their recorded sha256.")
+        description="Vendor the packages listed in vendor.json from the npm registry and PyPI "
+                    "(exact versions, archives checked against the registry's and the manifest's "
+                    "hash), or check the vendored files against their recorded sha256.")
     parser.add_argument("--check", action="store_true",
                         help="offline: verify every vendored file against its recorded sha256 "
                              "(exit 1 naming each one that is missing or differs)")
@@ -298,11 +483,11 @@ def main(argv: list[str] | None = None) -> int:
         unknown = sorted(set(args.packages) - names)
         if unknown:
             raise VendorError(f"not in {MANIFEST}: {', '.join(unknown)}")
-        url = registry()
-        say(f"registry: {url}")
+        url, index = registry(), pypi_index()
+        say(f"npm registry: {url}; PyPI index: {index}")
         for entry in manifest["packages"]:
             if not args.packages or entry["package"] in args.packages:
-                vendor(root, entry, url)
+                vendor(root, entry, url, index)
                 save(root, manifest)
         say(f"{MANIFEST} updated")
         return 0

@@ -27,6 +27,8 @@ from p2p10.i18n import set_language
 
 ROOT = Path(__file__).resolve().parent.parent
 LAYERS = ("p2p10", "protocol", "cli")
+VENDORED = Path("cli", "web", "static", "vendor")
+"""Other projects' files, vendored byte for byte (vendor.json): not modules of ours."""
 """The three packages, lowest first: a module may import its own layer and those before it."""
 
 
@@ -44,6 +46,8 @@ def module_sources(root: Path = ROOT) -> dict[str, str]:
     sources: dict[str, str] = {}
     for layer in LAYERS:
         for path in sorted((root / layer).rglob("*.py")):
+            if path.is_relative_to(root / VENDORED):
+                continue  # (another project's files, served to a phone's page: vendor.json)
             parts = path.relative_to(root).with_suffix("").parts
             if parts[-1] == "__init__":
                 parts = parts[:-1]
