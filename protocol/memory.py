@@ -21,12 +21,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-
 from p2p10.crypto.group import RandomBytes
 from p2p10.log import GAME_ID_BYTES, Entry
 from p2p10.peer import Peer
 from p2p10.peer_parts import Player, addressed
+from p2p10.primitives import Ed25519PrivateKey
 from p2p10.rules import DEFAULT, RuleSet
 from p2p10.sitdown import NONCE_BYTES, SitDown
 from protocol.storage import LogWriter, SecretsWriter

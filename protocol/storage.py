@@ -21,8 +21,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-
 from p2p10.crypto.group import SCALAR_BYTES, BadScalar, Scalar
 from p2p10.crypto.shuffle import SEED_BYTES
 from p2p10.errors import ProtocolError, SavedFileError
@@ -40,6 +38,7 @@ from p2p10.log import (
 )
 from p2p10.peer import Peer
 from p2p10.peer_parts import HandSecrets
+from p2p10.primitives import Ed25519PrivateKey
 
 if TYPE_CHECKING:
     from protocol.checkpoint import SavedLog

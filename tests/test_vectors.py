@@ -57,6 +57,7 @@ from p2p10.log import (
 )
 from p2p10.signing import Domain, signed_bytes, verify, verify_raw
 from p2p10.table import TableState
+from protocol.vectors.check_vectors import check_all
 from protocol.vectors.make_game_digests import GAME_DIGESTS_PATH, GAMES
 from protocol.vectors.make_game_digests import play_one as play_game
 from protocol.vectors.make_log_vectors import (
@@ -522,3 +523,40 @@ def test_the_seeded_games_are_played_byte_for_byte_as_their_committed_digests() 
     assert len(committed) == len(GAMES)
     for game, recorded in zip(GAMES, committed, strict=True):
         assert play_game(*game) == recorded, f"seed {recorded['seed']} with {recorded['players']}"
+
+
+# ------------------------------------------- the portable checker (protocol/vectors/check_vectors.py)
+
+
+def _vector_files() -> dict[str, bytes]:
+    folder = VECTORS_PATH.parent
+    return {name: (folder / name).read_bytes()
+            for name in ("crypto_v1.json", "signatures_v2.json", "log_v3.json", "short_game_v3.p2p10")}
+
+
+def test_the_portable_checker_finds_every_vector_holding_on_cpython() -> None:
+    """What the core in a phone's page runs (tests/test_page_core.py), run here first."""
+    result = check_all(_vector_files())
+    assert result["backend"] == "cpython"
+    assert (result["crypto"], result["signatures"], result["log"]) == ([], [], [])
+    # the library alone, on the edge cases: as recorded for cryptography (OpenSSL)
+    recorded = json.loads(SIGNATURE_VECTORS_PATH.read_text(encoding="utf-8"))["edge_cases"]
+    assert result["library_accepts"] == {c["name"]: c["library_accepts"] for c in recorded}
+
+
+@pytest.mark.parametrize(("name", "field"), [
+    ("crypto_v1.json", "crypto"), ("signatures_v2.json", "signatures"), ("log_v3.json", "log"),
+    ("short_game_v3.p2p10", "log")])
+def test_the_portable_checker_catches_a_changed_vector(name: str, field: str) -> None:
+    files = _vector_files()
+    data = bytearray(files[name])
+    if name.endswith(".json"):  # a hex digit of a recorded value changed, the JSON still JSON
+        text = data.decode("utf-8")
+        at = text.index('"signature": "') + len('"signature": "') if "signature" in name else \
+            text.rindex('": "') + 4
+        digit = text[at]
+        data = bytearray((text[:at] + ("1" if digit != "1" else "2") + text[at + 1:]).encode("utf-8"))
+    else:
+        data[len(data) // 3] ^= 0x01
+    files[name] = bytes(data)
+    assert check_all(files)[field] != []

@@ -26,9 +26,6 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from msgpack import unpackb
-
 from p2p10.audit import audit_bytes
 from p2p10.crypto.group import base_mul, frame
 from p2p10.crypto.proofs import prove_knowledge
@@ -48,6 +45,7 @@ from p2p10.log import (
     read_records,
     record,
 )
+from p2p10.primitives import Ed25519PrivateKey, unpack
 from p2p10.rules import RuleSet
 from p2p10.signing import Domain, signed_bytes
 from p2p10.simulate import greedy_player
@@ -121,7 +119,7 @@ def entry_vector(key: Ed25519PrivateKey, entry: Entry) -> dict[str, Any]:
 
 def sit_down_vector(key: Ed25519PrivateKey, sat: SitDown) -> dict[str, Any]:
     """One signed sit-down: its signer and terms, and the bytes made from them."""
-    payload, signature = unpackb(sat.raw)
+    payload, signature = unpack(sat.raw)
     return {
         "private_key": key.private_bytes_raw().hex(),
         "terms": to_json([sat.table_id, sat.seat, sat.name, sat.key, sat.run_by, list(sat.options),
