@@ -39,13 +39,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import rbcl
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from no_proofs import without_proofs  # benchmarks/no_proofs.py: this script's folder is sys.path[0]
 from processes import BenchFailure, Proc, one_log, reap_all, spawn  # benchmarks/processes.py
 
 from cli.main import main as p2p10_main
-from p2p10 import signing
+from p2p10 import primitives, signing
 from p2p10.audit import audit_bytes
 from p2p10.crypto import proofs, shuffle, shuffle_proof
 from p2p10.crypto.elgamal import Deck, initial_deck
@@ -184,10 +183,10 @@ def unit_batches(rng: Callable[[int], bytes], size: int) -> dict[str, Callable[[
     raw_s = [random_scalar(rng).to_bytes() for _ in range(size)]
     raw_p = [base_mul(random_scalar(rng)).to_bytes() for _ in range(size)]
     raw_q = raw_p[1:] + raw_p[:1]
-    var_raw = rbcl.crypto_scalarmult_ristretto255_allow_scalar_zero
-    base_raw = rbcl.crypto_scalarmult_ristretto255_base_allow_scalar_zero
-    add_raw = rbcl.crypto_core_ristretto255_add
-    valid_raw = rbcl.crypto_core_ristretto255_is_valid_point
+    var_raw = primitives.scalarmult  # (libsodium's own functions, as the core calls them)
+    base_raw = primitives.scalarmult_base
+    add_raw = primitives.point_add
+    valid_raw = primitives.is_valid_point
 
     def raw_mul() -> None:
         for s, p in zip(raw_s, raw_p, strict=True):
@@ -266,10 +265,10 @@ def counting_operations() -> Iterator[Counter[str]]:
     the generators). For an untimed run: the wrappers cost time."""
     found: Counter[str] = Counter()
     patched = [(shuffle_proof, "_add", "add"), (shuffle_proof, "_sub", "sub"),
-               (rbcl, "crypto_core_ristretto255_add", "point_add"),
-               (rbcl, "crypto_core_ristretto255_sub", "point_add"),
-               (rbcl, "crypto_core_ristretto255_is_valid_point", "valid"),
-               (rbcl, "crypto_core_ristretto255_from_hash", "from_hash")]
+               (primitives, "point_add", "point_add"),
+               (primitives, "point_sub", "point_add"),
+               (primitives, "is_valid_point", "valid"),
+               (primitives, "point_from_hash", "from_hash")]
     originals = [getattr(module, name) for module, name, _ in patched]
 
     def counted(fn: Callable[..., Any], key: str) -> Callable[..., Any]:

@@ -49,12 +49,12 @@ from pathlib import Path
 from typing import Any
 
 import msgpack
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 import p2p10
 from p2p10.errors import SavedFileError
 from p2p10.log import Entry, public_key
 from p2p10.peer import Peer
+from p2p10.primitives import Ed25519PublicKey
 from p2p10.saved_log import check_saved, parse_saved
 from p2p10.table import TableState
 from p2p10.table_reading import TABLE_FIELDS

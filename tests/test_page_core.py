@@ -12,26 +12,27 @@ server on 127.0.0.1 that serves exactly what a machine at the table serves a pho
 * a proof of shuffle made in the page from a seed is the one CPython makes from that seed, and
   verifies on CPython; one made on CPython verifies in the page, and fails there with a changed
   byte;
+* a whole seeded game, played by the real peers over an in-memory network that drops,
+  duplicates and reorders messages, gives the committed digest of its file and traffic
+  (``games_v3.json``): the page is a peer;
 * every rule scenario of ``specs/rules/`` runs (``tests/scenario.py``).
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
-import threading
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from aiohttp import web
 
-from cli.web.phone_files import PHONE_CSP, ROOT, PhoneFiles
+from cli.web.phone_files import ROOT
 from p2p10.crypto.elgamal import Ciphertext, initial_deck
 from p2p10.crypto.group import Point, Scalar, base_mul
 from p2p10.crypto.shuffle import shuffle_and_prove
 from p2p10.crypto.shuffle_proof import verify_shuffle_proof
 from tests.browser import start_chrome
+from tests.page_core import Server, ready, run
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
@@ -44,102 +45,26 @@ EXTRA = [
     # the checks and what they are made from (the core itself is in core.zip anyway)
     "protocol/__init__.py", "protocol/memory.py", "protocol/storage.py",
     "protocol/vectors/make_vectors.py", "protocol/vectors/make_log_vectors.py",
+    "protocol/vectors/make_game_digests.py", "protocol/vectors/games_v3.json",
     "protocol/vectors/check_vectors.py", *VECTORS,
     "tests/__init__.py", "tests/scenario.py", *SCENARIOS,
 ]
-
-HARNESS_PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>core</title>
-<script type="module" src="/harness.mjs"></script></head><body></body></html>"""
-
-# The page's side: the worker started, and window.core.run(code) answering with its value.
-HARNESS = """
-const worker = new Worker("/phone/core-worker.mjs", { type: "module" });
-const waiting = new Map();
-let next = 0;
-window.coreReady = new Promise((resolve) => {
-  worker.addEventListener("message", (event) => {
-    const data = event.data;
-    if ("ready" in data) { resolve(data); return; }
-    const done = waiting.get(data.id);
-    waiting.delete(data.id);
-    if (done) { done(data); }
-  });
-});
-window.core = {
-  run(code) {
-    next += 1;
-    const id = next;
-    return new Promise((resolve) => { waiting.set(id, resolve); worker.postMessage({ id, code }); });
-  },
-};
-"""
-
-
-class Server:
-    """The phone's files and the harness page, served on 127.0.0.1 from a thread of its own."""
-
-    def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
-        self.started = threading.Event()
-        self.url = ""
-        self.thread = threading.Thread(target=self._run, daemon=True)
-        self.thread.start()
-        assert self.started.wait(60), "the server did not start"
-
-    def _run(self) -> None:
-        asyncio.set_event_loop(self.loop)
-        app = web.Application()
-        PhoneFiles(EXTRA).add_routes(app)
-
-        async def page(_request: web.Request) -> web.Response:
-            return web.Response(text=HARNESS_PAGE, content_type="text/html",
-                                headers={"Content-Security-Policy": PHONE_CSP})
-
-        async def harness(_request: web.Request) -> web.Response:
-            return web.Response(text=HARNESS, content_type="text/javascript")
-
-        app.router.add_get("/", page)
-        app.router.add_get("/harness.mjs", harness)
-        self.runner = web.AppRunner(app)
-        self.loop.run_until_complete(self.runner.setup())
-        site = web.TCPSite(self.runner, "127.0.0.1", 0)
-        self.loop.run_until_complete(site.start())
-        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-        self.url = f"http://127.0.0.1:{port}/"
-        self.started.set()
-        self.loop.run_forever()
-
-    def stop(self) -> None:
-        async def down() -> None:
-            await self.runner.cleanup()
-
-        asyncio.run_coroutine_threadsafe(down(), self.loop).result(60)
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(60)
 
 
 @pytest.fixture(scope="module")
 def page() -> Iterator[Any]:
     """A Chromium on the harness page, its core loaded."""
-    server = Server()
+    server = Server(EXTRA)
     driver = start_chrome()
     driver.set_script_timeout(PATIENCE)
     try:
         driver.get(server.url)
-        ready = driver.execute_async_script("window.coreReady.then(arguments[arguments.length - 1])")
-        assert ready["ready"], ready.get("error")
+        loaded = ready(driver)
+        assert loaded["ready"], loaded.get("error")
         yield driver
     finally:
         driver.quit()
         server.stop()
-
-
-def run(driver: Any, code: str) -> Any:
-    """Python ``code`` run in the page's core; its last expression, a JSON string, decoded."""
-    done = driver.execute_async_script(
-        "window.core.run(arguments[0]).then(arguments[arguments.length - 1])", code)
-    assert done["ok"], done.get("error")
-    return json.loads(done["value"])
 
 
 def test_the_golden_vectors_hold_in_the_page(page: Any) -> None:
@@ -212,3 +137,17 @@ json.dumps({"ran": len(paths), "failed": failed})
 """)
     assert failures["ran"] == len(SCENARIOS) > 0
     assert failures["failed"] == {}
+
+
+def test_a_whole_seeded_game_played_in_the_page_is_the_committed_one(page: Any) -> None:
+    """The game of games_v3.json over a network that drops, duplicates and reorders messages
+    (so that the peers' want, resend and relay run): three seats' peers and bots in the page
+    make the very file and traffic CPython made (the other two games are the same code paths;
+    tests/test_vectors.py plays all three on CPython)."""
+    played = run(page, """
+import json
+from protocol.vectors.make_game_digests import GAMES, play_one
+json.dumps(play_one(*GAMES[2]))
+""")
+    committed = json.loads((ROOT / "protocol/vectors/games_v3.json").read_text(encoding="utf-8"))["games"]
+    assert committed[2]["faults"]["drop"] > 0 and played == committed[2]

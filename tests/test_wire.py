@@ -143,8 +143,10 @@ def test_a_peer_checks_each_entry_signature_once(monkeypatch: pytest.MonkeyPatch
     a peer checks each entry's signature once, where it arrives, and tells the fold."""
     checks: Counter[tuple[int, bytes]] = Counter()
     verify = Entry.verify
+    held: list[Any] = []  # every key seen, kept alive: a freed key's id may be another key's later
 
     def counted(self: Entry, key: Any) -> bool:
+        held.append(key)
         checks[(id(key), self.hash)] += 1
         return verify(self, key)
 

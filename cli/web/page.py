@@ -54,28 +54,32 @@ def data_json(data: object) -> str:
             .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
 
 
-def csp(script: str, style: str, connect: bool) -> str:
-    """The policy for a page whose only script is ``script`` and only style ``style``."""
+def csp(script: str, style: str, connect: bool, worker: bool = False) -> str:
+    """The policy for a page whose only script is ``script`` and only style ``style`` (and,
+    with ``worker``, Web Workers from its own server: a phone's page, whose seat is played by
+    the core in a worker)."""
     return "; ".join([
         "default-src 'none'",
         f"script-src {_digest(script)}",
         f"style-src {_digest(style)}",
         "img-src data:",
         "connect-src 'self'" if connect else "connect-src 'none'",
+        *(["worker-src 'self'"] if worker else []),
         "base-uri 'none'",
         "form-action 'none'",
     ])
 
 
 def page(title: str, lang: str, scripts: Sequence[str], styles: Sequence[str], body: str = "",
-         data: object = None, connect: bool = False) -> Page:
+         data: object = None, connect: bool = False, worker: bool = False) -> Page:
     """The document titled ``title`` in language ``lang``: the static ``scripts`` and ``styles``
     inlined in that order, ``body`` (trusted HTML) as its body, ``data`` embedded as JSON in
     ``<script type="application/json" id="p2p10-data">`` for the script to read, and a policy
-    that lets the page reach its own server only when ``connect`` is true."""
+    that lets the page reach its own server only when ``connect`` is true (and start a Web
+    Worker from it with ``worker``)."""
     script = "\n".join(static(name) for name in scripts)
     style = "\n".join(static(name) for name in styles)
-    policy = csp(script, style, connect)
+    policy = csp(script, style, connect, worker)
     # The data element is not run (its type is not a script type), so the policy need not
     # allow it; it sits before the script so that the script finds it when it runs.
     parts = [

@@ -24,6 +24,8 @@ from pathlib import Path
 
 from aiohttp import web
 
+from cli.web.page import Page, page
+
 ROOT = Path(__file__).resolve().parent.parent.parent  # where p2p10/, protocol/ and cli/ are
 STATIC = Path(__file__).resolve().parent / "static"
 VENDOR = STATIC / "vendor"
@@ -58,10 +60,22 @@ def _zip(members: Iterable[tuple[str, bytes]]) -> bytes:
     return out.getvalue()
 
 
+PAGE_MODULES = ("cli/__init__.py", "cli/seat/__init__.py", "cli/seat/board.py", "cli/seat/help.py",
+                "cli/seat/moves.py", "cli/seat/play.py", "cli/seat/prompts.py", "cli/seat/styled.py",
+                "cli/web/__init__.py", "cli/web/table_screen.py",
+                "cli/web/charts.py", "cli/web/page_seat.py", "protocol/__init__.py", "protocol/checkpoint.py",
+                "protocol/local.py", "protocol/memory.py", "protocol/saved_index.py",
+                "protocol/seat_screen.py", "protocol/storage.py")
+"""Besides the core, what the page's seat runs: the seat model and its drawing as JSON (what the
+machine's own browser table runs), and the table against bots in the page (paths under the
+repository's root; ``tests/test_phone_files.py`` checks that whatever they import is here too)."""
+
+
 def core_members(extra: Iterable[str] = ()) -> list[tuple[str, bytes]]:
     """What the page's Python needs: every module of :mod:`p2p10` (and its compiled
-    translations, where the install has them), msgpack's pure-Python modules as ``msgpack/``,
-    and ``extra`` files by their path under the repository (the tests add their own)."""
+    translations, where the install has them), the modules of :data:`PAGE_MODULES`, msgpack's
+    pure-Python modules as ``msgpack/``, and ``extra`` files by their path under the repository
+    (the tests add their own)."""
     members: list[tuple[str, bytes]] = []
     core = ROOT / "p2p10"
     for path in sorted(core.rglob("*")):
@@ -69,7 +83,10 @@ def core_members(extra: Iterable[str] = ()) -> list[tuple[str, bytes]]:
             members.append((path.relative_to(ROOT).as_posix(), path.read_bytes()))
     msgpack = VENDOR / "msgpack" / "msgpack"
     members += [(f"msgpack/{path.name}", path.read_bytes()) for path in sorted(msgpack.glob("*.py"))]
-    members += [(name, (ROOT / name).read_bytes()) for name in extra]
+    for pattern in PAGE_MODULES:
+        members += [(path.relative_to(ROOT).as_posix(), path.read_bytes())
+                    for path in sorted(ROOT.glob(pattern))]
+    members += [(name, (ROOT / name).read_bytes()) for name in extra if name not in dict(members)]
     return members
 
 
@@ -88,6 +105,7 @@ class PhoneFiles:
 
     def __init__(self, extra_core: Iterable[str] = ()) -> None:
         self.files: dict[str, Served] = {}
+        self.sent = 0  # bytes of the bodies sent so far (for the figures of benchmarks/bench_page.py)
         for path in sorted((STATIC / "phone").glob("*")):
             if path.is_file():
                 self._add(f"/phone/{path.name}", path.read_bytes(), path.suffix)
@@ -107,7 +125,21 @@ class PhoneFiles:
 
     async def _serve(self, request: web.Request) -> web.StreamResponse:
         served = self.files[request.path]
-        headers = {"ETag": served.etag, "Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"}
+        # The policy is the worker's own (a worker's script brings it): its WebAssembly only.
+        headers = {"ETag": served.etag, "Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff",
+                   "Content-Security-Policy": PHONE_CSP}
         if request.headers.get("If-None-Match") == served.etag:
             return web.Response(status=304, headers=headers)
+        self.sent += len(served.body)
         return web.Response(body=served.body, content_type=served.content_type, headers=headers)
+
+
+def phone_page(settings: dict[str, object], lang: str) -> Page:
+    """A phone's page: the table (``table.js``) drawn from the seat the page's own core plays
+    (``phone/page.js`` starts it in a worker, with ``settings``: see
+    :func:`cli.web.page_seat.start`)."""
+    from cli.web.table_screen import page_words
+
+    scripts = ["cards.js", "phone/page.js", "start.js", "table.js"]
+    return page("p2p10", lang, scripts, ["base.css", "table.css"], body='<div id="app"></div>',
+                data={"page": "table", "words": page_words(), "phone": settings}, connect=True, worker=True)

@@ -56,6 +56,10 @@ PAGE_WORDS = {
     "player": N_("Player"),
     # TRANSLATORS: what the page's row of keys (buttons) is called for a screen reader.
     "keys": N_("Keys"),
+    # TRANSLATORS: a phone's page while our own program starts in it (it plays the seat there).
+    "starting": N_("Starting the table in this page..."),
+    # TRANSLATORS: followed by the reason, as the browser gives it.
+    "failed": N_("The table could not start in this page:"),
 }
 """The page's own words (labels of its parts), sent translated in every snapshot."""
 
@@ -173,10 +177,9 @@ class TableScreen:
             self.app.pick(int(message["index"]))
 
     def _chat(self, message: dict[str, Any]) -> None:
-        from cli.seat.lan import LanPlaySeat
-
-        if isinstance(message.get("text"), str) and isinstance(self.app, LanPlaySeat):
-            self.app.send_chat(message["text"])
+        say = getattr(self.app, "send_chat", None)  # (a LAN seat's: LanPlaySeat.send_chat)
+        if isinstance(message.get("text"), str) and callable(say):
+            say(message["text"])
 
     def _sort(self, message: dict[str, Any]) -> None:
         if message.get("by") in ("colour", "number") and (message["by"] == "colour") != self.app.by_colour:

@@ -28,7 +28,9 @@
   }
 
   function send(message) {
-    if (socket && socket.readyState === WebSocket.OPEN && !(view && view.readonly)) {
+    if (view && view.readonly) { return; }
+    if (P2P10.transport) { P2P10.transport.send(message); return; }  /* a phone's page: its worker */
+    if (socket && socket.readyState === WebSocket.OPEN) {
       socket.send(JSON.stringify(message));
     }
   }
@@ -665,7 +667,29 @@
     node("p", { "class": "notice panel", role: "alert" }, root, text);
   }
 
+  /* A view or a patch, from the server's socket or the page's own worker. */
+  function received(message) {
+    if (message.type === "view") {
+      view = message.view;
+      show(null, null);
+    } else if (message.type === "patch" && view) {
+      var page = view.page;
+      var done = apply(message);
+      show(view.page === page ? done.changed : null, done.added);
+    } else if (message.type === "bye") {
+      say((message.text ? message.text + " " : "") + word("gone", "p2p10 has stopped."));
+      socket = null;
+    }
+  }
+
   function connect() {
+    if (P2P10.transport) {  /* a phone's page: the seat is played in the page itself (phone/page.js) */
+      say(word("starting", "Starting the table in this page..."));
+      P2P10.transport.start(received, function (status, why) {
+        if (status === "failed") { say(word("failed", "The table could not start in this page:") + " " + why); }
+      });
+      return;
+    }
     var match = /[#&]t=([A-Za-z0-9_-]+)/.exec(location.hash);
     var token = match ? match[1] : sessionStorage.getItem("p2p10-token");
     if (!token) { say(word("refused", "This page needs the address p2p10 printed, with its key.")); return; }
@@ -681,17 +705,7 @@
     socket.addEventListener("message", function (event) {
       var message;
       try { message = JSON.parse(event.data); } catch (err) { return; }
-      if (message.type === "view") {
-        view = message.view;
-        show(null, null);
-      } else if (message.type === "patch" && view) {
-        var page = view.page;
-        var done = apply(message);
-        show(view.page === page ? done.changed : null, done.added);
-      } else if (message.type === "bye") {
-        say((message.text ? message.text + " " : "") + word("gone", "p2p10 has stopped."));
-        socket = null;
-      }
+      received(message);
     });
     socket.addEventListener("close", function () {
       if (!opened) { say(word("refused", "This page needs the address p2p10 printed, with its key.")); }

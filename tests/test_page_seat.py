@@ -1,0 +1,116 @@
+"""A whole game played in a phone's page with nothing but the page: the seat model and the
+table's drawing (the same ``cli.seat`` and ``TableScreen`` the machine's browser table runs) in
+the page's own Python, next to every seat's peer, drawn by the same ``table.js``.
+
+Headless Chromium at a phone's size with touch, served only files
+(:class:`cli.web.phone_files.PhoneFiles` and :func:`cli.web.phone_files.phone_page`): no socket,
+no server that plays. The game is played by taps on the page's buttons (the hint's move, a
+question's proposed answer, the summary's Next hand) to the game's end; then the log the page
+saved in its own file system audits CLEAN in the page, and the same bytes audit CLEAN on CPython.
+"""
+
+from __future__ import annotations
+
+import base64
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from cli.web.phone_files import phone_page
+from p2p10.audit import audit_bytes
+from tests.browser import phone, shot, start_chrome
+from tests.page_core import Server
+
+pytestmark = [pytest.mark.slow, pytest.mark.browser]
+
+PATIENCE = 240.0  # s: the core starting, then a whole hand against bots, on a loaded machine
+SETTINGS = {"mode": "solo", "name": "Tess", "bots": 2, "options": ["hands=1"], "seed": 5, "pace": 0}
+
+
+@pytest.fixture
+def solo() -> Iterator[Any]:
+    server = Server(pages={"/solo": phone_page(SETTINGS, "en")})
+    driver = start_chrome()
+    driver.set_script_timeout(PATIENCE)
+    phone(driver)
+    driver.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 5})
+    try:
+        driver.get(server.url + "solo")
+        yield driver
+    finally:
+        driver.quit()
+        server.stop()
+
+
+def view(driver: Any) -> dict[str, Any] | None:
+    result: dict[str, Any] | None = driver.execute_script("return P2P10.view && P2P10.view()")
+    return result
+
+
+def until(driver: Any, condition: Any, what: str) -> Any:
+    deadline = time.monotonic() + PATIENCE
+    while True:
+        value = condition()
+        if value:
+            return value
+        assert time.monotonic() < deadline, (f"timed out waiting for {what}: "
+                                             + str(driver.execute_script("return document.body.innerText")))
+        time.sleep(0.05)
+
+
+def tap(driver: Any, css: str) -> bool:
+    """Tap the first enabled element matching ``css`` (a click: what a tap ends in)."""
+    return bool(driver.execute_script(
+        "var e = document.querySelector(arguments[0]); if (!e || e.disabled) return false;"
+        "e.scrollIntoView({block: 'center'}); e.click(); return true;", css))
+
+
+def test_a_whole_game_in_the_page_by_taps_with_a_clean_log(solo: Any, tmp_path: Any) -> None:
+    driver = solo
+    v = until(driver, lambda: (w := view(driver)) and w.get("seats") and w, "the table")
+    assert v["page"] == "table" and [seat["name"] for seat in v["seats"]] == ["Tess", "Bot 1 (normal)",
+                                                                            "Bot 2 (normal)"]
+    shot(driver, tmp_path, "page-seat-first")
+    deadline = time.monotonic() + PATIENCE
+    taps = 0
+    while time.monotonic() < deadline:
+        v = view(driver) or {}
+        if v.get("screen") == "over":
+            break
+        before = v.get("v")
+        if v.get("screen") == "hand":
+            tapped = tap(driver, '.dialog button[data-key="Enter"]')
+        elif v.get("prompt"):
+            tapped = tap(driver, ".prompt button.choice.current")
+        else:
+            tapped = tap(driver, 'button[data-key="p"]')
+        if tapped:
+            taps += 1
+            until(driver, lambda seen=before: (w := view(driver)) and w.get("v") != seen, "the tap's answer")
+        else:
+            time.sleep(0.05)
+    over = view(driver) or {}
+    shot(driver, tmp_path, "page-seat-over")
+    assert over.get("screen") == "over", over.get("title")
+    assert taps > 3
+    # The log the page saved, audited there and here.
+    audit = driver.execute_async_script("""
+const done = arguments[arguments.length - 1];
+P2P10.transport.run(`
+import base64, glob, json
+from p2p10.audit import audit_bytes
+path = sorted(glob.glob("/home/pyodide/games/**/*.p2p10", recursive=True))[0]
+data = open(path, "rb").read()
+json.dumps({"clean": audit_bytes(data).clean, "log": base64.b64encode(data).decode()})
+`).then(done);
+""")
+    assert audit["ok"], audit.get("error")
+    import json
+
+    found = json.loads(audit["value"])
+    assert found["clean"]
+    report = audit_bytes(base64.b64decode(found["log"]))
+    assert report.clean, report.verdict()
+    assert report.table is not None and report.table.engine.winner is not None
