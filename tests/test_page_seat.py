@@ -12,6 +12,7 @@ saved in its own file system audits CLEAN in the page, and the same bytes audit 
 from __future__ import annotations
 
 import base64
+import json
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -67,15 +68,12 @@ def tap(driver: Any, css: str) -> bool:
         "e.scrollIntoView({block: 'center'}); e.click(); return true;", css))
 
 
-def test_a_whole_game_in_the_page_by_taps_with_a_clean_log(solo: Any, tmp_path: Any) -> None:
-    driver = solo
-    v = until(driver, lambda: (w := view(driver)) and w.get("seats") and w, "the table")
-    assert v["page"] == "table" and [seat["name"] for seat in v["seats"]] == ["Tess", "Bot 1 (normal)",
-                                                                            "Bot 2 (normal)"]
-    shot(driver, tmp_path, "page-seat-first")
+def play(driver: Any, until_taps: int | None) -> int:
+    """Tap the page's buttons (the hint's move, a question's proposed answer, Next hand) until
+    the game is over, or ``until_taps`` taps; how many taps."""
     deadline = time.monotonic() + PATIENCE
     taps = 0
-    while time.monotonic() < deadline:
+    while time.monotonic() < deadline and (until_taps is None or taps < until_taps):
         v = view(driver) or {}
         if v.get("screen") == "over":
             break
@@ -91,12 +89,12 @@ def test_a_whole_game_in_the_page_by_taps_with_a_clean_log(solo: Any, tmp_path: 
             until(driver, lambda seen=before: (w := view(driver)) and w.get("v") != seen, "the tap's answer")
         else:
             time.sleep(0.05)
-    over = view(driver) or {}
-    shot(driver, tmp_path, "page-seat-over")
-    assert over.get("screen") == "over", over.get("title")
-    assert taps > 3
-    # The log the page saved, audited there and here.
-    audit = driver.execute_async_script("""
+    return taps
+
+
+def audited(driver: Any) -> bytes:
+    """The log the page saved, audited in the page (CLEAN), as its bytes."""
+    done = driver.execute_async_script("""
 const done = arguments[arguments.length - 1];
 P2P10.transport.run(`
 import base64, glob, json
@@ -106,11 +104,44 @@ data = open(path, "rb").read()
 json.dumps({"clean": audit_bytes(data).clean, "log": base64.b64encode(data).decode()})
 `).then(done);
 """)
-    assert audit["ok"], audit.get("error")
-    import json
-
-    found = json.loads(audit["value"])
+    assert done["ok"], done.get("error")
+    found = json.loads(done["value"])
     assert found["clean"]
-    report = audit_bytes(base64.b64decode(found["log"]))
+    return base64.b64decode(found["log"])
+
+
+def test_a_whole_game_in_the_page_by_taps_with_a_clean_log(solo: Any, tmp_path: Any) -> None:
+    driver = solo
+    v = until(driver, lambda: (w := view(driver)) and w.get("seats") and w, "the table")
+    assert v["page"] == "table" and [seat["name"] for seat in v["seats"]] == ["Tess", "Bot 1 (normal)",
+                                                                            "Bot 2 (normal)"]
+    shot(driver, tmp_path, "page-seat-first")
+    taps = play(driver, until_taps=None)
+    over = view(driver) or {}
+    shot(driver, tmp_path, "page-seat-over")
+    assert over.get("screen") == "over", over.get("title")
+    assert taps > 3
+    # The log the page saved, audited there and here.
+    report = audit_bytes(audited(driver))
     assert report.clean, report.verdict()
     assert report.table is not None and report.table.engine.winner is not None
+
+
+def test_a_page_reloaded_mid_hand_goes_on_with_the_same_game(solo: Any, tmp_path: Any) -> None:
+    driver = solo
+    until(driver, lambda: (w := view(driver)) and w.get("hand") and w["hand"].get("cards"), "the hand")
+    play(driver, until_taps=3)
+    before = view(driver) or {}
+    hand = [c["card"]["text"] for c in before["hand"]["cards"]]
+    told = before["log_start"] + len(before["log"])
+    time.sleep(1.0)  # (the files are written to IndexedDB a moment after each change)
+    driver.refresh()
+    after = until(driver, lambda: (w := view(driver)) and w.get("hand") and w["hand"].get("cards") and w,
+                  "the table again")
+    shot(driver, tmp_path, "page-seat-reloaded")
+    assert [c["card"]["text"] for c in after["hand"]["cards"]] == hand
+    assert after["log_start"] + len(after["log"]) >= told  # the story so far, told again
+    assert play(driver, until_taps=None) > 0
+    assert (view(driver) or {}).get("screen") == "over"
+    report = audit_bytes(audited(driver))
+    assert report.clean and report.table is not None and report.table.engine.winner is not None

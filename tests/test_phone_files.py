@@ -8,6 +8,7 @@ phone's page in the middle of a game)."""
 
 from __future__ import annotations
 
+import gzip
 import io
 import sys
 import zipfile
@@ -89,3 +90,19 @@ async def test_each_file_is_served_with_its_type_its_etag_and_the_policy(client:
 async def test_nothing_but_the_listed_files_is_served(client: TestClient, address: str) -> None:
     response = await client.get(address)
     assert response.status == 404
+
+
+async def test_a_browser_that_accepts_gzip_gets_the_same_bytes_compressed(client: TestClient) -> None:
+    address = "/vendor/libsodium/libsodium-sumo.mjs"
+    plain = await client.get(address, headers={"Accept-Encoding": "identity"})
+    body = await plain.read()
+    raw = await client.get(address, headers={"Accept-Encoding": "gzip, deflate"}, auto_decompress=False)
+    squeezed = await raw.read()
+    assert raw.headers["Content-Encoding"] == "gzip" and "Content-Encoding" not in plain.headers
+    assert gzip.decompress(squeezed) == body and len(squeezed) < len(body) // 2
+    assert raw.headers["ETag"] != plain.headers["ETag"]  # one ETag per form: a cache never mixes them
+    etag = raw.headers["ETag"]
+    again = await client.get(address, headers={"Accept-Encoding": "gzip", "If-None-Match": etag})
+    assert again.status == 304
+    archive = await client.get(f"/phone/{CORE}", headers={"Accept-Encoding": "gzip"}, auto_decompress=False)
+    assert "Content-Encoding" not in archive.headers  # a zip is compressed already

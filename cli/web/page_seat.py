@@ -23,9 +23,11 @@ from typing import Any
 from cli.seat.play import PlaySeat, follow_table
 from cli.web.table_screen import TableScreen
 from p2p10.rules import RuleSet
-from protocol.local import LocalTable
+from protocol.local import LocalTable, unfinished_games
 
 MAX_MESSAGE = 4096  # characters of one message from the page (a key, a tap, a chat line)
+SAVED = "/home/pyodide/games"
+"""Where the page keeps its games' files (the worker keeps this folder in IndexedDB)."""
 
 
 class PageSeat:
@@ -88,13 +90,24 @@ def act(text: str) -> None:
 
 def solo(post: Callable[[str], None], name: str = "You", bots: int = 2, level: str = "normal",
          options: tuple[str, ...] = (), seed: int | None = None, pace: float = 0.3,
-         folder: str = "/home/pyodide/games") -> asyncio.Task[None]:
-    """A game against ``bots`` bots played in the page (see the module docstring), its log
-    saved in the page's own file system under ``folder``; the task that plays it until the
+         folder: str = SAVED, persist: Callable[[], None] | None = None) -> asyncio.Task[None]:
+    """A game against ``bots`` bots played in the page (see the module docstring), its files
+    (the log, every seat's keys and secrets) in the page's own file system under ``folder``,
+    which ``persist`` keeps (the browser's IndexedDB: a page opened again goes on with the game
+    it finds unfinished there, at the entry where it stopped); the task that plays it until the
     user leaves."""
     global SEAT
-    rules = RuleSet.parse(list(options))
-    local = LocalTable(name, bots, level, rules, seed, save_dir=Path(folder), pace=pace)
+    unfinished = unfinished_games(Path(folder), limit=1)
+    if unfinished:
+        local = LocalTable.resume(unfinished[0].path, pace=pace)
+    else:
+        rules = RuleSet.parse(list(options))
+        local = LocalTable(name, bots, level, rules, seed, save_dir=Path(folder), pace=pace)
+    if persist is not None:
+        keep = persist
+        # every entry the user's log gets (and the secrets written before it is passed on)
+        local.user.hooks.listen(entry=lambda _entry: keep())
+        keep()
     app = PlaySeat(local)
     SEAT = PageSeat(app, post)
     SEAT.send()
@@ -104,13 +117,16 @@ def solo(post: Callable[[str], None], name: str = "You", bots: int = 2, level: s
             await follow_table(app)
         finally:
             local.close()
+            if persist is not None:
+                persist()
 
     return asyncio.ensure_future(play())
 
 
-def start(post: Callable[[str], None], settings: dict[str, Any]) -> None:
+def start(post: Callable[[str], None], settings: dict[str, Any],
+          persist: Callable[[], None] | None = None) -> None:
     """What a phone's page plays, from its data (``{"mode": "solo", ...}``, checked here: a
-    setting of the wrong type is left at its default)."""
+    setting of the wrong type is left at its default); ``persist`` keeps the page's files."""
     if settings.get("mode") != "solo":
         raise ValueError(f"a page plays 'solo', not {settings.get('mode')!r}")
     name = settings.get("name")
@@ -122,4 +138,4 @@ def start(post: Callable[[str], None], settings: dict[str, Any]) -> None:
          bots if isinstance(bots, int) and 1 <= bots <= 5 else 2,
          options=tuple(o for o in options if isinstance(o, str)) if isinstance(options, list) else (),
          seed=seed if isinstance(seed, int) else None,
-         pace=float(pace) if isinstance(pace, int | float) and 0 <= pace <= 5 else 0.3)
+         pace=float(pace) if isinstance(pace, int | float) and 0 <= pace <= 5 else 0.3, persist=persist)

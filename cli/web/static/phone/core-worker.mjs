@@ -1,5 +1,5 @@
 /* The core of a phone's seat in a Web Worker (core-load.mjs loads it), so that the page answers
-   taps while it works.
+   taps while it works; the seat's files kept in the browser's IndexedDB.
 
    Messages in: {id, code} runs Python source (its last expression, a string, is the answer);
    {act: text} is a message of the page's table.js (a key, a tap) for the seat the page shows
@@ -11,9 +11,36 @@
 import { loadCore } from "./core-load.mjs";
 
 const started = performance.now();
-const ready = loadCore().then((pyodide) => {
-  /* how the seat's Python gives the page a view: import p2p10_page; p2p10_page.post(text) */
-  pyodide.registerJsModule("p2p10_page", { post: (text) => self.postMessage({ table: String(text) }) });
+const SAVED = "/home/pyodide/games";  /* the seat's files: kept in the browser's IndexedDB */
+
+/* The page's own files, in IndexedDB (Emscripten's IDBFS): written to it a moment after each
+   change (at most one write at a time, and one more if a change came meanwhile), read back when
+   the page opens, so that a reload or a phone that slept finds its seat's keys and log. */
+function keeper(FS) {
+  let writing = null;
+  let again = false;
+  function write() {
+    writing = new Promise((resolve) => FS.syncfs(false, (error) => {
+      if (error) { self.postMessage({ error: "saving in the browser failed: " + error }); }
+      resolve();
+    })).then(() => {
+      writing = null;
+      if (again) { again = false; write(); }
+    });
+  }
+  return () => { if (writing) { again = true; } else { write(); } };
+}
+
+const ready = loadCore().then(async (pyodide) => {
+  const FS = pyodide.FS;
+  FS.mkdirTree(SAVED);
+  FS.mount(FS.filesystems.IDBFS, {}, SAVED);
+  await new Promise((resolve, reject) => FS.syncfs(true, (error) => (error ? reject(error) : resolve())));
+  /* how the seat's Python gives the page a view (post) and keeps its files (persist) */
+  pyodide.registerJsModule("p2p10_page", {
+    post: (text) => self.postMessage({ table: String(text) }),
+    persist: keeper(FS),
+  });
   return pyodide;
 });
 let act = null;

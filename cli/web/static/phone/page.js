@@ -33,8 +33,8 @@ window.P2P10 = window.P2P10 || {};
           P2P10.coreReady = data;
           if (!data.ready) { onStatus("failed", data.error); return; }
           /* the settings cross as JSON text, read by json.loads: never code */
-          run("import json\nfrom cli.web.page_seat import start\nfrom p2p10_page import post\n"
-              + "start(post, json.loads(" + JSON.stringify(JSON.stringify(settings)) + "))\n'started'")
+          run("import json\nfrom cli.web.page_seat import start\nfrom p2p10_page import persist, post\n"
+              + "start(post, json.loads(" + JSON.stringify(JSON.stringify(settings)) + "), persist)\n'started'")
             .then(function (done) { if (!done.ok) { onStatus("failed", done.error); } });
         } else if (data.id && waiting[data.id]) {
           waiting[data.id](data);
