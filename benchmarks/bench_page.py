@@ -105,14 +105,16 @@ def served_bytes(server: Server) -> int:
     return files.sent if files is not None else 0
 
 
-def _visits(server: Server, address: str, rate: int) -> tuple[float, float, int, int]:
+def _visits(server: Server, address: str, rate: int) -> tuple[float, float, int, int, dict[str, float]]:
     """A new browser (nothing cached) opens ``address`` with the CPU throttled ``rate`` times,
-    then reloads it: seconds to the core ready, each, and the bytes the server sent, each."""
+    then reloads it: seconds to the core ready, each, the bytes the server sent, each, and (on
+    the page's own thread) when each step of the reload's start ended."""
     driver = start_chrome()
     driver.set_script_timeout(300)
     try:
         driver.execute_cdp_cmd("Emulation.setCPUThrottlingRate", {"rate": rate})
         timings = []
+        steps = {}
         for go in (lambda: driver.get(address), driver.refresh):
             before = served_bytes(server)
             start = time.perf_counter()
@@ -120,10 +122,11 @@ def _visits(server: Server, address: str, rate: int) -> tuple[float, float, int,
             loaded = ready(driver)
             assert loaded["ready"], loaded.get("error")
             timings.append((time.perf_counter() - start, served_bytes(server) - before))
+            steps = driver.execute_script("return window.coreLoadTimes || {}")
     finally:
         driver.quit()
     (first, first_bytes), (cached, cached_bytes) = timings
-    return first, cached, first_bytes, cached_bytes
+    return first, cached, first_bytes, cached_bytes, steps
 
 
 def part_ready(runs: int) -> dict[str, Any]:
@@ -135,7 +138,9 @@ def part_ready(runs: int) -> dict[str, Any]:
             out[name] = {"first_visit_s": statistics.median(v[0] for v in visits),
                          "cached_s": statistics.median(v[1] for v in visits),
                          "first_visit_bytes": statistics.median(v[2] for v in visits),
-                         "cached_bytes": statistics.median(v[3] for v in visits)}
+                         "cached_bytes": statistics.median(v[3] for v in visits),
+                         "cached_steps_ms": {k: statistics.median(v[4][k] for v in visits)
+                                             for k in visits[0][4]}}
         files = server.phone_files
         assert files is not None
         out["files_bytes"] = sum(len(f.body) for f in files.files.values())
@@ -181,6 +186,10 @@ def report(figures: dict[str, Any]) -> None:
         sent, again = f["first_visit_bytes"] / 1e6, f["cached_bytes"] / 1e6
         print(f"   {label:30} first visit {f['first_visit_s']:5.2f} s ({sent:.2f} MB sent),"
               f" from cache {f['cached_s']:5.2f} s ({again:.2f} MB sent: 304s)")
+        if f["cached_steps_ms"]:
+            steps = ", ".join(f"{k} {v / 1000:.2f} s" for k, v in sorted(f["cached_steps_ms"].items(),
+                                                                             key=lambda kv: kv[1]))
+            print(f"   {'':30} from cache, each step's end: {steps}")
     print(f"   every file {r['files_bytes'] / 1e6:.2f} MB, {r['files_gzip_bytes'] / 1e6:.2f} MB gzipped")
     w = figures["work"]
     print("2. work, seconds (median): CPython | page 1x | page 4x (CPU throttled) | 4x / CPython")

@@ -15,14 +15,20 @@ async function fetched(url) {
 
 /* Pyodide with the core on its path and the primitives registered; resolves once
    p2p10.primitives imports (so a broken download or a missing export shows here). */
+export const loadTimes = {};  /* milliseconds from the start of loadCore to each step's end */
+
 export async function loadCore() {
+  const start = performance.now();
+  const step = (name) => (value) => { loadTimes[name] = performance.now() - start; return value; };
   const [pyodide, sodium, core] = await Promise.all([
-    loadPyodide({ indexURL: new URL("../vendor/pyodide/", import.meta.url).href }),
-    loadSodium(new URL("../vendor/libsodium/libsodium-sumo.mjs", import.meta.url).href),
-    fetched(new URL("./core.zip", import.meta.url).href),
+    loadPyodide({ indexURL: new URL("../vendor/pyodide/", import.meta.url).href }).then(step("pyodide")),
+    loadSodium(new URL("../vendor/libsodium/libsodium-sumo.mjs", import.meta.url).href).then(step("sodium")),
+    fetched(new URL("./core.zip", import.meta.url).href).then(step("archive")),
   ]);
   pyodide.registerJsModule("p2p10_sodium", sodium);
   pyodide.unpackArchive(core, "zip", { extractDir: "/core" });
+  step("unpacked")();
   pyodide.runPython("import sys\nsys.path.insert(0, '/core')\nimport p2p10.primitives");
+  step("imported")();
   return pyodide;
 }
