@@ -116,6 +116,15 @@ def test_a_whole_game_in_the_page_by_taps_with_a_clean_log(solo: Any, tmp_path: 
     assert v["page"] == "table" and [seat["name"] for seat in v["seats"]] == ["Tess", "Bot 1 (normal)",
                                                                             "Bot 2 (normal)"]
     shot(driver, tmp_path, "page-seat-first")
+    # The first real tap (a trusted gesture, as a finger's) asks the browser to keep the screen
+    # on: the Screen Wake Lock here (127.0.0.1 is a secure context), a silent video elsewhere.
+    assert driver.execute_script("return P2P10.awake")["asked"] is False
+    until(driver, lambda: driver.find_elements("css selector", "button.sort.on"), "the sort buttons")
+    driver.find_element("css selector", "button.sort.on").click()
+    awake = until(driver, lambda: (a := driver.execute_script("return P2P10.awake"))["asked"]
+                  and (a["on"] or a["why"]) and a, "the browser's answer")
+    # (a browser may still refuse it, a hidden page say: the page then has the browser's reason)
+    assert awake["how"] == "wake lock" and (awake["on"] or awake["why"] == "NotAllowedError"), awake
     taps = play(driver, until_taps=None)
     over = view(driver) or {}
     shot(driver, tmp_path, "page-seat-over")

@@ -56,15 +56,16 @@ def data_json(data: object) -> str:
 
 def csp(script: str, style: str, connect: bool, worker: bool = False) -> str:
     """The policy for a page whose only script is ``script`` and only style ``style`` (and,
-    with ``worker``, Web Workers from its own server: a phone's page, whose seat is played by
-    the core in a worker)."""
+    with ``worker``, Web Workers from its own server and a video from a ``data:`` address: a
+    phone's page, whose seat is played by the core in a worker, and which keeps the screen on
+    with a silent video where the browser has no wake lock)."""
     return "; ".join([
         "default-src 'none'",
         f"script-src {_digest(script)}",
         f"style-src {_digest(style)}",
         "img-src data:",
         "connect-src 'self'" if connect else "connect-src 'none'",
-        *(["worker-src 'self'"] if worker else []),
+        *(["worker-src 'self'", "media-src data:"] if worker else []),
         "base-uri 'none'",
         "form-action 'none'",
     ])

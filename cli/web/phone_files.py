@@ -168,6 +168,6 @@ def phone_page(settings: dict[str, object], lang: str) -> Page:
     :func:`cli.web.page_seat.start`)."""
     from cli.web.table_screen import page_words
 
-    scripts = ["cards.js", "phone/page.js", "start.js", "table.js"]
+    scripts = ["cards.js", "vendor/nosleep/NoSleep.min.js", "phone/page.js", "start.js", "table.js"]
     return page("p2p10", lang, scripts, ["base.css", "table.css"], body='<div id="app"></div>',
                 data={"page": "table", "words": page_words(), "phone": settings}, connect=True, worker=True)
