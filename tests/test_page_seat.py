@@ -68,6 +68,22 @@ def tap(driver: Any, css: str) -> bool:
         "e.scrollIntoView({block: 'center'}); e.click(); return true;", css))
 
 
+def real_click(driver: Any, css: str) -> bool:
+    """A click through the WebDriver (a trusted gesture, as a finger's, which a script's click()
+    is not) on the element matching ``css``; False if there is none, or the page drew it anew
+    between finding and clicking (it redraws as the bots play): then try again."""
+    from selenium.common.exceptions import StaleElementReferenceException
+
+    try:
+        found = driver.find_elements("css selector", css)
+        if not found:
+            return False
+        found[0].click()
+    except StaleElementReferenceException:
+        return False
+    return True
+
+
 def play(driver: Any, until_taps: int | None) -> int:
     """Tap the page's buttons (the hint's move, a question's proposed answer, Next hand) until
     the game is over, or ``until_taps`` taps; how many taps."""
@@ -119,8 +135,7 @@ def test_a_whole_game_in_the_page_by_taps_with_a_clean_log(solo: Any, tmp_path: 
     # The first real tap (a trusted gesture, as a finger's) asks the browser to keep the screen
     # on: the Screen Wake Lock here (127.0.0.1 is a secure context), a silent video elsewhere.
     assert driver.execute_script("return P2P10.awake")["asked"] is False
-    until(driver, lambda: driver.find_elements("css selector", "button.sort.on"), "the sort buttons")
-    driver.find_element("css selector", "button.sort.on").click()
+    until(driver, lambda: real_click(driver, "button.sort.on"), "a real tap on the sort button")
     awake = until(driver, lambda: (a := driver.execute_script("return P2P10.awake"))["asked"]
                   and (a["on"] or a["why"]) and a, "the browser's answer")
     # (a browser may still refuse it, a hidden page say: the page then has the browser's reason)
