@@ -255,8 +255,13 @@ class PlaySeat(PlayMoves):
 
     def title_view(self, state: GameState | None) -> TitleView:
         """The title's words (see :class:`TitleView`)."""
-        if state is not None and state.hand_no >= 0:
+        table = self.table_seat.table
+        number: int | None = None
+        if table is not None and table.hand is not None and self.table_seat.dealing() is not None:
+            number = table.hand.number + 1  # the hand being dealt (the game's view holds the last)
+        elif state is not None and state.hand_no >= 0:
             number = state.hand_no + 1
+        if number is not None:
             # TRANSLATORS: the hand's number in the title, and its short form for a narrow
             # terminal ("H3").
             hand = (" " + _("Hand {number}").format(number=number) + "  ",
