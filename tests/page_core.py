@@ -27,9 +27,10 @@ HARNESS_PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8"><ti
 # The page's side: the core started (in a worker, or on this thread with ?main), and
 # window.core.run(code) answering {ok, value} or {ok: false, error}.
 HARNESS = """
-import { loadCore, loadTimes } from "/phone/core-load.mjs";
+import { loadCore, loadTimes, startedFrom } from "/phone/core-load.mjs";
 const started = performance.now();
 window.coreLoadTimes = loadTimes;  /* (on the page's thread only: a worker keeps its own) */
+window.coreStartedFrom = startedFrom;
 if (location.search === "?main") {
   const ready = loadCore();
   window.coreReady = ready.then(() => ({ ready: true, seconds: (performance.now() - started) / 1000 }),

@@ -163,6 +163,9 @@ def test_a_page_reloaded_mid_hand_goes_on_with_the_same_game(solo: Any, tmp_path
     after = until(driver, lambda: (w := view(driver)) and w.get("hand") and w["hand"].get("cards") and w,
                   "the table again")
     shot(driver, tmp_path, "page-seat-reloaded")
+    # Pyodide restored from the memory snapshot this browser saved when it first started
+    started = until(driver, lambda: driver.execute_script("return P2P10.coreReady"), "the core's start")
+    assert started["from"] == "snapshot", started
     assert [c["card"]["text"] for c in after["hand"]["cards"]] == hand
     assert after["log_start"] + len(after["log"]) >= told  # the story so far, told again
     assert play(driver, until_taps=None) > 0

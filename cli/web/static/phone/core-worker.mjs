@@ -5,10 +5,10 @@
    {act: text} is a message of the page's table.js (a key, a tap) for the seat the page shows
    (cli/web/page_seat.py).
    Messages out: {id, ok: true, value} or {id, ok: false, error}; {table: text}, a view for the
-   page to draw; {ready: true, seconds} once the core is loaded, {ready: false, error} if it
-   cannot be. */
+   page to draw; {ready: true, seconds, from} once the core is loaded ("snapshot": Pyodide
+   restored from this browser's memory snapshot; "start"), {ready: false, error} if it cannot be. */
 
-import { loadCore } from "./core-load.mjs";
+import { loadCore, startedFrom } from "./core-load.mjs";
 
 const started = performance.now();
 const SAVED = "/home/pyodide/games";  /* the seat's files: kept in the browser's IndexedDB */
@@ -46,7 +46,7 @@ const ready = loadCore().then(async (pyodide) => {
 let act = null;
 
 ready.then(
-  () => self.postMessage({ ready: true, seconds: (performance.now() - started) / 1000 }),
+  () => self.postMessage({ ready: true, seconds: (performance.now() - started) / 1000, from: startedFrom.how }),
   (error) => self.postMessage({ ready: false, error: String(error && error.stack || error) }));
 
 self.onmessage = async (event) => {
