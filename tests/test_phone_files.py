@@ -12,6 +12,7 @@ import gzip
 import io
 import sys
 import zipfile
+from pathlib import Path
 
 import pytest
 from aiohttp import web
@@ -106,3 +107,19 @@ async def test_a_browser_that_accepts_gzip_gets_the_same_bytes_compressed(client
     assert again.status == 304
     archive = await client.get(f"/phone/{CORE}", headers={"Accept-Encoding": "gzip"}, auto_decompress=False)
     assert "Content-Encoding" not in archive.headers  # a zip is compressed already
+
+
+def test_every_file_a_page_is_served_ships_in_the_wheel() -> None:
+    """An installed p2p10 serves what its wheel holds: every file under cli/web/static/ (but a
+    __pycache__) matches one of the package-data globs, as setuptools matches them."""
+    import glob
+    import tomllib
+
+    root = Path(__file__).resolve().parent.parent
+    web = root / "cli" / "web"
+    patterns = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))[
+        "tool"]["setuptools"]["package-data"]["cli.web"]
+    matched = {Path(found) for pattern in patterns for found in glob.glob(str(web / pattern), recursive=True)}
+    files = {path for path in (web / "static").rglob("*")
+             if path.is_file() and "__pycache__" not in path.parts}
+    assert sorted(str(p.relative_to(web)) for p in files - matched) == []
