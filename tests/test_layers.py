@@ -92,9 +92,14 @@ def _known(name: str, modules: Mapping[str, str]) -> str | None:
     return None
 
 
+def _packages(sources: Mapping[str, str]) -> set[str]:
+    """The modules of ``sources`` that are packages (another module's name starts with theirs)."""
+    return {name for name in sources if any(other.startswith(name + ".") for other in sources)}
+
+
 def import_graph(sources: Mapping[str, str]) -> list[Import]:
     """Every import between modules of ``sources``, with its target resolved to a module."""
-    packages = {name for name in sources if any(other.startswith(name + ".") for other in sources)}
+    packages = _packages(sources)
     edges: list[Import] = []
     for module, source in sources.items():
         for found in imports_of(module, source, module in packages or module in LAYERS):
@@ -180,7 +185,7 @@ def _under(name: str, package: str) -> bool:
 def crossings(sources: Mapping[str, str], apart: Mapping[str, tuple[str, ...]] = APART) -> list[str]:
     """Every import (a name from outside the three packages included) that a package of
     ``apart`` must not make."""
-    packages = {name for name in sources if any(other.startswith(name + ".") for other in sources)}
+    packages = _packages(sources)
     found: list[str] = []
     for module, source in sources.items():
         for package, banned in apart.items():

@@ -23,6 +23,7 @@ from cli.web.phone_files import phone_page
 from p2p10.audit import audit_bytes
 from tests.browser import phone, shot, start_chrome
 from tests.page_core import Server
+from tests.test_web_play import click, until, view
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
@@ -43,29 +44,6 @@ def solo() -> Iterator[Any]:
     finally:
         driver.quit()
         server.stop()
-
-
-def view(driver: Any) -> dict[str, Any] | None:
-    result: dict[str, Any] | None = driver.execute_script("return P2P10.view && P2P10.view()")
-    return result
-
-
-def until(driver: Any, condition: Any, what: str) -> Any:
-    deadline = time.monotonic() + PATIENCE
-    while True:
-        value = condition()
-        if value:
-            return value
-        assert time.monotonic() < deadline, (f"timed out waiting for {what}: "
-                                             + str(driver.execute_script("return document.body.innerText")))
-        time.sleep(0.05)
-
-
-def tap(driver: Any, css: str) -> bool:
-    """Tap the first enabled element matching ``css`` (a click: what a tap ends in)."""
-    return bool(driver.execute_script(
-        "var e = document.querySelector(arguments[0]); if (!e || e.disabled) return false;"
-        "e.scrollIntoView({block: 'center'}); e.click(); return true;", css))
 
 
 def real_click(driver: Any, css: str) -> bool:
@@ -95,11 +73,11 @@ def play(driver: Any, until_taps: int | None) -> int:
             break
         before = v.get("v")
         if v.get("screen") == "hand":
-            tapped = tap(driver, '.dialog button[data-key="Enter"]')
+            tapped = click(driver, '.dialog button[data-key="Enter"]')
         elif v.get("prompt"):
-            tapped = tap(driver, ".prompt button.choice.current")
+            tapped = click(driver, ".prompt button.choice.current")
         else:
-            tapped = tap(driver, 'button[data-key="p"]')
+            tapped = click(driver, 'button[data-key="p"]')
         if tapped:
             taps += 1
             until(driver, lambda seen=before: (w := view(driver)) and w.get("v") != seen, "the tap's answer")

@@ -50,7 +50,3 @@ def coloured_words(text: str, style: str = "") -> Styled:
             out.append((style, word))
     return out
 
-
-def plain_text(line: Styled) -> str:
-    """A line of styled text as plain text."""
-    return "".join(fragment[1] for fragment in line)

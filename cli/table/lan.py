@@ -100,12 +100,13 @@ class LanTableApp(LanPlaySeat, TableApp):
         has agreed to go on without them first, after the hand's number (a long name shortened
         at a word, so that how long fits): the pane shortens the line at a word from its end,
         and the rules in force come last, if they fit whole."""
-        line = super().title(state)
-        rules = f"  ({self.rules.describe()})"
+        view = self.title_view(state)
+        line = self.title_line(view)
+        rules = f"  ({view.rules})"
         if line and line[-1][1] == rules:
             line = line[:-1]
         room = self.left_width() - width(line[:1])
-        news: Line = [(item.style, self._news(item, room)) for item in self.title_view(state).news]
+        news: Line = [(item.style, self._news(item, room)) for item in view.news]
         line = [*line[:1], *news, *line[1:]]
         if width(line) + width([("", rules)]) <= self.left_width():
             line.append(("class:dim", rules))

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from cli.seat.play import PlaySeat
+from cli.seat.play import PlaySeat, TitleView
 from cli.table.board import Board
 from cli.table.drawing import Handler, Line, click, plain, shorten, tagged, width
 from p2p10.engine import GameState
@@ -44,10 +44,13 @@ class TableApp(PlaySeat, Board):
         self._changed()
 
     def title(self, state: GameState | None) -> Line:
+        """The title line (see :meth:`title_line`)."""
+        return self.title_line(self.title_view(state))
+
+    def title_line(self, view: TitleView) -> Line:
         """The hand number and whose turn it is, and the rules in force as the last fragment
         when there is room. Where the pane is too narrow, the rules go first, then the turn's
         words are abbreviated, then the hand's; a name is shortened at a word, never cut."""
-        view = self.title_view(state)
         hands, style, name = view.hand, view.style, view.name
         limit = self.left_width()
         rules: Line = [("class:dim", f"  ({view.rules})")]

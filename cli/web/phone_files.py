@@ -88,7 +88,8 @@ def core_members(extra: Iterable[str] = ()) -> list[tuple[str, bytes]]:
     for pattern in PAGE_MODULES:
         members += [(path.relative_to(ROOT).as_posix(), path.read_bytes())
                     for path in sorted(ROOT.glob(pattern))]
-    members += [(name, (ROOT / name).read_bytes()) for name in extra if name not in dict(members)]
+    have = {name for name, _content in members}
+    members += [(name, (ROOT / name).read_bytes()) for name in extra if name not in have]
     return members
 
 
