@@ -121,3 +121,26 @@ async def test_what_the_page_may_not_do_changes_nothing(tmp_path: Path, message:
         after = table.snapshot()
         assert len(local.user.log) == entries
         assert after["hand"] == before["hand"] and after["prompt"] == before["prompt"]
+
+
+@pytest.mark.parametrize("text", [
+    "", "not json", "[1, 2]", '"key"', "{}", '{"type": "key", "key": 7}', '{"type": "pick", "index": 9}',
+    '{"type": "card", "slot": "3"}', "x" * 10_000, '{"type": "key", "key": "' + "x" * 5000 + '"}',
+])
+async def test_junk_from_a_phones_page_is_refused_as_from_the_servers_page(tmp_path: Path, text: str) -> None:
+    """The page's own seat (cli.web.page_seat: a phone plays in its page) takes the page's
+    messages as text: junk, wrong types, too long, is ignored, never a crash and never a move;
+    a hello gets the view whole."""
+    from cli.web.page_seat import PageSeat
+
+    async with screen(tmp_path, terminal=False) as table:
+        posted: list[str] = []
+        seat = PageSeat(table.app, posted.append)
+        local = table.app.table_seat
+        entries = len(local.user.log)
+        hand = table.snapshot()["hand"]
+        seat.act(text)
+        await asyncio.sleep(0)
+        assert len(local.user.log) == entries and table.snapshot()["hand"] == hand
+        seat.act('{"type": "hello"}')
+        assert json.loads(posted[-1])["type"] == "view"
